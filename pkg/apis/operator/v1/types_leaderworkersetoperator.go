@@ -1,0 +1,91 @@
+package v1
+
+import (
+	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SingletonName is the only name a LeaderWorkerSetOperator may have: there is one LeaderWorkerSet
+// controller per cluster.
+const SingletonName = "cluster"
+
+// LeaderWorkerSetOperator asks llm-infra-operator to install and manage the LeaderWorkerSet
+// controller (sigs.k8s.io/lws), which runs multi-host inference workloads as groups of a leader
+// pod and its worker pods. It is a cluster-wide singleton that must be named "cluster".
+//
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=leaderworkersetoperators,scope=Cluster,singular=leaderworkersetoperator
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Management",type=string,JSONPath=`.spec.managementState`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].status`
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'cluster'",message="LeaderWorkerSetOperator is a singleton: its name must be 'cluster'"
+type LeaderWorkerSetOperator struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec holds the administrator's wishes for the LeaderWorkerSet controller: managementState
+	// (required; Managed installs and reconciles it, Unmanaged leaves it alone, Removed deletes it),
+	// logLevel for the controller, operatorLogLevel for the operator itself, and nodePlacement.
+	// +required
+	Spec LeaderWorkerSetOperatorSpec `json:"spec"`
+
+	// status reports what the operator observed and did.
+	// +optional
+	Status LeaderWorkerSetOperatorStatus `json:"status,omitempty"`
+}
+
+// LeaderWorkerSetOperatorSpec is the desired state of the LeaderWorkerSet controller.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.managementState) && self.managementState in ['Managed', 'Unmanaged', 'Force', 'Removed']",message="spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed"
+type LeaderWorkerSetOperatorSpec struct {
+	// OperatorSpec carries managementState, logLevel (the controller's verbosity: Normal, Debug,
+	// Trace or TraceAll) and operatorLogLevel (the operator's own verbosity).
+	operatorv1.OperatorSpec `json:",inline"`
+
+	// nodePlacement controls where the LeaderWorkerSet controller's pods run. Unset, the
+	// controller keeps upstream's placement (no node selector, no tolerations).
+	// +optional
+	NodePlacement *NodePlacement `json:"nodePlacement,omitempty"`
+}
+
+// NodePlacement selects the nodes the controller's pods may run on.
+type NodePlacement struct {
+	// nodeSelector, when it has at least one entry, replaces the controller pod's node selector:
+	// the pod runs only on nodes carrying every one of these labels. An empty map leaves
+	// upstream's node selector in place.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// tolerations, when set (even to an empty list), replace the controller pod's tolerations,
+	// for example to let it run on tainted infrastructure nodes. Unset leaves upstream's
+	// tolerations in place.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// LeaderWorkerSetOperatorStatus is what the operator observed and did.
+type LeaderWorkerSetOperatorStatus struct {
+	// OperatorStatus carries conditions (Available, Progressing, Degraded and per-controller
+	// ones), observedGeneration, readyReplicas and generations of the managed workloads.
+	operatorv1.OperatorStatus `json:",inline"`
+}
+
+// LeaderWorkerSetOperatorList is a list of LeaderWorkerSetOperator.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type LeaderWorkerSetOperatorList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the LeaderWorkerSetOperators.
+	Items []LeaderWorkerSetOperator `json:"items"`
+}
