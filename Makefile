@@ -1,0 +1,86 @@
+# llm-infra-operator. `make help` lists the targets.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+
+BIN            ?= bin/llm-infra-operator
+IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
+OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
+NAMESPACE      ?= openshift-llm-infra-operator
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/...
+
+VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
+GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+GIT_COMMIT  := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS     := -X $(VERSION_PKG).gitVersion=$(GIT_VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT)
+
+export GOFLAGS := -mod=vendor
+
+.PHONY: help
+help: ## List the targets.
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build the operator binary into bin/.
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/llm-infra-operator
+
+.PHONY: test
+test: ## Run the unit tests (fake clients).
+	go test $(GO_PACKAGES)
+
+.PHONY: tools
+tools: ## Install the pinned code generators into _output/tools/bin.
+	hack/install-tools.sh
+
+.PHONY: generate
+generate: ## Regenerate deepcopy, clients, CRDs and the operand manifests.
+	hack/update-codegen.sh
+	hack/update-crds.sh
+	hack/generate-operand-manifests.sh
+
+.PHONY: generate-operand-manifests
+generate-operand-manifests: ## Regenerate bindata/ from sigs.k8s.io/lws at operand-git-ref.
+	hack/generate-operand-manifests.sh
+
+.PHONY: verify
+verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with go.mod.
+	hack/verify.sh
+
+.PHONY: run
+run: ## Run the operator against $$KUBECONFIG.
+	RELATED_IMAGE_OPERAND_IMAGE=$(OPERAND_IMAGE) go run ./cmd/llm-infra-operator operator --kubeconfig "$${KUBECONFIG:?set KUBECONFIG}" --namespace $(NAMESPACE)
+
+.PHONY: image
+image: ## Build the operator image (needs a container engine).
+	docker build -t $(IMAGE) .
+
+.PHONY: cluster-up
+cluster-up: ## Start the local cluster (kube-apiserver, etcd, kwok, cert-manager) on loopback.
+	hack/local-cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster.
+	hack/local-cluster.sh down
+
+.PHONY: run-local
+run-local: ## Local cluster + operator + sample CR; Ctrl-C stops everything.
+	hack/run-local.sh
+
+.PHONY: test-e2e
+test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
+	go test ./test/e2e/... -count=1 -timeout 40m -v -ginkgo.v
+
+.PHONY: test-e2e-local
+test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
+	hack/test-e2e-local.sh
+
+.PHONY: bench
+bench: ## Measure convergence, writes, drift repair, footprint and start-up.
+	hack/bench.sh
+
+.PHONY: bench-compare
+bench-compare: ## Compare two bench results: make bench-compare OLD=a.json NEW=b.json
+	go run ./test/bench/compare "$(OLD)" "$(NEW)"
+
+.PHONY: clean
+clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
+	rm -rf bin

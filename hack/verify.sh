@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make verify: formatting, vet, generated files up to date, and operand-git-ref in agreement
+# with go.mod's sigs.k8s.io/lws. Fails with a message that says how to fix each problem.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+export GOFLAGS=-mod=vendor
+failed=0
+
+echo "== gofmt"
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen 2>/dev/null || true)
+if [[ -n "${unformatted}" ]]; then
+  echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
+fi
+
+echo "== go vet"
+go vet ./cmd/... ./pkg/... ./bindata/... ./test/... || failed=1
+
+echo "== operand-git-ref agrees with go.mod"
+ref=$(tr -d '[:space:]' < operand-git-ref)
+mod=$(go list -m -f '{{.Version}}' sigs.k8s.io/lws)
+if [[ "${ref}" != "${mod}" ]]; then
+  echo "operand-git-ref says ${ref} but go.mod requires sigs.k8s.io/lws ${mod}: make them agree"; failed=1
+fi
+
+# vendor/ against go.mod needs no step of its own: with -mod=vendor every go command above
+# fails when vendor/modules.txt disagrees with go.mod.
+
+echo "== generated files are up to date"
+# Regenerate in place, then compare with what is committed (and with untracked output).
+hack/update-codegen.sh >/dev/null
+hack/update-crds.sh >/dev/null
+hack/generate-operand-manifests.sh >/dev/null
+changes=$(git status --porcelain -- pkg/apis pkg/generated manifests deploy bindata)
+if [[ -n "${changes}" ]]; then
+  echo "generated files differ from what is committed; run 'make generate' and commit:"
+  echo "${changes}"
+  git --no-pager diff --stat -- pkg/apis pkg/generated manifests deploy bindata
+  failed=1
+fi
+
+if [[ "${failed}" != 0 ]]; then
+  echo "verify: FAILED"; exit 1
+fi
+echo "verify: OK"

@@ -1,0 +1,470 @@
+package lws
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+)
+
+// allAssets lists every manifest the table applies.
+func allAssets() []string {
+	var out []string
+	for _, s := range reconcileSteps() {
+		out = append(out, s.assets...)
+	}
+	return out
+}
+
+// exists reports whether the rendered object of an asset exists in the fakes.
+func (e *fakeEnv) exists(asset string) bool {
+	e.t.Helper()
+	obj, err := renderer{namespace: testNamespace, image: testImage}.object(asset)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if obj.GetKind() == "CustomResourceDefinition" {
+		_, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, obj.GetName(), metav1.GetOptions{})
+		return err == nil
+	}
+	_, err = e.dynamic.Resource(gvrFor(obj.GroupVersionKind())).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		e.t.Fatalf("get %s: %v", asset, err)
+	}
+	return err == nil
+}
+
+func (e *fakeEnv) deployment() *appsv1.Deployment {
+	e.t.Helper()
+	d, err := e.kube.AppsV1().Deployments(testNamespace).Get(e.ctx, deploymentName, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("get Deployment: %v", err)
+	}
+	return d
+}
+
+func fullyInstalled(extra ...envOption) []envOption {
+	return append([]envOption{
+		withCRDs(append(certManagerCRDs, crdName(serviceMonitorGVR))...),
+		withObjects(issuedSecrets()...),
+	}, extra...)
+}
+
+func TestManagedInstallsEveryObjectAndConverges(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	for _, asset := range allAssets() {
+		if !env.exists(asset) {
+			t.Errorf("%s was not applied", asset)
+		}
+	}
+	cm, err := env.kube.CoreV1().ConfigMaps(testNamespace).Get(env.ctx, configMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("operand ConfigMap: %v", err)
+	}
+	if !strings.Contains(cm.Data[configMapKey], "enable: false") {
+		t.Errorf("operand config must turn internal cert management off:\n%s", cm.Data[configMapKey])
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+	// The fake Deployment never becomes available.
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, reasonDeploymentUnavailable)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, reasonDeploymentRollingOut)
+	if got := env.deployment().Spec.Template.Spec.Containers[0].Image; got != testImage {
+		t.Errorf("image = %q, want %q", got, testImage)
+	}
+
+	// A second sync settles what the first wrote (the generation recorded in status); from
+	// then on, a sync with nothing changed must not write.
+	if err := env.sync(); err != nil {
+		t.Fatalf("second sync: %v", err)
+	}
+	_, _, rvBefore, _ := env.operator.GetOperatorState()
+	env.clearActions()
+	for i := 0; i < 3; i++ {
+		if err := env.sync(); err != nil {
+			t.Fatalf("resync %d: %v", i, err)
+		}
+	}
+	if w := env.writes(); len(w) > 0 {
+		t.Errorf("resyncs with nothing changed wrote to the API: %v", w)
+	}
+	if _, _, rvAfter, _ := env.operator.GetOperatorState(); rvAfter != rvBefore {
+		t.Errorf("resyncs with nothing changed wrote the CR status (resourceVersion %s -> %s)", rvBefore, rvAfter)
+	}
+}
+
+func TestObservedGenerationAndFinalizerAreSet(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	_, status, _, _ := env.operator.GetOperatorState()
+	if status.ObservedGeneration != 1 {
+		t.Errorf("observedGeneration = %d, want 1", status.ObservedGeneration)
+	}
+	meta, _ := env.operator.GetObjectMeta()
+	if !slices.Contains(meta.Finalizers, Finalizer) {
+		t.Errorf("finalizer %s not added: %v", Finalizer, meta.Finalizers)
+	}
+}
+
+func TestCertManagerMissingIsDegradedAndRecovers(t *testing.T) {
+	env := newFakeEnv(t, withObjects(issuedSecrets()...))
+	if err := env.sync(); err != nil {
+		t.Fatalf("a missing cert-manager is reported in status, not retried as an error: %v", err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, "CertManagerMissing")
+	if msg := env.condition(operatorv1.OperatorStatusTypeDegraded).Message; !strings.Contains(msg, "install cert-manager") {
+		t.Errorf("message should say to install cert-manager: %q", msg)
+	}
+	if env.exists(bindata.LWSDeployment) {
+		t.Error("the Deployment must wait for cert-manager")
+	}
+	if !env.exists(bindata.LWSServiceAccount) {
+		t.Error("steps before cert-manager's should still be applied")
+	}
+
+	// cert-manager gets installed: its CRDs appear and the next sync carries on.
+	for _, name := range certManagerCRDs {
+		if _, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(env.ctx, establishedCRD(name), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.waitFor("cert-manager CRDs in the cache", func() bool { return env.r.optional.installed(issuerGVR, certificateGVR) == nil })
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+	if !env.exists(bindata.LWSDeployment) {
+		t.Error("the Deployment should be applied once cert-manager is installed")
+	}
+}
+
+func TestWaitingForCertificatesIsProgressingNotError(t *testing.T) {
+	env := newFakeEnv(t, withCRDs(certManagerCRDs...))
+	if err := env.sync(); err != nil {
+		t.Fatalf("waiting for certificates is not an error: %v", err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, "WaitingForCertificates")
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+	if !env.exists(bindata.LWSWebhookCertificate) || !env.exists(bindata.LWSMetricsCertificate) {
+		t.Error("the Certificates should be applied before waiting for their Secrets")
+	}
+	for _, asset := range []string{bindata.LWSCRD, bindata.LWSValidatingWebhookConfiguration, bindata.LWSDeployment} {
+		if env.exists(asset) {
+			t.Errorf("%s must wait for the certificates", asset)
+		}
+	}
+}
+
+func TestServiceMonitorIsOptional(t *testing.T) {
+	tests := []struct {
+		name        string
+		crds        []string
+		wantMonitor bool
+	}{
+		{name: "no ServiceMonitor CRD: skipped, the operand still installs", crds: certManagerCRDs, wantMonitor: false},
+		{name: "ServiceMonitor CRD installed", crds: append(append([]string{}, certManagerCRDs...), crdName(serviceMonitorGVR)), wantMonitor: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newFakeEnv(t, withCRDs(tt.crds...), withObjects(issuedSecrets()...))
+			if err := env.sync(); err != nil {
+				t.Fatal(err)
+			}
+			if got := env.exists(bindata.LWSServiceMonitor); got != tt.wantMonitor {
+				t.Errorf("ServiceMonitor applied = %v, want %v", got, tt.wantMonitor)
+			}
+			if !env.exists(bindata.LWSDeployment) {
+				t.Error("the Deployment must not depend on the ServiceMonitor")
+			}
+			env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+		})
+	}
+}
+
+func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	env.setState(operatorv1.Unmanaged)
+	// An administrator scales the controller by hand while Unmanaged.
+	d := env.deployment()
+	d.Spec.Replicas = ptr.To[int32](3)
+	d.Generation++ // the fake API does not bump generations itself
+	if _, err := env.kube.AppsV1().Deployments(testNamespace).Update(env.ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.settle()
+	env.clearActions()
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if w := env.writes(); len(w) > 0 {
+		t.Errorf("Unmanaged wrote to operand objects: %v", w)
+	}
+	if got := *env.deployment().Spec.Replicas; got != 3 {
+		t.Errorf("manual scaling was reverted while Unmanaged: replicas = %d", got)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, reasonUnmanaged)
+
+	// Back to Managed: the operator's spec returns.
+	env.setState(operatorv1.Managed)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := *env.deployment().Spec.Replicas; got != 1 {
+		t.Errorf("back to Managed should restore replicas to 1, got %d", got)
+	}
+}
+
+func TestRemovedNeverDeletesForeignObjects(t *testing.T) {
+	// A ClusterRole with the name of one in the table, made by someone else.
+	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "lws-metrics-reader"}}
+	env := newFakeEnv(t, fullyInstalled(withObjects(foreign), withState(operatorv1.Removed))...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.kube.RbacV1().ClusterRoles().Get(env.ctx, "lws-metrics-reader", metav1.GetOptions{}); err != nil {
+		t.Errorf("an object the operator does not own was deleted: %v", err)
+	}
+	if !slices.ContainsFunc(env.recorder.Events(), func(e *corev1.Event) bool { return e.Reason == "RemovalSkipped" }) {
+		t.Error("skipping a foreign object should be reported in an event")
+	}
+}
+
+func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	env.setState(operatorv1.Removed)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	for _, asset := range allAssets() {
+		if asset == bindata.LWSCRD {
+			continue
+		}
+		if env.exists(asset) {
+			t.Errorf("%s still exists after Removed", asset)
+		}
+	}
+	for _, name := range append([]string{configMapName}, certificateSecrets...) {
+		_, errCM := env.kube.CoreV1().ConfigMaps(testNamespace).Get(env.ctx, name, metav1.GetOptions{})
+		_, errSecret := env.kube.CoreV1().Secrets(testNamespace).Get(env.ctx, name, metav1.GetOptions{})
+		if errCM == nil || errSecret == nil {
+			t.Errorf("%s still exists after Removed", name)
+		}
+	}
+	crd, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(env.ctx, lwsCRDName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the LWS CRD must survive Removed: %v", err)
+	}
+	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.NoneConverter {
+		t.Errorf("the CRD's conversion must no longer point at the deleted webhook Service: %+v", crd.Spec.Conversion)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, reasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonRemoved)
+
+	// Back to Managed: cert-manager issues the Secrets again, and everything returns, the
+	// CRD with its conversion webhook.
+	for _, secret := range issuedSecrets() {
+		if _, err := env.kube.CoreV1().Secrets(testNamespace).Create(env.ctx, secret.(*corev1.Secret), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.settle()
+	env.setState(operatorv1.Managed)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	for _, asset := range allAssets() {
+		if !env.exists(asset) {
+			t.Errorf("%s was not re-created after Removed -> Managed", asset)
+		}
+	}
+	crd, _ = env.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(env.ctx, lwsCRDName, metav1.GetOptions{})
+	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+		t.Errorf("conversion webhook not restored: %+v", crd.Spec.Conversion)
+	}
+}
+
+func TestDeletingTheCRCleansUpAndReleasesIt(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	env.deletion = &now
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if env.exists(bindata.LWSDeployment) || env.exists(bindata.LWSClusterRole) {
+		t.Error("operand objects remain after the CR was deleted")
+	}
+	if !env.exists(bindata.LWSCRD) {
+		t.Error("the LWS CRD must remain after the CR was deleted")
+	}
+	meta, _ := env.operator.GetObjectMeta()
+	if slices.Contains(meta.Finalizers, Finalizer) {
+		t.Errorf("finalizer not removed: %v", meta.Finalizers)
+	}
+}
+
+func TestCRDCarriesNoOwnerReferenceOthersDo(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	crd, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(env.ctx, lwsCRDName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(crd.OwnerReferences) != 0 {
+		t.Errorf("the CRD must not be owned by the CR: %v", crd.OwnerReferences)
+	}
+	d := env.deployment()
+	if len(d.OwnerReferences) != 1 || d.OwnerReferences[0].UID != "cr-uid" {
+		t.Errorf("the Deployment should be owned by the CR: %v", d.OwnerReferences)
+	}
+}
+
+func TestSecretDataChangeRollsTheDeployment(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	before := env.deployment().Spec.Template.Annotations
+
+	// A metadata-only touch of a mounted Secret changes nothing.
+	s, _ := env.kube.CoreV1().Secrets(testNamespace).Get(env.ctx, webhookSecretName, metav1.GetOptions{})
+	s.Annotations = map[string]string{"touched": "yes"}
+	if _, err := env.kube.CoreV1().Secrets(testNamespace).Update(env.ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("touched Secret in the cache", func() bool {
+		cached, _ := env.r.secrets.Secrets(testNamespace).Get(webhookSecretName)
+		return cached != nil && cached.Annotations["touched"] == "yes"
+	})
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.deployment().Spec.Template.Annotations; !maps.Equal(got, before) {
+		t.Errorf("a metadata-only change rolled the pods: %v -> %v", before, got)
+	}
+
+	// Rotated data rolls the pods.
+	s, _ = env.kube.CoreV1().Secrets(testNamespace).Get(env.ctx, webhookSecretName, metav1.GetOptions{})
+	s.Data["tls.crt"] = []byte("rotated")
+	if _, err := env.kube.CoreV1().Secrets(testNamespace).Update(env.ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("rotated Secret in the cache", func() bool {
+		cached, _ := env.r.secrets.Secrets(testNamespace).Get(webhookSecretName)
+		return cached != nil && string(cached.Data["tls.crt"]) == "rotated"
+	})
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	key := configHashAnnotationPrefix + "secret-" + webhookSecretName
+	if got := env.deployment().Spec.Template.Annotations[key]; got == before[key] || got == "" {
+		t.Errorf("rotated Secret data should change %s (was %q, now %q)", key, before[key], got)
+	}
+}
+
+func TestDeploymentFollowsTheCR(t *testing.T) {
+	placement := &lwsoperatorv1.NodePlacement{
+		NodeSelector: map[string]string{"node-role.kubernetes.io/infra": ""},
+		Tolerations:  []corev1.Toleration{{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+	}
+	env := newFakeEnv(t, fullyInstalled(withCRLogLevel(operatorv1.Debug), withPlacement(placement))...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	pod := env.deployment().Spec.Template.Spec
+	if !slices.Contains(pod.Containers[0].Args, "--zap-log-level=4") {
+		t.Errorf("logLevel Debug should set --zap-log-level=4: %v", pod.Containers[0].Args)
+	}
+	if pod.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(pod.NodeSelector) != 1 {
+		t.Errorf("nodeSelector = %v", pod.NodeSelector)
+	}
+	if len(pod.Tolerations) != 1 || pod.Tolerations[0].Key != "node-role.kubernetes.io/infra" {
+		t.Errorf("tolerations = %v", pod.Tolerations)
+	}
+
+	// A manual edit of replicas is reverted.
+	d := env.deployment()
+	d.Spec.Replicas = ptr.To[int32](5)
+	d.Generation++
+	if _, err := env.kube.AppsV1().Deployments(testNamespace).Update(env.ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := *env.deployment().Spec.Replicas; got != 1 {
+		t.Errorf("manual replicas edit not reverted: %d", got)
+	}
+}
+
+func TestAvailableFollowsTheDeployment(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	d := env.deployment()
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	if _, err := env.kube.AppsV1().Deployments(testNamespace).UpdateStatus(env.ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("available Deployment in the cache", func() bool {
+		cached, _ := env.r.deployments.Deployments(testNamespace).Get(deploymentName)
+		return cached != nil && cached.Status.AvailableReplicas == 1
+	})
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, reasonAsExpected)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, reasonAsExpected)
+	if _, status, _, _ := env.operator.GetOperatorState(); status.ReadyReplicas != 1 {
+		t.Errorf("readyReplicas = %d, want 1", status.ReadyReplicas)
+	}
+}
+
+func TestApplyFailureIsDegradedAndOtherStepsRun(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled()...)
+	env.kube.PrependReactor("create", "clusterroles", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(rbacv1.Resource("clusterroles"), "lws-manager-role", errors.New("test: forbidden"))
+	})
+	err := env.sync()
+	if err == nil {
+		t.Fatal("a failed apply should return an error so the controller retries")
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, "ApplyFailed")
+	if msg := env.condition(operatorv1.OperatorStatusTypeDegraded).Message; !strings.Contains(msg, "operand ClusterRole") {
+		t.Errorf("message should name the failed step: %q", msg)
+	}
+	if !env.exists(bindata.LWSDeployment) {
+		t.Error("an unrelated step's failure must not stop the Deployment")
+	}
+}
+

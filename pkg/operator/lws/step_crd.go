@@ -1,0 +1,77 @@
+package lws
+
+import (
+	"context"
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+)
+
+// applyCRD applies the LeaderWorkerSet CRD. library-go's CRD apply replaces the whole spec, so
+// the conversion webhook's CA bundle that cert-manager's cainjector wrote is carried over from
+// the live CRD first; otherwise the operator and cainjector would take turns rewriting it.
+func applyCRD(ctx context.Context, run *syncRun) error {
+	obj, err := run.render.object(run.step.assets[0])
+	if err != nil {
+		return err
+	}
+	required, err := fromUnstructured[apiextensionsv1.CustomResourceDefinition](obj)
+	if err != nil {
+		return err
+	}
+	if live := run.crd.get(); live != nil {
+		preserveConversionCABundle(live, required)
+	}
+	if _, _, err := resourceapply.ApplyCustomResourceDefinitionV1(ctx, run.apiextClient.ApiextensionsV1(), run.recorder, required); err != nil {
+		return fmt.Errorf("apply CustomResourceDefinition %s: %w", required.Name, err)
+	}
+	return nil
+}
+
+// preserveConversionCABundle copies the live conversion webhook CA bundle into required, when
+// both use a conversion webhook and required sets no bundle of its own.
+func preserveConversionCABundle(live, required *apiextensionsv1.CustomResourceDefinition) {
+	liveConfig := conversionClientConfig(live)
+	requiredConfig := conversionClientConfig(required)
+	if liveConfig == nil || requiredConfig == nil || len(requiredConfig.CABundle) > 0 {
+		return
+	}
+	requiredConfig.CABundle = liveConfig.CABundle
+}
+
+func conversionClientConfig(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.WebhookClientConfig {
+	if crd == nil || crd.Spec.Conversion == nil || crd.Spec.Conversion.Webhook == nil {
+		return nil
+	}
+	return crd.Spec.Conversion.Webhook.ClientConfig
+}
+
+// disableCRDConversionWebhook keeps the CRD on removal (deleting it would delete every user's
+// LeaderWorkerSet) but turns its conversion webhook off: the webhook Service is gone, and the
+// API server would otherwise fail every request that needs a conversion.
+func disableCRDConversionWebhook(ctx context.Context, run *syncRun) error {
+	live, err := run.apiextClient.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, lwsCRDName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get CustomResourceDefinition %s: %w", lwsCRDName, err)
+	}
+	if live.Labels[ManagedByLabel] != ManagedByValue {
+		return nil
+	}
+	if live.Spec.Conversion == nil || live.Spec.Conversion.Strategy == apiextensionsv1.NoneConverter {
+		return nil
+	}
+	updated := live.DeepCopy()
+	updated.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
+	if _, err := run.apiextClient.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("turn off the conversion webhook of CustomResourceDefinition %s: %w", lwsCRDName, err)
+	}
+	run.recorder.Eventf("CRDConversionDisabled", "Kept CustomResourceDefinition %s (user LeaderWorkerSets stay) and turned its conversion webhook off", lwsCRDName)
+	return nil
+}

@@ -1,0 +1,110 @@
+// Package operator starts llm-infra-operator's controllers.
+package operator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/loglevel"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/lws"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operatorclient"
+)
+
+// resync is how often informers resync and controllers sync without an event. Events drive
+// the real work; the resync is a safety net.
+const resync = 10 * time.Minute
+
+// RunOperator builds the clients and informers, starts the controllers and blocks until ctx ends.
+func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
+	images, err := ImagesFromEnv()
+	if err != nil {
+		return err
+	}
+	namespace := cc.OperatorNamespace
+	if namespace == "" {
+		return fmt.Errorf("the operator's namespace is unknown: pass --namespace when running outside a pod")
+	}
+
+	kubeClient, err := kubernetes.NewForConfig(cc.ProtoKubeConfig)
+	if err != nil {
+		return err
+	}
+	apiextClient, err := apiextclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return err
+	}
+	dynamicClient, err := dynamic.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return err
+	}
+	operatorClient, operatorInformers, err := operatorclient.New(cc.Clock, cc.KubeConfig)
+	if err != nil {
+		return err
+	}
+
+	namespaced := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithNamespace(namespace))
+	// Cluster-scoped kinds are watched only where they carry the operator's label, so memory
+	// does not grow with the cluster's other ClusterRoles and webhooks.
+	clusterScoped := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.LabelSelector = lws.ManagedByLabel + "=" + lws.ManagedByValue
+		}))
+
+	_, lwsController := lws.NewTargetConfigReconciler(ctx, lws.Config{
+		Namespace:      namespace,
+		Image:          images.LWS,
+		OperatorClient: operatorClient,
+		KubeClient:     kubeClient,
+		APIExtClient:   apiextClient,
+		DynamicClient:  dynamicClient,
+		Informers:      lws.Informers{Namespaced: namespaced, ClusterScoped: clusterScoped},
+		Recorder:       cc.EventRecorder,
+		Resync:         resync,
+	})
+	logLevelController := loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder)
+
+	for _, start := range []func(<-chan struct{}){namespaced.Start, clusterScoped.Start, operatorInformers.Start} {
+		start(ctx.Done())
+	}
+	// Controllers start only once every cache is filled, so the first sync sees the cluster
+	// as it is and does not re-create what already exists.
+	for name, synced := range map[string]map[string]bool{
+		"namespaced":     typeSynced(namespaced.WaitForCacheSync(ctx.Done())),
+		"cluster-scoped": typeSynced(clusterScoped.WaitForCacheSync(ctx.Done())),
+	} {
+		for informer, ok := range synced {
+			if !ok {
+				return fmt.Errorf("the %s informer for %s did not sync", name, informer)
+			}
+		}
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), operatorClient.Informer().HasSynced) {
+		return fmt.Errorf("the LeaderWorkerSetOperator informer did not sync")
+	}
+
+	klog.Infof("Starting controllers for namespace %s with operand image %s", namespace, images.LWS)
+	go lwsController.Run(ctx, 1)
+	go logLevelController.Run(ctx, 1)
+
+	<-ctx.Done()
+	return nil
+}
+
+func typeSynced[K comparable](in map[K]bool) map[string]bool {
+	out := make(map[string]bool, len(in))
+	for k, v := range in {
+		out[fmt.Sprint(k)] = v
+	}
+	return out
+}

@@ -1,8 +1,0 @@
-//go:build windows
-// +build windows
-
-package interrupt_handler
-
-func SwallowSigQuit() {
-	//noop
-}

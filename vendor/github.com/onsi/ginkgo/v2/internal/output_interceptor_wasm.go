@@ -1,7 +1,0 @@
-//go:build wasm
-
-package internal
-
-func NewOutputInterceptor() OutputInterceptor {
-	return &NoopOutputInterceptor{}
-}

@@ -1,7 +1,0 @@
-// +build windows
-
-package internal
-
-func NewOutputInterceptor() OutputInterceptor {
-	return NewOSGlobalReassigningOutputInterceptor()
-}

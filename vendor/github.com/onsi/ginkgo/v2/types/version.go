@@ -1,3 +1,0 @@
-package types
-
-const VERSION = "2.27.5"

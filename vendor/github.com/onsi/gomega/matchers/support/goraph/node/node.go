@@ -1,8 +1,0 @@
-package node
-
-type Node struct {
-	ID    int
-	Value any
-}
-
-type NodeOrderedSet []Node
