@@ -1,0 +1,7 @@
+// +build windows
+
+package internal
+
+func NewOutputInterceptor() OutputInterceptor {
+	return NewOSGlobalReassigningOutputInterceptor()
+}
