@@ -5,6 +5,7 @@
 #   etcd                                                            (hack/tools/etcd)
 #   kwok                                                            (hack/tools/kwok)
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
+#   certgen (certificates when openssl is missing)                  (hack/tools/certgen)
 #
 # Each tools module is its own Go module, so none of this touches the
 # operator's go.mod or vendor/. The first build takes several minutes
@@ -103,6 +104,10 @@ build_kwok() {
   go build -trimpath -ldflags "-s -w" -o "${BIN}/kwok" sigs.k8s.io/kwok/cmd/kwok
 }
 
+build_certgen() {
+  go build -trimpath -ldflags "-s -w" -o "${BIN}/certgen" .
+}
+
 # The runner, plus cert-manager's CRDs from the same module version, so the
 # CRDs installed always match the controllers that serve them.
 build_certmanager() {
@@ -124,4 +129,5 @@ build_module etcd "${TOOLS}/etcd" "etcd" build_etcd
 build_module kwok "${TOOLS}/kwok" "kwok" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \
   "cert-manager-runner cert-manager-crds.yaml" build_certmanager
+build_module certgen "${TOOLS}/certgen" "certgen" build_certgen
 log "all binaries in ${BIN} ($((SECONDS - total_start))s)"

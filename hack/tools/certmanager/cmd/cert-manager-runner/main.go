@@ -91,6 +91,7 @@ func main() {
 		workers                  int
 		withCAInjector           bool
 		withControllers          bool
+		readyFile                string
 	)
 	klog.InitFlags(nil)
 	flag.StringVar(&kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to run against")
@@ -99,6 +100,8 @@ func main() {
 	flag.IntVar(&workers, "workers", 2, "workers per controller")
 	flag.BoolVar(&withControllers, "controllers", true, "run the issuing controllers")
 	flag.BoolVar(&withCAInjector, "cainjector", true, "run the cainjector")
+	flag.StringVar(&readyFile, "ready-file", "",
+		"file written once every informer cache has synced (hack/local-cluster.sh waits for it)")
 	flag.Parse()
 
 	if kubeconfig == "" {
@@ -113,26 +116,44 @@ func main() {
 	// controller-runtime logs through its own global logger; route it to klog.
 	ctrl.SetLogger(klog.NewKlogr())
 
-	var wg sync.WaitGroup
+	if readyFile != "" {
+		_ = os.Remove(readyFile) // a file left by a previous run says nothing about this one
+	}
+	var wg, synced sync.WaitGroup
 	errs := make(chan error, 2)
 	if withControllers {
 		wg.Add(1)
+		synced.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runControllers(ctx, kubeconfig, clusterResourceNamespace, workers); err != nil {
+			if err := runControllers(ctx, kubeconfig, clusterResourceNamespace, workers, synced.Done); err != nil {
 				errs <- fmt.Errorf("controllers: %w", err)
 			}
 		}()
 	}
 	if withCAInjector {
 		wg.Add(1)
+		synced.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runCAInjector(ctx, kubeconfig); err != nil {
+			if err := runCAInjector(ctx, kubeconfig, synced.Done); err != nil {
 				errs <- fmt.Errorf("cainjector: %w", err)
 			}
 		}()
 	}
+
+	go func() {
+		synced.Wait()
+		if ctx.Err() != nil {
+			return
+		}
+		klog.Info("all informer caches synced: cert-manager-runner is ready")
+		if readyFile != "" {
+			if err := os.WriteFile(readyFile, []byte("ready\n"), 0o644); err != nil {
+				errs <- fmt.Errorf("writing ready file: %w", err)
+			}
+		}
+	}()
 
 	// Either everything stops because of a signal, or one half fails: then
 	// exit non-zero so the failure is visible in the log and the pid is gone.
@@ -153,7 +174,7 @@ func main() {
 // controller binary does (ContextFactory), constructs each enabled
 // controller, starts the shared informer factories and runs the controllers
 // until ctx is cancelled.
-func runControllers(ctx context.Context, kubeconfig, clusterResourceNamespace string, workers int) error {
+func runControllers(ctx context.Context, kubeconfig, clusterResourceNamespace string, workers int, synced func()) error {
 	opts := controllerpkg.ContextOptions{
 		Kubeconfig:         kubeconfig,
 		KubernetesAPIQPS:   20,
@@ -211,6 +232,13 @@ func runControllers(ctx context.Context, kubeconfig, clusterResourceNamespace st
 	shared.KubeSharedInformerFactory.Start(ctx.Done())
 	shared.SharedInformerFactory.Start(ctx.Done())
 	shared.HTTP01ResourceMetadataInformersFactory.Start(ctx.Done())
+	go func() {
+		shared.KubeSharedInformerFactory.WaitForCacheSync(ctx.Done())
+		shared.SharedInformerFactory.WaitForCacheSync(ctx.Done())
+		if ctx.Err() == nil {
+			synced()
+		}
+	}()
 
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ctrls))
@@ -231,7 +259,7 @@ func runControllers(ctx context.Context, kubeconfig, clusterResourceNamespace st
 
 // runCAInjector runs cert-manager's cainjector reconcilers in a
 // controller-runtime manager, as cert-manager's cainjector binary does.
-func runCAInjector(ctx context.Context, kubeconfig string) error {
+func runCAInjector(ctx context.Context, kubeconfig string, synced func()) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -274,5 +302,11 @@ func runCAInjector(ctx context.Context, kubeconfig string) error {
 	}); err != nil {
 		return fmt.Errorf("registering injectors: %w", err)
 	}
+	go func() {
+		// Blocks until the manager has started its cache and it has synced.
+		if mgr.GetCache().WaitForCacheSync(ctx) {
+			synced()
+		}
+	}()
 	return mgr.Start(ctx)
 }

@@ -1,0 +1,683 @@
+#!/usr/bin/env bash
+# A local, live Kubernetes control plane for `make run-local`, e2e tests and
+# benchmarks, built from source (hack/build-cluster-binaries.sh) and running
+# as plain processes on loopback only:
+#
+#   etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+#   kwok (fakes 3 Nodes and every Pod scheduled on them),
+#   cert-manager-runner (cert-manager's issuing controllers + cainjector).
+#
+# Usage:
+#   hack/local-cluster.sh up                  start everything (idempotent)
+#   hack/local-cluster.sh down                stop everything, wipe etcd data (logs kept)
+#   hack/local-cluster.sh env                 print `export KUBECONFIG=...` (eval it)
+#   hack/local-cluster.sh status              show what runs, exit 0 only if the cluster is up
+#   hack/local-cluster.sh start-cert-manager  install cert-manager CRDs, start the runner
+#   hack/local-cluster.sh stop-cert-manager   stop the runner (CRDs stay)
+#   hack/local-cluster.sh sa-kubeconfig NAMESPACE SERVICEACCOUNT OUTFILE
+#                                             kubeconfig with a TokenRequest token for that SA
+#
+# Environment (defaults in brackets):
+#   WITH_CERT_MANAGER [true]   `up` also runs start-cert-manager
+#   SKIP_BUILD [false]         `up` does not call the build script (binaries must exist)
+#   OUTPUT_DIR [<repo>/_output]            binaries in $OUTPUT_DIR/bin
+#   LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]   state, logs, pids, kubeconfig
+#   ETCD_PORT [12379] ETCD_PEER_PORT [12380] APISERVER_PORT [16443]
+#   KCM_PORT [17257] SCHEDULER_PORT [17259]    (all bound to 127.0.0.1)
+#   START_TIMEOUT [120]        seconds to wait for each readiness step
+#   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
+#   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}"
+BIN="${OUTPUT_DIR}/bin"
+STATE="${LOCAL_CLUSTER_DIR:-${OUTPUT_DIR}/local-cluster}"
+PKI="${STATE}/pki"
+LOGS="${STATE}/logs"
+PIDS="${STATE}/pids"
+ETCD_DATA="${STATE}/etcd"
+KUBECONFIG_FILE="${STATE}/kubeconfig"
+
+WITH_CERT_MANAGER="${WITH_CERT_MANAGER:-true}"
+SKIP_BUILD="${SKIP_BUILD:-false}"
+ETCD_PORT="${ETCD_PORT:-12379}"
+ETCD_PEER_PORT="${ETCD_PEER_PORT:-12380}"
+APISERVER_PORT="${APISERVER_PORT:-16443}"
+KCM_PORT="${KCM_PORT:-17257}"
+SCHEDULER_PORT="${SCHEDULER_PORT:-17259}"
+START_TIMEOUT="${START_TIMEOUT:-120}"
+STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
+SA_TOKEN_DURATION="${SA_TOKEN_DURATION:-24h}"
+
+# Everything the cluster hands out is on loopback: Service ClusterIPs come
+# from 127.96.0.0/16, kwok gives Pods IPs from 127.16.0.0/24.
+SERVICE_CIDR="127.96.0.0/16"
+SERVICE_IP="127.96.0.1" # first IP of SERVICE_CIDR: the `kubernetes` Service
+POD_CIDR="127.16.0.1/24"
+SA_ISSUER="https://kubernetes.default.svc.cluster.local"
+NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
+INFRA_NODE="kwok-node-2"
+
+# Start order; `down` stops in reverse. cert-manager is handled on its own.
+CORE_COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+
+KUBECTL="${BIN}/kubectl"
+
+# fd 3 is the original stderr: die() may run inside a polled check whose
+# output is silenced, and its message must still reach the user.
+exec 3>&2
+log() { echo "[local-cluster] $*"; }
+die() { echo "[local-cluster] ERROR: $*" >&3; exit 1; }
+
+# kubectl as the cluster admin.
+kc() { "${KUBECTL}" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
+
+# ---------------------------------------------------------------------------
+# Processes. Each component's pid is recorded in $PIDS/<name>.pid. A pid only
+# counts as ours if /proc/<pid>/cmdline still starts with the binary we
+# launched: after a reboot or a crash the pid may belong to someone else, and
+# we never signal a process we did not start.
+# ---------------------------------------------------------------------------
+
+binary_of() {
+  case "$1" in
+    cert-manager) echo "${BIN}/cert-manager-runner" ;;
+    *) echo "${BIN}/$1" ;;
+  esac
+}
+
+# pid_of NAME: prints the live pid of the component, or fails.
+pid_of() {
+  local name="$1" pidfile="${PIDS}/$1.pid" pid exe
+  [[ -f "${pidfile}" ]] || return 1
+  pid="$(cat "${pidfile}")"
+  [[ "${pid}" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/${pid}/cmdline" ]] || return 1
+  exe="$(tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | head -n1)" || return 1
+  [[ "${exe}" == "$(binary_of "${name}")" ]] || return 1
+  # A zombie (exited, not yet reaped) is not running.
+  [[ "$(awk '{print $3}' "/proc/${pid}/stat" 2>/dev/null)" != "Z" ]] || return 1
+  echo "${pid}"
+}
+
+is_running() { pid_of "$1" >/dev/null; }
+
+# start_proc NAME ARGS...: starts the component in the background, detached
+# in its own session (setsid) so that signals to the caller's process group,
+# e.g. Ctrl-C on `up` or a test runner killing its children, do not take the
+# cluster down; only `down` does, through the recorded pid.
+start_proc() {
+  local name="$1"; shift
+  local bin
+  bin="$(binary_of "${name}")"
+  [[ -x "${bin}" ]] || die "${bin} is missing: run hack/build-cluster-binaries.sh"
+  mkdir -p "${LOGS}" "${PIDS}"
+  log "starting ${name} (log: ${LOGS}/${name}.log)"
+  # In a non-interactive shell the background child is not a process group
+  # leader, so setsid does not fork and $! is the component's own pid.
+  setsid "${bin}" "$@" >>"${LOGS}/${name}.log" 2>&1 </dev/null &
+  echo "$!" >"${PIDS}/${name}.pid"
+}
+
+# stop_proc NAME: TERM, wait up to STOP_TIMEOUT, then KILL, and wait until
+# the process is really gone.
+stop_proc() {
+  local name="$1" pid
+  if ! pid="$(pid_of "${name}")"; then
+    rm -f "${PIDS}/${name}.pid"
+    return 0
+  fi
+  log "stopping ${name} (pid ${pid})"
+  kill -TERM "${pid}" 2>/dev/null || true
+  if ! poll "${STOP_TIMEOUT}" 0.2 is_running_pid "${name}" "${pid}" --negate; then
+    log "${name} did not stop within ${STOP_TIMEOUT}s: sending KILL"
+    kill -KILL "${pid}" 2>/dev/null || true
+    poll 10 0.1 is_running_pid "${name}" "${pid}" --negate ||
+      die "${name} (pid ${pid}) survived KILL"
+  fi
+  rm -f "${PIDS}/${name}.pid"
+}
+
+# is_running_pid NAME PID: the recorded pid is still that component.
+is_running_pid() {
+  local got
+  got="$(pid_of "$1")" && [[ "${got}" == "$2" ]]
+}
+
+# poll TIMEOUT INTERVAL CMD... [--negate]: runs CMD every INTERVAL seconds
+# until it succeeds (or fails, with --negate as last argument), for at most
+# TIMEOUT seconds. This is how every step synchronises: no blind sleeps.
+poll() {
+  local timeout="$1" interval="$2"; shift 2
+  local negate=false
+  if [[ "${!#}" == "--negate" ]]; then
+    negate=true
+    set -- "${@:1:$(($# - 1))}"
+  fi
+  local deadline=$((SECONDS + timeout))
+  while true; do
+    if "$@" >/dev/null 2>&1; then
+      [[ "${negate}" == "false" ]] && return 0
+    else
+      [[ "${negate}" == "true" ]] && return 0
+    fi
+    ((SECONDS >= deadline)) && return 1
+    sleep "${interval}"
+  done
+}
+
+# wait_for DESCRIPTION CMD...: poll with START_TIMEOUT; on timeout show where
+# to look and fail.
+wait_for() {
+  local what="$1"; shift
+  if ! poll "${START_TIMEOUT}" 0.25 "$@"; then
+    die "timed out after ${START_TIMEOUT}s waiting for ${what}; logs in ${LOGS}"
+  fi
+}
+
+# ---------------------------------------------------------------------------
+# Ports. After a process exits, the kernel may keep its listening socket for
+# a moment (and the apiserver drains for a few seconds on TERM), so `up`
+# right after `down` waits until every port is free instead of failing.
+# ---------------------------------------------------------------------------
+
+all_ports() { echo "${ETCD_PORT} ${ETCD_PEER_PORT} ${APISERVER_PORT} ${KCM_PORT} ${SCHEDULER_PORT}"; }
+
+port_listening() { [[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]]; }
+
+ports_busy() {
+  local p
+  for p in $(all_ports); do port_listening "${p}" && return 0; done
+  return 1
+}
+
+wait_ports_free() {
+  if ports_busy; then
+    log "waiting for ports $(all_ports) to be free"
+    if ! poll "${START_TIMEOUT}" 0.25 ports_busy --negate; then
+      ss -Htlnp | grep -E ":($(all_ports | tr ' ' '|'))\b" >&2 || true
+      die "ports still in use after ${START_TIMEOUT}s"
+    fi
+  fi
+}
+
+# ---------------------------------------------------------------------------
+# Certificates, tokens, kubeconfigs. Generated once and kept across down/up
+# (down only wipes etcd), so kubeconfigs handed out stay valid.
+# ---------------------------------------------------------------------------
+
+SERVING_SANS="IP:127.0.0.1,IP:${SERVICE_IP},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+
+random_hex() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+gen_pki() {
+  mkdir -p "${PKI}"
+  [[ -f "${PKI}/sa.pub" && -f "${PKI}/apiserver.crt" && -f "${PKI}/tokens.csv" ]] && return 0
+  log "generating certificates and tokens in ${PKI}"
+  if command -v openssl >/dev/null; then
+    gen_certs_openssl
+  else
+    [[ -x "${BIN}/certgen" ]] || die "neither openssl nor ${BIN}/certgen is available"
+    "${BIN}/certgen" -dir "${PKI}" -san "${SERVING_SANS}"
+  fi
+  # Static token file: token,user,uid,"groups". One user per component so
+  # the audit log tells them apart. The admin is in system:masters; kwok and
+  # the cert-manager runner are too (they are test fixtures, not subjects of
+  # the RBAC under test); the controller manager and the scheduler use their
+  # bootstrap RBAC users.
+  (
+    umask 077
+    {
+      echo "$(random_hex),admin,admin,\"system:masters\""
+      echo "$(random_hex),system:kube-controller-manager,system:kube-controller-manager"
+      echo "$(random_hex),system:kube-scheduler,system:kube-scheduler"
+      echo "$(random_hex),kwok,kwok,\"system:masters\""
+      echo "$(random_hex),cert-manager,cert-manager,\"system:masters\""
+    } >"${PKI}/tokens.csv.tmp"
+  )
+  mv "${PKI}/tokens.csv.tmp" "${PKI}/tokens.csv"
+}
+
+# CA, apiserver serving certificate (valid for 127.0.0.1, the `kubernetes`
+# Service IP and names), ServiceAccount token signing key pair.
+gen_certs_openssl() {
+  (
+    cd "${PKI}"
+    umask 077
+    cat >openssl.cnf <<EOF
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = unused
+[ca]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign,digitalSignature
+subjectKeyIdentifier = hash
+[serving]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = ${SERVING_SANS}
+EOF
+    openssl genrsa -out ca.key 2048 2>/dev/null
+    openssl req -config openssl.cnf -x509 -new -key ca.key -subj "/CN=llm-infra-local-cluster-ca" \
+      -extensions ca -days 3650 -out ca.crt
+    openssl genrsa -out apiserver.key 2048 2>/dev/null
+    openssl req -config openssl.cnf -new -key apiserver.key -subj "/CN=kube-apiserver" -out apiserver.csr
+    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+      -extfile openssl.cnf -extensions serving -days 3650 -out apiserver.crt 2>/dev/null
+    openssl genrsa -out sa.key 2048 2>/dev/null
+    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+    rm -f apiserver.csr ca.srl openssl.cnf
+  )
+}
+
+token_of() { awk -F, -v u="$1" '$2 == u { print $1 }' "${PKI}/tokens.csv"; }
+
+# write_kubeconfig FILE USER TOKEN: self-contained (CA inlined) kubeconfig.
+write_kubeconfig() {
+  local file="$1" user="$2" token="$3"
+  local tmp="${file}.tmp"
+  (
+    umask 077
+    cat >"${tmp}" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: https://127.0.0.1:${APISERVER_PORT}
+    certificate-authority-data: $(base64 -w0 <"${PKI}/ca.crt")
+users:
+- name: ${user}
+  user:
+    token: ${token}
+contexts:
+- name: local
+  context:
+    cluster: local
+    user: ${user}
+current-context: local
+EOF
+  )
+  mv "${tmp}" "${file}"
+}
+
+gen_configs() {
+  write_kubeconfig "${KUBECONFIG_FILE}" admin "$(token_of admin)"
+  write_kubeconfig "${STATE}/kube-controller-manager.kubeconfig" system:kube-controller-manager \
+    "$(token_of system:kube-controller-manager)"
+  write_kubeconfig "${STATE}/kube-scheduler.kubeconfig" system:kube-scheduler \
+    "$(token_of system:kube-scheduler)"
+  write_kubeconfig "${STATE}/kwok.kubeconfig" kwok "$(token_of kwok)"
+  write_kubeconfig "${STATE}/cert-manager.kubeconfig" cert-manager "$(token_of cert-manager)"
+
+  # Audit at Metadata level only (who, what, when, user agent; no bodies),
+  # one JSON line per request: the RequestReceived stage is omitted so each
+  # request is logged once when it completes (long-running watches also log
+  # ResponseStarted).
+  cat >"${STATE}/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+EOF
+}
+
+# ---------------------------------------------------------------------------
+# Components
+# ---------------------------------------------------------------------------
+
+start_etcd() {
+  mkdir -p "${ETCD_DATA}"
+  # Plain http is acceptable: it only listens on 127.0.0.1. fsync is off
+  # because the data is thrown away on `down` anyway.
+  start_proc etcd \
+    --name=local \
+    --data-dir="${ETCD_DATA}" \
+    --listen-client-urls="http://127.0.0.1:${ETCD_PORT}" \
+    --advertise-client-urls="http://127.0.0.1:${ETCD_PORT}" \
+    --listen-peer-urls="http://127.0.0.1:${ETCD_PEER_PORT}" \
+    --initial-advertise-peer-urls="http://127.0.0.1:${ETCD_PEER_PORT}" \
+    --initial-cluster="local=http://127.0.0.1:${ETCD_PEER_PORT}" \
+    --initial-cluster-state=new \
+    --unsafe-no-fsync=true \
+    --log-level=warn
+  wait_for "etcd health" etcd_healthy
+}
+
+etcd_healthy() {
+  is_running etcd || die "etcd exited; see ${LOGS}/etcd.log"
+  curl -sf --max-time 2 "http://127.0.0.1:${ETCD_PORT}/health" | grep -q '"health":"true"'
+}
+
+start_apiserver() {
+  start_proc kube-apiserver \
+    --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
+    --bind-address=127.0.0.1 \
+    --advertise-address=127.0.0.1 \
+    --secure-port="${APISERVER_PORT}" \
+    --cert-dir="${STATE}/apiserver" \
+    --tls-cert-file="${PKI}/apiserver.crt" \
+    --tls-private-key-file="${PKI}/apiserver.key" \
+    --client-ca-file="${PKI}/ca.crt" \
+    --token-auth-file="${PKI}/tokens.csv" \
+    --authorization-mode=Node,RBAC \
+    --service-cluster-ip-range="${SERVICE_CIDR}" \
+    --service-account-issuer="${SA_ISSUER}" \
+    --service-account-key-file="${PKI}/sa.pub" \
+    --service-account-signing-key-file="${PKI}/sa.key" \
+    --allow-privileged=true \
+    --audit-policy-file="${STATE}/audit-policy.yaml" \
+    --audit-log-path="${LOGS}/audit.log" \
+    --audit-log-format=json \
+    --audit-log-maxsize=0 \
+    --audit-log-maxbackup=0 \
+    --endpoint-reconciler-type=none \
+    --profiling=false
+  # Admission plugins are the defaults, which include PodSecurity (namespace
+  # labels pod-security.kubernetes.io/enforce are honoured). The endpoint
+  # reconciler is off: the advertise address is loopback, which the
+  # `kubernetes` Endpoints may not hold (nothing here needs them).
+  wait_for "kube-apiserver /readyz" apiserver_ready
+}
+
+apiserver_ready() {
+  is_running kube-apiserver || die "kube-apiserver exited; see ${LOGS}/kube-apiserver.log"
+  curl -sf --max-time 2 --cacert "${PKI}/ca.crt" \
+    -H "Authorization: Bearer $(token_of admin)" \
+    "https://127.0.0.1:${APISERVER_PORT}/readyz" | grep -q '^ok$'
+}
+
+start_controller_manager() {
+  local kcfg="${STATE}/kube-controller-manager.kubeconfig"
+  # --controllers=* : every controller enabled by default (deployment,
+  # replicaset, garbage collector, namespace, serviceaccount, node lifecycle,
+  # ...). Each controller uses its own ServiceAccount token, so the audit log
+  # shows which controller made which request. No cloud provider, no node
+  # CIDR allocation (kwok assigns Pod IPs).
+  start_proc kube-controller-manager \
+    --kubeconfig="${kcfg}" \
+    --authentication-kubeconfig="${kcfg}" \
+    --authorization-kubeconfig="${kcfg}" \
+    --bind-address=127.0.0.1 \
+    --secure-port="${KCM_PORT}" \
+    --controllers='*' \
+    --use-service-account-credentials=true \
+    --service-account-private-key-file="${PKI}/sa.key" \
+    --root-ca-file="${PKI}/ca.crt" \
+    --cluster-signing-cert-file="${PKI}/ca.crt" \
+    --cluster-signing-key-file="${PKI}/ca.key" \
+    --service-cluster-ip-range="${SERVICE_CIDR}" \
+    --allocate-node-cidrs=false \
+    --leader-elect=false
+}
+
+start_scheduler() {
+  local kcfg="${STATE}/kube-scheduler.kubeconfig"
+  start_proc kube-scheduler \
+    --kubeconfig="${kcfg}" \
+    --authentication-kubeconfig="${kcfg}" \
+    --authorization-kubeconfig="${kcfg}" \
+    --bind-address=127.0.0.1 \
+    --secure-port="${SCHEDULER_PORT}" \
+    --leader-elect=false
+}
+
+# healthz PORT NAME: the controller manager's and scheduler's own /healthz
+# (self-signed serving certificate; /healthz needs no authentication).
+healthz() {
+  is_running "$2" || die "$2 exited; see ${LOGS}/$2.log"
+  curl -skf --max-time 2 "https://127.0.0.1:$1/healthz" | grep -q '^ok$'
+}
+
+start_kwok() {
+  # kwok only manages Nodes carrying the annotation (so a real node, were
+  # there one, is never touched), heartbeats them through Leases, and moves
+  # Pods bound to them through Pending -> Running/Ready with IPs from a
+  # loopback range.
+  start_proc kwok \
+    --kubeconfig="${STATE}/kwok.kubeconfig" \
+    --manage-all-nodes=false \
+    --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+    --cidr="${POD_CIDR}" \
+    --node-ip=127.0.0.1 \
+    --node-lease-duration-seconds=40
+}
+
+create_nodes() {
+  local n manifest=""
+  for n in "${NODES[@]}"; do
+    local labels="" taints="    []"
+    if [[ "${n}" == "${INFRA_NODE}" ]]; then
+      labels='    node-role.kubernetes.io/infra: ""'
+      taints='    - key: node-role.kubernetes.io/infra
+      effect: NoSchedule'
+    fi
+    manifest+="---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ${n}
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: \"0\"
+  labels:
+    type: kwok
+    kubernetes.io/hostname: ${n}
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+${labels}
+spec:
+  taints:
+${taints}
+status:
+  allocatable: {cpu: \"32\", memory: 256Gi, pods: \"110\"}
+  capacity: {cpu: \"32\", memory: 256Gi, pods: \"110\"}
+  nodeInfo: {architecture: amd64, operatingSystem: linux, kubeletVersion: fake, kubeProxyVersion: fake}
+"
+  done
+  log "creating fake nodes ${NODES[*]} (${INFRA_NODE} is the tainted infra node)"
+  echo "${manifest}" | kc apply -f - >/dev/null
+}
+
+nodes_ready() {
+  is_running kwok || die "kwok exited; see ${LOGS}/kwok.log"
+  local ready
+  ready="$(kc get nodes -l type=kwok \
+    -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
+    grep -c '^True$' || true)"
+  [[ "${ready}" -eq "${#NODES[@]}" ]]
+}
+
+# The controller manager works end to end once its serviceaccount
+# controller has created the `default` ServiceAccount (and the root CA
+# publisher its ConfigMap): Pods can be admitted in `default` from then on.
+kcm_working() {
+  kc get serviceaccount default -n default && kc get configmap kube-root-ca.crt -n default
+}
+
+# ---------------------------------------------------------------------------
+# cert-manager
+# ---------------------------------------------------------------------------
+
+CERT_MANAGER_CRDS=(
+  certificaterequests.cert-manager.io certificates.cert-manager.io
+  clusterissuers.cert-manager.io issuers.cert-manager.io
+  challenges.acme.cert-manager.io orders.acme.cert-manager.io
+)
+
+cmd_start_cert_manager() {
+  apiserver_ready || die "the cluster is not up (run: $0 up)"
+  if is_running cert-manager; then
+    log "cert-manager runner already running (pid $(pid_of cert-manager))"
+    return 0
+  fi
+  [[ -f "${BIN}/cert-manager-crds.yaml" ]] || die "${BIN}/cert-manager-crds.yaml missing: run hack/build-cluster-binaries.sh"
+  log "installing cert-manager CRDs"
+  # Server-side apply: the CRDs are too large for the last-applied annotation.
+  kc apply --server-side --force-conflicts -f "${BIN}/cert-manager-crds.yaml" >/dev/null
+  local crd
+  for crd in "${CERT_MANAGER_CRDS[@]}"; do
+    kc wait --for=condition=Established --timeout="${START_TIMEOUT}s" "crd/${crd}" >/dev/null
+  done
+  rm -f "${STATE}/cert-manager.ready"
+  start_proc cert-manager \
+    --kubeconfig="${STATE}/cert-manager.kubeconfig" \
+    --ready-file="${STATE}/cert-manager.ready"
+  wait_for "cert-manager runner caches to sync" cert_manager_ready
+  log "cert-manager runner ready"
+}
+
+cert_manager_ready() {
+  is_running cert-manager || die "cert-manager runner exited; see ${LOGS}/cert-manager.log"
+  [[ -f "${STATE}/cert-manager.ready" ]]
+}
+
+cmd_stop_cert_manager() {
+  stop_proc cert-manager
+  rm -f "${STATE}/cert-manager.ready"
+}
+
+# ---------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------
+
+core_running_count() {
+  local n=0 c
+  for c in "${CORE_COMPONENTS[@]}"; do is_running "${c}" && n=$((n + 1)); done
+  echo "${n}"
+}
+
+cmd_up() {
+  local running
+  running="$(core_running_count)"
+  if [[ "${running}" -eq "${#CORE_COMPONENTS[@]}" ]]; then
+    log "already up (KUBECONFIG=${KUBECONFIG_FILE})"
+    if [[ "${WITH_CERT_MANAGER}" == "true" ]] && ! is_running cert-manager; then
+      cmd_start_cert_manager
+    fi
+    return 0
+  fi
+  if [[ "${running}" -gt 0 ]] || is_running cert-manager; then
+    log "partially up (${running}/${#CORE_COMPONENTS[@]} components): stopping the rest first"
+    cmd_down
+  fi
+
+  local start=${SECONDS}
+  if [[ "${SKIP_BUILD}" != "true" ]]; then
+    "${ROOT}/hack/build-cluster-binaries.sh"
+  fi
+  local t0=${SECONDS}
+  command -v ss >/dev/null || die "ss (iproute2) is required"
+  command -v curl >/dev/null || die "curl is required"
+  mkdir -p "${STATE}" "${PIDS}"
+  # Keep the previous run's logs (down keeps them) one generation back, so
+  # the audit log and component logs describe this cluster only.
+  if [[ -d "${LOGS}" ]]; then
+    rm -rf "${STATE}/logs.previous"
+    mv "${LOGS}" "${STATE}/logs.previous"
+  fi
+  mkdir -p "${LOGS}"
+  rm -rf "${ETCD_DATA}"
+
+  wait_ports_free
+  gen_pki
+  gen_configs
+
+  start_etcd
+  start_apiserver
+  start_controller_manager
+  start_scheduler
+  start_kwok
+  create_nodes
+  wait_for "kube-controller-manager /healthz" healthz "${KCM_PORT}" kube-controller-manager
+  wait_for "kube-scheduler /healthz" healthz "${SCHEDULER_PORT}" kube-scheduler
+  wait_for "nodes ${NODES[*]} Ready" nodes_ready
+  wait_for "the controller manager to create default ServiceAccount" kcm_working
+  log "control plane up in $((SECONDS - t0))s"
+
+  if [[ "${WITH_CERT_MANAGER}" == "true" ]]; then
+    cmd_start_cert_manager
+  fi
+  log "cluster up in $((SECONDS - start))s (including build check)"
+  log "  export KUBECONFIG=${KUBECONFIG_FILE}"
+  log "  kubectl: ${KUBECTL}; logs: ${LOGS}; audit log: ${LOGS}/audit.log"
+}
+
+cmd_down() {
+  local i
+  stop_proc cert-manager
+  rm -f "${STATE}/cert-manager.ready"
+  # Reverse start order: clients before the apiserver, the apiserver before etcd.
+  for ((i = ${#CORE_COMPONENTS[@]} - 1; i >= 0; i--)); do
+    stop_proc "${CORE_COMPONENTS[i]}"
+  done
+  if ! poll "${STOP_TIMEOUT}" 0.25 ports_busy --negate; then
+    ss -Htlnp | grep -E ":($(all_ports | tr ' ' '|'))\b" >&2 || true
+    die "ports still in use after stopping everything (not started by this script?)"
+  fi
+  rm -rf "${ETCD_DATA}"
+  log "down (logs kept in ${LOGS})"
+}
+
+cmd_status() {
+  local c pid up=true
+  for c in "${CORE_COMPONENTS[@]}" cert-manager; do
+    if pid="$(pid_of "${c}")"; then
+      printf '  %-24s running (pid %s)\n' "${c}" "${pid}"
+    else
+      printf '  %-24s stopped\n' "${c}"
+      [[ "${c}" == "cert-manager" ]] || up=false
+    fi
+  done
+  if [[ "${up}" == "true" ]] && apiserver_ready 2>/dev/null; then
+    echo "cluster is up: export KUBECONFIG=${KUBECONFIG_FILE}"
+    kc get nodes 2>/dev/null || true
+    return 0
+  fi
+  echo "cluster is not up"
+  return 1
+}
+
+cmd_env() {
+  echo "export KUBECONFIG=${KUBECONFIG_FILE}"
+}
+
+# sa-kubeconfig NS SA OUT: a kubeconfig that authenticates as the
+# ServiceAccount through a bound token from the TokenRequest API, so the
+# operator run locally is subject to exactly the RBAC granted to its SA.
+cmd_sa_kubeconfig() {
+  [[ $# -eq 3 ]] || die "usage: $0 sa-kubeconfig NAMESPACE SERVICEACCOUNT OUTFILE"
+  local ns="$1" sa="$2" out="$3" token
+  apiserver_ready || die "the cluster is not up (run: $0 up)"
+  token="$(kc create token "${sa}" -n "${ns}" --duration="${SA_TOKEN_DURATION}")"
+  mkdir -p "$(dirname "${out}")"
+  write_kubeconfig "${out}" "system:serviceaccount:${ns}:${sa}" "${token}"
+  # Point the context at the SA's namespace, as in-cluster config would.
+  "${KUBECTL}" --kubeconfig="${out}" config set-context local --namespace="${ns}" >/dev/null
+  log "wrote ${out} (ServiceAccount ${ns}/${sa}, token valid ${SA_TOKEN_DURATION})"
+}
+
+main() {
+  local cmd="${1:-}"
+  [[ $# -gt 0 ]] && shift
+  case "${cmd}" in
+    up) cmd_up ;;
+    down) cmd_down ;;
+    env) cmd_env ;;
+    status) cmd_status ;;
+    start-cert-manager) cmd_start_cert_manager ;;
+    stop-cert-manager) cmd_stop_cert_manager ;;
+    sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
+    *)
+      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+      [[ -z "${cmd}" || "${cmd}" == "help" || "${cmd}" == "-h" || "${cmd}" == "--help" ]] || exit 2
+      ;;
+  esac
+}
+
+main "$@"
