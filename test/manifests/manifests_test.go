@@ -1,0 +1,931 @@
+// Package manifests tests the YAML that installs the operator: deploy/ (kubectl apply) and the
+// OLM bundle in manifests/ and metadata/. The two describe the same install; these tests keep
+// them in agreement, check that the operator's RBAC lets it create every operand object
+// (including the RBAC escalation check) and nothing it does not need, and that its pod meets the
+// restricted Pod Security profile.
+package manifests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+)
+
+const (
+	root           = "../.."
+	namespace      = "openshift-llm-infra-operator"
+	serviceAccount = "llm-infra-operator"
+	operatorName   = "llm-infra-operator"
+	operatorImage  = "quay.io/llm-infra/llm-infra-operator:latest"
+	// The operand image's registry and repository; the tag is operand-git-ref.
+	operandRepository = "registry.k8s.io/lws/lws"
+	operandImageEnv   = "RELATED_IMAGE_OPERAND_IMAGE"
+
+	csvFile         = "manifests/llm-infra-operator.clusterserviceversion.yaml"
+	crdBundleFile   = "manifests/operator.openshift.io_leaderworkersetoperators.yaml"
+	annotationsFile = "metadata/annotations.yaml"
+	exampleFile     = "deploy/examples/leaderworkersetoperator_cluster.yaml"
+	clusterRoleFile = "deploy/03_clusterrole.yaml"
+	roleFile        = "deploy/05_role.yaml"
+	deploymentFile  = "deploy/10_deployment.yaml"
+	namespaceFile   = "deploy/01_namespace.yaml"
+
+	// managedByLabel marks the objects the operator manages: its informers select on it and
+	// removal deletes what carries it, so the operator's own objects must never carry it.
+	managedByLabel = "app.kubernetes.io/managed-by"
+)
+
+// ---------------------------------------------------------------------------------------------
+// Reading files
+
+var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
+
+// document is one YAML document of a file, with its kind.
+type document struct {
+	file string
+	raw  []byte
+	metav1.TypeMeta
+}
+
+func readFile(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// documents splits data into its non-empty YAML documents.
+func documents(t *testing.T, file string, data []byte) []document {
+	t.Helper()
+	var docs []document
+	for _, raw := range docSeparator.Split(string(data), -1) {
+		var m map[string]interface{}
+		if err := yaml.Unmarshal([]byte(raw), &m); err != nil {
+			t.Fatalf("%s: invalid YAML: %v", file, err)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		d := document{file: file, raw: []byte(raw)}
+		if err := yaml.Unmarshal([]byte(raw), &d.TypeMeta); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// decodeStrict decodes data into obj and fails on unknown fields.
+func decodeStrict(t *testing.T, what string, data []byte, obj interface{}) {
+	t.Helper()
+	if err := yaml.UnmarshalStrict(data, obj); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// decodeFile decodes the only document of a deploy/ file.
+func decodeFile[T any](t *testing.T, rel string) *T {
+	t.Helper()
+	docs := documents(t, rel, readFile(t, rel))
+	if len(docs) != 1 {
+		t.Fatalf("%s: want 1 object, got %d", rel, len(docs))
+	}
+	obj := new(T)
+	decodeStrict(t, rel, docs[0].raw, obj)
+	return obj
+}
+
+// asset reads an operand manifest through the bindata package (what the operator embeds), with
+// the namespace placeholder filled in.
+func asset(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := bindata.Asset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(strings.ReplaceAll(string(data), bindata.NamespacePlaceholder, namespace))
+}
+
+func decodeAsset[T any](t *testing.T, name string) *T {
+	t.Helper()
+	obj := new(T)
+	decodeStrict(t, name, asset(t, name), obj)
+	return obj
+}
+
+func operandImage(t *testing.T) string {
+	t.Helper()
+	return operandRepository + ":" + strings.TrimSpace(string(readFile(t, "operand-git-ref")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ClusterServiceVersion, as far as these tests read it (operator-framework/api is not a
+// dependency of the operator).
+
+type permission struct {
+	ServiceAccountName string              `json:"serviceAccountName"`
+	Rules              []rbacv1.PolicyRule `json:"rules"`
+}
+
+type csv struct {
+	metav1.TypeMeta
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		DisplayName    string   `json:"displayName"`
+		Description    string   `json:"description"`
+		Version        string   `json:"version"`
+		MinKubeVersion string   `json:"minKubeVersion"`
+		Keywords       []string `json:"keywords"`
+		Maintainers    []struct {
+			Name  string `json:"name"`
+			Email string `json:"email"`
+		} `json:"maintainers"`
+		Provider struct {
+			Name string `json:"name"`
+		} `json:"provider"`
+		Links []struct {
+			Name string `json:"name"`
+			URL  string `json:"url"`
+		} `json:"links"`
+		InstallModes []struct {
+			Type      string `json:"type"`
+			Supported bool   `json:"supported"`
+		} `json:"installModes"`
+		CustomResourceDefinitions struct {
+			Owned []struct {
+				Name        string `json:"name"`
+				Version     string `json:"version"`
+				Kind        string `json:"kind"`
+				DisplayName string `json:"displayName"`
+				Description string `json:"description"`
+			} `json:"owned"`
+		} `json:"customresourcedefinitions"`
+		RelatedImages []struct {
+			Name  string `json:"name"`
+			Image string `json:"image"`
+		} `json:"relatedImages"`
+		Install struct {
+			Strategy string `json:"strategy"`
+			Spec     struct {
+				ClusterPermissions []permission `json:"clusterPermissions"`
+				Permissions        []permission `json:"permissions"`
+				Deployments        []struct {
+					Name  string                `json:"name"`
+					Label map[string]string     `json:"label"`
+					Spec  appsv1.DeploymentSpec `json:"spec"`
+				} `json:"deployments"`
+			} `json:"spec"`
+		} `json:"install"`
+	} `json:"spec"`
+}
+
+func readCSV(t *testing.T) *csv {
+	t.Helper()
+	c := &csv{}
+	// Not strict: the struct above holds only the fields under test.
+	if err := yaml.Unmarshal(readFile(t, csvFile), c); err != nil {
+		t.Fatalf("%s: %v", csvFile, err)
+	}
+	return c
+}
+
+// ---------------------------------------------------------------------------------------------
+// (a) deploy/
+
+// newObject returns an empty typed object for the kinds deploy/ may contain.
+func newObject(kind string) (interface{}, bool) {
+	switch kind {
+	case "Namespace":
+		return &corev1.Namespace{}, true
+	case "ServiceAccount":
+		return &corev1.ServiceAccount{}, true
+	case "ClusterRole":
+		return &rbacv1.ClusterRole{}, true
+	case "ClusterRoleBinding":
+		return &rbacv1.ClusterRoleBinding{}, true
+	case "Role":
+		return &rbacv1.Role{}, true
+	case "RoleBinding":
+		return &rbacv1.RoleBinding{}, true
+	case "Deployment":
+		return &appsv1.Deployment{}, true
+	case "CustomResourceDefinition":
+		return &apiextensionsv1.CustomResourceDefinition{}, true
+	case "LeaderWorkerSetOperator":
+		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
+	}
+	return nil, false
+}
+
+type object struct {
+	kind, namespace, name string
+}
+
+func TestDeployFiles(t *testing.T) {
+	cluster := func(kind, name string) object { return object{kind, "", name} }
+	namespaced := func(kind, name string) object { return object{kind, namespace, name} }
+	want := map[string][]object{
+		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
+		"01_namespace.yaml":          {cluster("Namespace", namespace)},
+		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
+		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
+		"04_clusterrolebinding.yaml": {cluster("ClusterRoleBinding", operatorName)},
+		"05_role.yaml":               {namespaced("Role", operatorName)},
+		"06_rolebinding.yaml":        {namespaced("RoleBinding", operatorName)},
+		"07_auth-delegator.yaml": {
+			cluster("ClusterRoleBinding", "llm-infra-operator-auth-delegator"),
+			{"RoleBinding", "kube-system", "llm-infra-operator-authentication-reader"},
+		},
+		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
+		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
+	}
+
+	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/); each must be in the table.
+	files, err := filepath.Glob(filepath.Join(root, "deploy", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tens []string
+	for _, f := range files {
+		base := filepath.Base(f)
+		if _, ok := want[base]; !ok {
+			t.Errorf("deploy/%s is not in the test table", base)
+		}
+		if strings.HasPrefix(base, "10_") {
+			tens = append(tens, base)
+		}
+	}
+	// hack/run-local.sh applies everything but 10_*.
+	if !slices.Equal(tens, []string{"10_deployment.yaml"}) {
+		t.Errorf("files starting with 10_ = %v, want only the operator Deployment", tens)
+	}
+
+	for file, objects := range want {
+		t.Run(file, func(t *testing.T) {
+			rel := "deploy/" + file
+			docs := documents(t, rel, readFile(t, rel))
+			if len(docs) != len(objects) {
+				t.Fatalf("got %d objects, want %d", len(docs), len(objects))
+			}
+			for i, doc := range docs {
+				obj, ok := newObject(doc.Kind)
+				if !ok {
+					t.Fatalf("object %d: unexpected kind %q", i, doc.Kind)
+				}
+				decodeStrict(t, rel, doc.raw, obj)
+				m, err := meta.Accessor(obj)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := (object{doc.Kind, m.GetNamespace(), m.GetName()}); got != objects[i] {
+					t.Errorf("object %d = %+v, want %+v", i, got, objects[i])
+				}
+				if _, ok := m.GetLabels()[managedByLabel]; ok {
+					t.Errorf("%s %s carries %s: the operator would treat it as its operand", doc.Kind, m.GetName(), managedByLabel)
+				}
+				checkBindingSubjects(t, obj)
+			}
+		})
+	}
+}
+
+// checkBindingSubjects requires every binding in deploy/ to bind exactly the operator's
+// ServiceAccount, to a role that deploy/ defines or Kubernetes provides.
+func checkBindingSubjects(t *testing.T, obj interface{}) {
+	t.Helper()
+	var subjects []rbacv1.Subject
+	var ref rbacv1.RoleRef
+	switch b := obj.(type) {
+	case *rbacv1.ClusterRoleBinding:
+		subjects, ref = b.Subjects, b.RoleRef
+	case *rbacv1.RoleBinding:
+		subjects, ref = b.Subjects, b.RoleRef
+	default:
+		return
+	}
+	wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: serviceAccount, Namespace: namespace}}
+	if !apiequality.Semantic.DeepEqual(subjects, wantSubjects) {
+		t.Errorf("subjects = %+v, want %+v", subjects, wantSubjects)
+	}
+	known := []rbacv1.RoleRef{
+		{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: operatorName},
+		{APIGroup: rbacv1.GroupName, Kind: "Role", Name: operatorName},
+		{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:auth-delegator"},
+		{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "extension-apiserver-authentication-reader"},
+	}
+	if !slices.Contains(known, ref) {
+		t.Errorf("roleRef %+v is not one of %+v", ref, known)
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// (b) the bundle repeats deploy/
+
+// normalize sorts every list in rules and then the rules themselves, so that two rule sets
+// compare equal when they grant the same in the same shape, whatever the order.
+func normalize(rules []rbacv1.PolicyRule) []string {
+	out := make([]string, 0, len(rules))
+	for _, r := range rules {
+		r = *r.DeepCopy()
+		for _, s := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames, r.NonResourceURLs} {
+			sort.Strings(s)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, string(b))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCSVMatchesDeploy(t *testing.T) {
+	c := readCSV(t)
+	if c.Kind != "ClusterServiceVersion" || c.APIVersion != "operators.coreos.com/v1alpha1" {
+		t.Fatalf("%s is a %s %s", csvFile, c.APIVersion, c.Kind)
+	}
+	if c.Spec.Install.Strategy != "deployment" {
+		t.Errorf("install strategy = %q, want deployment", c.Spec.Install.Strategy)
+	}
+	clusterRole := decodeFile[rbacv1.ClusterRole](t, clusterRoleFile)
+	role := decodeFile[rbacv1.Role](t, roleFile)
+	deployment := decodeFile[appsv1.Deployment](t, deploymentFile)
+
+	for _, tc := range []struct {
+		name  string
+		got   []permission
+		rules []rbacv1.PolicyRule
+	}{
+		{"clusterPermissions", c.Spec.Install.Spec.ClusterPermissions, clusterRole.Rules},
+		{"permissions", c.Spec.Install.Spec.Permissions, role.Rules},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.got) != 1 || tc.got[0].ServiceAccountName != serviceAccount {
+				t.Fatalf("want one entry for ServiceAccount %s, got %+v", serviceAccount, tc.got)
+			}
+			got, want := normalize(tc.got[0].Rules), normalize(tc.rules)
+			for _, r := range want {
+				if !slices.Contains(got, r) {
+					t.Errorf("missing from the CSV: %s", r)
+				}
+			}
+			for _, r := range got {
+				if !slices.Contains(want, r) {
+					t.Errorf("only in the CSV: %s", r)
+				}
+			}
+		})
+	}
+
+	t.Run("deployment", func(t *testing.T) {
+		deps := c.Spec.Install.Spec.Deployments
+		if len(deps) != 1 || deps[0].Name != deployment.Name {
+			t.Fatalf("want one Deployment named %s, got %d", deployment.Name, len(deps))
+		}
+		if !apiequality.Semantic.DeepEqual(deps[0].Label, deployment.Labels) {
+			t.Errorf("label = %v, want %v", deps[0].Label, deployment.Labels)
+		}
+		if !apiequality.Semantic.DeepEqual(deps[0].Spec, deployment.Spec) {
+			got, _ := yaml.Marshal(deps[0].Spec)
+			want, _ := yaml.Marshal(deployment.Spec)
+			t.Errorf("the CSV's Deployment spec differs from %s (-%s +CSV):\n%s", deploymentFile, deploymentFile, lineDiff(string(want), string(got)))
+		}
+	})
+}
+
+// lineDiff returns the lines of a and b outside their longest common subsequence, prefixed with
+// - and + and with the line before each for context.
+func lineDiff(a, b string) string {
+	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	last := ""
+	emit := func(prefix, line string) {
+		if last != "" {
+			out = append(out, "  "+last)
+			last = ""
+		}
+		out = append(out, prefix+line)
+	}
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			last = x[i]
+			i, j = i+1, j+1
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			emit("- ", x[i])
+			i++
+		default:
+			emit("+ ", y[j])
+			j++
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) RBAC: the escalation check, what the operator needs, and nothing more
+
+// operatorRules returns the operator's cluster-wide rules and the rules it holds in its
+// namespace (its Role plus its ClusterRole, which applies there too).
+func operatorRules(t *testing.T) (cluster, inNamespace []rbacv1.PolicyRule) {
+	t.Helper()
+	cluster = decodeFile[rbacv1.ClusterRole](t, clusterRoleFile).Rules
+	role := decodeFile[rbacv1.Role](t, roleFile)
+	if role.Namespace != namespace {
+		t.Fatalf("%s is in namespace %q, want %q", roleFile, role.Namespace, namespace)
+	}
+	return cluster, append(slices.Clone(role.Rules), cluster...)
+}
+
+func TestEscalation(t *testing.T) {
+	cluster, inNamespace := operatorRules(t)
+	for _, tc := range []struct {
+		asset string
+		owner []rbacv1.PolicyRule
+		rules func(t *testing.T, name string) []rbacv1.PolicyRule
+	}{
+		// A ClusterRole's rules apply cluster-wide: only the operator's ClusterRole counts.
+		{bindata.LWSClusterRole, cluster, clusterRoleRules},
+		{bindata.LWSMetricsAuthClusterRole, cluster, clusterRoleRules},
+		{bindata.LWSMetricsReaderClusterRole, cluster, clusterRoleRules},
+		// A Role's rules apply in its namespace, where the operator's Role counts too.
+		{bindata.LWSLeaderElectionRole, inNamespace, func(t *testing.T, name string) []rbacv1.PolicyRule {
+			r := decodeAsset[rbacv1.Role](t, name)
+			if r.Namespace != namespace {
+				t.Fatalf("%s: namespace %q, want %q", name, r.Namespace, namespace)
+			}
+			return r.Rules
+		}},
+	} {
+		t.Run(tc.asset, func(t *testing.T) {
+			rules := tc.rules(t, tc.asset)
+			if len(rules) == 0 {
+				t.Fatal("no rules")
+			}
+			for _, m := range uncoveredRules(tc.owner, rules) {
+				t.Errorf("the operator cannot grant %s (copy the rule into deploy/ and the CSV)", m)
+			}
+		})
+	}
+}
+
+func clusterRoleRules(t *testing.T, name string) []rbacv1.PolicyRule {
+	return decodeAsset[rbacv1.ClusterRole](t, name).Rules
+}
+
+// TestOperandObjectsManageable requires the operator's RBAC to allow everything the reconciler
+// does with each operand object in bindata/assets/lws: watch the kind, create the object, and
+// get, update, patch and delete it by name (the CRD: never delete).
+func TestOperandObjectsManageable(t *testing.T) {
+	cluster, inNamespace := operatorRules(t)
+	files, err := filepath.Glob(filepath.Join(root, "bindata", "assets", "lws", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no operand manifests: %v", err)
+	}
+	for _, f := range files {
+		name := "assets/lws/" + filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			var obj struct {
+				metav1.TypeMeta
+				Metadata metav1.ObjectMeta `json:"metadata"`
+			}
+			if err := yaml.Unmarshal(asset(t, name), &obj); err != nil {
+				t.Fatal(err)
+			}
+			gvr, _ := meta.UnsafeGuessKindToResource(schema.FromAPIVersionAndKind(obj.APIVersion, obj.Kind))
+			owner := cluster
+			if obj.Metadata.Namespace != "" {
+				if obj.Metadata.Namespace != namespace {
+					t.Fatalf("operand object in namespace %q, want %q", obj.Metadata.Namespace, namespace)
+				}
+				owner = inNamespace
+			}
+			named := []string{"get", "update", "patch", "delete"}
+			unnamed := []string{"list", "watch", "create"}
+			if gvr.Resource == "customresourcedefinitions" {
+				// Watched by name; deleting the CRD would delete every LeaderWorkerSet.
+				named, unnamed = []string{"get", "update", "patch", "list", "watch"}, []string{"create"}
+				if m := uncovered(owner, rule(gvr, "delete", obj.Metadata.Name)); len(m) == 0 {
+					t.Errorf("the operator may delete the CRD %s", obj.Metadata.Name)
+				}
+			}
+			var missing []string
+			for _, v := range named {
+				missing = append(missing, uncovered(owner, rule(gvr, v, obj.Metadata.Name))...)
+			}
+			for _, v := range unnamed {
+				missing = append(missing, uncovered(owner, rule(gvr, v, ""))...)
+			}
+			for _, m := range missing {
+				t.Errorf("%s %s: the operator lacks %s", obj.Kind, obj.Metadata.Name, m)
+			}
+		})
+	}
+}
+
+func rule(gvr schema.GroupVersionResource, verb, name string) rbacv1.PolicyRule {
+	r := rbacv1.PolicyRule{APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}, Verbs: []string{verb}}
+	if name != "" {
+		r.ResourceNames = []string{name}
+	}
+	return r
+}
+
+// TestOperatorAccess lists what the operator does beyond the operand objects (its CR,
+// controllercmd, the optional CRDs, Secrets cert-manager issues) and what it must not be able
+// to do.
+func TestOperatorAccess(t *testing.T) {
+	cluster, inNamespace := operatorRules(t)
+	r := func(group, resource, verb, name string) rbacv1.PolicyRule {
+		return rule(schema.GroupVersionResource{Group: group, Resource: resource}, verb, name)
+	}
+	const op = "operator.openshift.io"
+	const crds = "customresourcedefinitions"
+	const ext = "apiextensions.k8s.io"
+	for _, tc := range []struct {
+		name    string
+		owner   []rbacv1.PolicyRule
+		rule    rbacv1.PolicyRule
+		allowed bool
+	}{
+		{"list CRs", cluster, r(op, "leaderworkersetoperators", "list", ""), true},
+		{"watch CRs", cluster, r(op, "leaderworkersetoperators", "watch", ""), true},
+		{"update the singleton", cluster, r(op, "leaderworkersetoperators", "update", "cluster"), true},
+		{"patch the singleton's status", cluster, r(op, "leaderworkersetoperators/status", "patch", "cluster"), true},
+		{"update the singleton's finalizers", cluster, r(op, "leaderworkersetoperators/finalizers", "update", "cluster"), true},
+		{"update another CR", cluster, r(op, "leaderworkersetoperators", "update", "other"), false},
+		{"delete the singleton", cluster, r(op, "leaderworkersetoperators", "delete", "cluster"), false},
+		{"watch the cert-manager Certificate CRD", cluster, r(ext, crds, "watch", "certificates.cert-manager.io"), true},
+		{"list the ServiceMonitor CRD", cluster, r(ext, crds, "list", "servicemonitors.monitoring.coreos.com"), true},
+		{"list every CRD", cluster, r(ext, crds, "list", ""), false},
+		{"update another CRD", cluster, r(ext, crds, "update", "certificates.cert-manager.io"), false},
+		{"delete any CRD", cluster, r(ext, crds, "delete", ""), false},
+		{"update cluster-admin", cluster, r(rbacv1.GroupName, "clusterroles", "update", "cluster-admin"), false},
+		{"bind any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "bind", ""), false},
+		{"escalate any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "escalate", ""), false},
+		{"delete another webhook", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "delete", "other"), false},
+		{"read Secrets cluster-wide", cluster, r("", "secrets", "get", ""), false},
+		{"impersonate", cluster, r("", "serviceaccounts", "impersonate", ""), false},
+		{"read its Secrets", inNamespace, r("", "secrets", "list", ""), true},
+		{"delete issued Secrets", inNamespace, r("", "secrets", "delete", "webhook-server-cert"), true},
+		{"leader election", inNamespace, r("coordination.k8s.io", "leases", "update", "llm-infra-operator-lock"), true},
+		{"events", inNamespace, r("", "events", "create", ""), true},
+		{"find its own pod", inNamespace, r("", "pods", "get", ""), true},
+		{"follow its pod's owner", inNamespace, r("apps", "replicasets", "get", ""), true},
+		{"apply the operand ConfigMap", inNamespace, r("", "configmaps", "patch", "lws-manager-config"), true},
+		{"manage cert-manager Issuers", inNamespace, r("cert-manager.io", "issuers", "create", ""), true},
+		{"manage ServiceMonitors", inNamespace, r("monitoring.coreos.com", "servicemonitors", "delete", ""), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			missing := uncovered(tc.owner, tc.rule)
+			if tc.allowed && len(missing) > 0 {
+				t.Errorf("the operator lacks %v", missing)
+			}
+			if !tc.allowed && len(missing) == 0 {
+				t.Errorf("the operator may %s %v", tc.rule.Verbs, tc.rule)
+			}
+		})
+	}
+	// Wildcards would defeat the tests above.
+	for _, rl := range inNamespace {
+		for _, s := range [][]string{rl.APIGroups, rl.Resources, rl.Verbs, rl.NonResourceURLs} {
+			if slices.ContainsFunc(s, func(v string) bool { return strings.Contains(v, "*") }) {
+				t.Errorf("wildcard in rule %+v", rl)
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d) the restricted Pod Security profile
+
+func TestNamespaceIsRestricted(t *testing.T) {
+	ns := decodeFile[corev1.Namespace](t, namespaceFile)
+	for _, mode := range []string{"enforce", "audit", "warn"} {
+		if got := ns.Labels["pod-security.kubernetes.io/"+mode]; got != "restricted" {
+			t.Errorf("pod-security.kubernetes.io/%s = %q, want restricted", mode, got)
+		}
+	}
+}
+
+func TestPodsAreRestricted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec func(t *testing.T) corev1.PodSpec
+	}{
+		{deploymentFile, func(t *testing.T) corev1.PodSpec {
+			return decodeFile[appsv1.Deployment](t, deploymentFile).Spec.Template.Spec
+		}},
+		{csvFile, func(t *testing.T) corev1.PodSpec {
+			deps := readCSV(t).Spec.Install.Spec.Deployments
+			if len(deps) != 1 {
+				t.Fatalf("%d deployments", len(deps))
+			}
+			return deps[0].Spec.Template.Spec
+		}},
+		// The operand runs in the same restricted namespace.
+		{bindata.LWSDeployment, func(t *testing.T) corev1.PodSpec {
+			return decodeAsset[appsv1.Deployment](t, bindata.LWSDeployment).Spec.Template.Spec
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, v := range restrictedViolations(tc.spec(t)) {
+				t.Error(v)
+			}
+		})
+	}
+}
+
+// restrictedViolations checks the parts of the restricted profile a manifest controls.
+func restrictedViolations(spec corev1.PodSpec) []string {
+	var v []string
+	psc := spec.SecurityContext
+	if psc == nil {
+		psc = &corev1.PodSecurityContext{}
+	}
+	if spec.HostNetwork || spec.HostPID || spec.HostIPC {
+		v = append(v, "host namespaces are used")
+	}
+	for _, vol := range spec.Volumes {
+		if vol.HostPath != nil {
+			v = append(v, fmt.Sprintf("volume %s is a hostPath", vol.Name))
+		}
+	}
+	if psc.RunAsUser != nil && *psc.RunAsUser == 0 {
+		v = append(v, "pod runs as UID 0")
+	}
+	podNonRoot := psc.RunAsNonRoot != nil && *psc.RunAsNonRoot
+	podSeccomp := psc.SeccompProfile != nil && psc.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault
+	for _, c := range append(slices.Clone(spec.InitContainers), spec.Containers...) {
+		sc := c.SecurityContext
+		if sc == nil {
+			v = append(v, fmt.Sprintf("container %s has no securityContext", c.Name))
+			continue
+		}
+		if !podNonRoot && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
+			v = append(v, fmt.Sprintf("container %s: runAsNonRoot is not true", c.Name))
+		}
+		if sc.RunAsUser != nil && *sc.RunAsUser == 0 {
+			v = append(v, fmt.Sprintf("container %s runs as UID 0", c.Name))
+		}
+		if !podSeccomp && (sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault) {
+			v = append(v, fmt.Sprintf("container %s: seccomp profile is not RuntimeDefault", c.Name))
+		}
+		if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+			v = append(v, fmt.Sprintf("container %s: allowPrivilegeEscalation is not false", c.Name))
+		}
+		if sc.Privileged != nil && *sc.Privileged {
+			v = append(v, fmt.Sprintf("container %s is privileged", c.Name))
+		}
+		if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") {
+			v = append(v, fmt.Sprintf("container %s does not drop ALL capabilities", c.Name))
+		} else if len(sc.Capabilities.Add) > 0 && !slices.Equal(sc.Capabilities.Add, []corev1.Capability{"NET_BIND_SERVICE"}) {
+			v = append(v, fmt.Sprintf("container %s adds capabilities %v", c.Name, sc.Capabilities.Add))
+		}
+	}
+	return v
+}
+
+// TestOperatorDeployment checks what the operator's binary expects of its Deployment.
+func TestOperatorDeployment(t *testing.T) {
+	d := decodeFile[appsv1.Deployment](t, deploymentFile)
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
+		t.Errorf("replicas = %v, want 1", d.Spec.Replicas)
+	}
+	if sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err != nil || sel.Empty() ||
+		!sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Errorf("selector %v does not select the pod labels %v (%v)", d.Spec.Selector, d.Spec.Template.Labels, err)
+	}
+	pod := d.Spec.Template.Spec
+	if pod.ServiceAccountName != serviceAccount {
+		t.Errorf("serviceAccountName = %q, want %q", pod.ServiceAccountName, serviceAccount)
+	}
+	if len(pod.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	if c.Image != operatorImage {
+		t.Errorf("image = %q, want %q", c.Image, operatorImage)
+	}
+	if want := []string{"llm-infra-operator", "operator"}; !slices.Equal(c.Command, want) {
+		t.Errorf("command = %q, want %q", c.Command, want)
+	}
+	wantEnv := []corev1.EnvVar{
+		{Name: operandImageEnv, Value: operandImage(t)},
+		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+		{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+	}
+	if !apiequality.Semantic.DeepEqual(c.Env, wantEnv) {
+		t.Errorf("env = %+v, want %+v", c.Env, wantEnv)
+	}
+	for name, want := range map[corev1.ResourceName]string{corev1.ResourceCPU: "10m", corev1.ResourceMemory: "64Mi"} {
+		if got := c.Resources.Requests[name]; got.String() != want {
+			t.Errorf("requests[%s] = %s, want %s", name, got.String(), want)
+		}
+	}
+	for probeName, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" || p.HTTPGet.Port.IntValue() != 8443 ||
+			p.HTTPGet.Scheme != corev1.URISchemeHTTPS {
+			t.Errorf("%s probe = %+v, want HTTPS GET /healthz on 8443", probeName, p)
+		}
+	}
+	// controllercmd writes its self-signed serving certificate to a temporary directory.
+	if c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem &&
+		!slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/tmp" }) {
+		t.Error("read-only root filesystem without a writable /tmp")
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// (e) the sample CR and alm-examples
+
+func TestSampleCR(t *testing.T) {
+	cr := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile)
+	checkSample(t, cr)
+
+	// The commented-out nodePlacement example must stay valid when uncommented.
+	var lines []string
+	inExample := false
+	for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
+		if strings.HasPrefix(line, "  # nodePlacement:") {
+			inExample = true
+		}
+		if inExample {
+			line = strings.Replace(line, "# ", "", 1)
+		}
+		lines = append(lines, line)
+	}
+	if !inExample {
+		t.Fatal("no commented-out nodePlacement example")
+	}
+	withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
+	decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
+	np := withPlacement.Spec.NodePlacement
+	wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
+		len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
+		t.Errorf("nodePlacement example = %+v", np)
+	}
+}
+
+func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+	t.Helper()
+	if cr.APIVersion != lwsoperatorv1.GroupVersion.String() || cr.Kind != "LeaderWorkerSetOperator" {
+		t.Errorf("type = %s %s", cr.APIVersion, cr.Kind)
+	}
+	if cr.Name != lwsoperatorv1.SingletonName {
+		t.Errorf("name = %q, want %q", cr.Name, lwsoperatorv1.SingletonName)
+	}
+	if cr.Spec.ManagementState != "Managed" || cr.Spec.LogLevel != "Normal" || cr.Spec.OperatorLogLevel != "Normal" {
+		t.Errorf("spec = %+v, want Managed with Normal log levels", cr.Spec.OperatorSpec)
+	}
+}
+
+func TestALMExamples(t *testing.T) {
+	c := readCSV(t)
+	var examples []json.RawMessage
+	if err := json.Unmarshal([]byte(c.Metadata.Annotations["alm-examples"]), &examples); err != nil {
+		t.Fatalf("alm-examples: %v", err)
+	}
+	if len(examples) != 1 {
+		t.Fatalf("alm-examples holds %d objects, want 1", len(examples))
+	}
+	cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
+	decodeStrict(t, "alm-examples", examples[0], cr)
+	checkSample(t, cr)
+	if sample := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile); !apiequality.Semantic.DeepEqual(cr, sample) {
+		got, _ := yaml.Marshal(cr)
+		want, _ := yaml.Marshal(sample)
+		t.Errorf("alm-examples differs from %s (-%s +alm-examples):\n%s", exampleFile, exampleFile, lineDiff(string(want), string(got)))
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// (f) images, and the rest of the bundle
+
+func TestRelatedImages(t *testing.T) {
+	c := readCSV(t)
+	d := decodeFile[appsv1.Deployment](t, deploymentFile)
+	var images []string
+	for _, ri := range c.Spec.RelatedImages {
+		if ri.Name == "" {
+			t.Errorf("related image %s has no name", ri.Image)
+		}
+		images = append(images, ri.Image)
+	}
+	want := []string{d.Spec.Template.Spec.Containers[0].Image}
+	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+		if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
+			want = append(want, e.Value)
+		}
+	}
+	if len(want) != 2 {
+		t.Fatalf("want the operator image and one RELATED_IMAGE_ variable, got %v", want)
+	}
+	for _, image := range want {
+		if !slices.Contains(images, image) {
+			t.Errorf("relatedImages %v lack %s", images, image)
+		}
+	}
+	if got := c.Metadata.Annotations["containerImage"]; got != operatorImage {
+		t.Errorf("containerImage = %q, want %q", got, operatorImage)
+	}
+}
+
+func TestBundle(t *testing.T) {
+	c := readCSV(t)
+	crd := decodeFile[apiextensionsv1.CustomResourceDefinition](t, crdBundleFile)
+
+	owned := c.Spec.CustomResourceDefinitions.Owned
+	if len(owned) != 1 {
+		t.Fatalf("%d owned CRDs, want 1", len(owned))
+	}
+	o := owned[0]
+	if o.Name != crd.Name || o.Kind != crd.Spec.Names.Kind || o.DisplayName == "" || o.Description == "" ||
+		!slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == o.Version && v.Served }) {
+		t.Errorf("owned CRD %+v does not match %s (%s %s)", o, crdBundleFile, crd.Name, crd.Spec.Names.Kind)
+	}
+	if c.Spec.MinKubeVersion != "1.30.0" {
+		t.Errorf("minKubeVersion = %q", c.Spec.MinKubeVersion)
+	}
+	if !strings.HasSuffix(c.Metadata.Name, ".v"+c.Spec.Version) || !strings.HasPrefix(c.Metadata.Name, operatorName+".") {
+		t.Errorf("CSV name %q does not match package %s and version %s", c.Metadata.Name, operatorName, c.Spec.Version)
+	}
+	if c.Spec.DisplayName == "" || c.Spec.Description == "" || len(c.Spec.Keywords) == 0 || len(c.Spec.Maintainers) == 0 ||
+		c.Spec.Provider.Name == "" || len(c.Spec.Links) == 0 {
+		t.Error("displayName, description, keywords, maintainers, provider and links must be set")
+	}
+	modes := map[string]bool{}
+	for _, m := range c.Spec.InstallModes {
+		modes[m.Type] = m.Supported
+	}
+	if want := map[string]bool{"OwnNamespace": true, "SingleNamespace": false, "MultiNamespace": false, "AllNamespaces": false}; !apiequality.Semantic.DeepEqual(modes, want) {
+		t.Errorf("installModes = %v, want %v", modes, want)
+	}
+
+	// registry+v1: a flat manifests/ directory.
+	entries, err := os.ReadDir(filepath.Join(root, "manifests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{filepath.Base(csvFile), filepath.Base(crdBundleFile)}; !slices.Equal(names, want) {
+		t.Errorf("manifests/ holds %v, want %v", names, want)
+	}
+
+	var annotations struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	decodeStrict(t, annotationsFile, readFile(t, annotationsFile), &annotations)
+	want := map[string]string{
+		"operators.operatorframework.io.bundle.mediatype.v1":       "registry+v1",
+		"operators.operatorframework.io.bundle.manifests.v1":       "manifests/",
+		"operators.operatorframework.io.bundle.metadata.v1":        "metadata/",
+		"operators.operatorframework.io.bundle.package.v1":         operatorName,
+		"operators.operatorframework.io.bundle.channels.v1":        "stable",
+		"operators.operatorframework.io.bundle.channel.default.v1": "stable",
+	}
+	if !apiequality.Semantic.DeepEqual(annotations.Annotations, want) {
+		t.Errorf("%s = %v, want %v", annotationsFile, annotations.Annotations, want)
+	}
+}
