@@ -31,11 +31,21 @@ echo "== generated files are up to date"
 hack/update-codegen.sh >/dev/null
 hack/update-crds.sh >/dev/null
 hack/generate-operand-manifests.sh >/dev/null
-changes=$(git status --porcelain -- pkg/apis pkg/generated manifests deploy bindata)
+generated=(
+  pkg/apis/operator/v1/zz_generated.deepcopy.go
+  pkg/generated
+  manifests/operator.openshift.io_leaderworkersetoperators.yaml
+  deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
+  bindata/assets/lws/crd.yaml
+  bindata/assets/lws/clusterrole.yaml
+  bindata/assets/lws/mutatingwebhookconfiguration.yaml
+  bindata/assets/lws/validatingwebhookconfiguration.yaml
+)
+changes=$(git status --porcelain -- "${generated[@]}")
 if [[ -n "${changes}" ]]; then
   echo "generated files differ from what is committed; run 'make generate' and commit:"
   echo "${changes}"
-  git --no-pager diff --stat -- pkg/apis pkg/generated manifests deploy bindata
+  git --no-pager diff --stat -- "${generated[@]}"
   failed=1
 fi
 

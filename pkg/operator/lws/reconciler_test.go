@@ -467,4 +467,3 @@ func TestApplyFailureIsDegradedAndOtherStepsRun(t *testing.T) {
 		t.Error("an unrelated step's failure must not stop the Deployment")
 	}
 }
-

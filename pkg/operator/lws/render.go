@@ -66,4 +66,3 @@ func (r renderer) stamp(obj metav1.Object) {
 	}
 	obj.SetOwnerReferences([]metav1.OwnerReference{*r.owner})
 }
-

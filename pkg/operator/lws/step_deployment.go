@@ -168,4 +168,3 @@ func managerContainerOf(d *appsv1.Deployment) *corev1.Container {
 	}
 	return nil
 }
-
