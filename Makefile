@@ -84,3 +84,9 @@ bench-compare: ## Compare two bench results: make bench-compare OLD=a.json NEW=b
 .PHONY: clean
 clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
+
+.PHONY: ci
+ci: ## What CI runs: verify, unit tests, then the e2e suite on a local cluster.
+	$(MAKE) verify
+	$(MAKE) test
+	$(MAKE) test-e2e-local
