@@ -66,3 +66,13 @@ func (r renderer) stamp(obj metav1.Object) {
 	}
 	obj.SetOwnerReferences([]metav1.OwnerReference{*r.owner})
 }
+
+// renderTyped renders an embedded manifest into its typed form, for steps that change the
+// object before applying it.
+func renderTyped[T any](r renderer, asset string) (*T, error) {
+	obj, err := r.object(asset)
+	if err != nil {
+		return nil, err
+	}
+	return fromUnstructured[T](obj)
+}

@@ -15,11 +15,7 @@ import (
 // the conversion webhook's CA bundle that cert-manager's cainjector wrote is carried over from
 // the live CRD first; otherwise the operator and cainjector would take turns rewriting it.
 func applyCRD(ctx context.Context, run *syncRun) error {
-	obj, err := run.render.object(run.step.assets[0])
-	if err != nil {
-		return err
-	}
-	required, err := fromUnstructured[apiextensionsv1.CustomResourceDefinition](obj)
+	required, err := renderTyped[apiextensionsv1.CustomResourceDefinition](run.render, run.step.assets[0])
 	if err != nil {
 		return err
 	}

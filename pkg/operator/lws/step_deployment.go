@@ -25,11 +25,7 @@ type deploymentHook func(*appsv1.Deployment) error
 // applyDeployment renders the controller's Deployment, runs the hooks and applies it with the
 // generation the operator last wrote, so a manual edit (replicas, image) is reverted.
 func applyDeployment(ctx context.Context, run *syncRun) error {
-	obj, err := run.render.object(run.step.assets[0])
-	if err != nil {
-		return err
-	}
-	required, err := fromUnstructured[appsv1.Deployment](obj)
+	required, err := renderTyped[appsv1.Deployment](run.render, run.step.assets[0])
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,7 @@ import (
 // renderedDeployment is the Deployment as the manifest gives it, before any hook.
 func renderedDeployment(t *testing.T) *appsv1.Deployment {
 	t.Helper()
-	obj, err := renderer{namespace: testNamespace, image: testImage}.object(bindata.LWSDeployment)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := fromUnstructured[appsv1.Deployment](obj)
+	d, err := renderTyped[appsv1.Deployment](renderer{namespace: testNamespace, image: testImage}, bindata.LWSDeployment)
 	if err != nil {
 		t.Fatal(err)
 	}
