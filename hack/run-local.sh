@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make run-local: the local cluster (hack/local-cluster.sh), deploy/ installed, the operator
+# running as a local process with its ServiceAccount's permissions, and the sample
+# LeaderWorkerSetOperator applied. Waits until it is Available, prints how to look, and keeps
+# running; Ctrl-C stops the operator and brings the cluster down.
+#
+# Environment: those of hack/local-cluster.sh (WITH_CERT_MANAGER, SKIP_BUILD, ...) and
+# hack/lib/operator.sh (OPERATOR_ARGS, OPERAND_IMAGE, ...); AVAILABLE_TIMEOUT [180] seconds;
+# KEEP_CLUSTER [false]: on exit stop only the operator and leave the cluster up.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=hack/lib/operator.sh
+source "${ROOT}/hack/lib/operator.sh"
+
+CLUSTER="${ROOT}/hack/local-cluster.sh"
+AVAILABLE_TIMEOUT="${AVAILABLE_TIMEOUT:-180}"
+KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  echo
+  op::stop || true
+  if [[ "${KEEP_CLUSTER}" == "true" ]]; then
+    op::log "cluster left up (KEEP_CLUSTER=true): ${CLUSTER} down stops it"
+  else
+    "${CLUSTER}" down || true
+  fi
+  exit "${rc}"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+"${CLUSTER}" up
+op::install
+op::start
+op::log "applying deploy/examples/leaderworkersetoperator_cluster.yaml"
+op::kubectl apply -f "${ROOT}/deploy/examples/leaderworkersetoperator_cluster.yaml" >/dev/null
+op::wait_available "${AVAILABLE_TIMEOUT}"
+
+cat <<MSG
+
+The LeaderWorkerSet controller is installed (its pods are kwok fakes: Running, Ready, no process).
+  operator   pid $(op::pid), log ${OP_LOG}
+             authenticated as ServiceAccount ${OP_NAMESPACE}/${OP_SERVICEACCOUNT}
+  cluster    logs in ${OP_STATE}/logs (audit.log: every request, by user)
+
+Look at it:
+  export KUBECONFIG=${OP_ADMIN_KUBECONFIG}
+  export PATH=${OP_BIN}:\$PATH
+  kubectl get leaderworkersetoperators,deploy,pods -n ${OP_NAMESPACE}
+  kubectl get leaderworkersetoperator cluster -o yaml
+  tail -f ${OP_LOG}
+
+Ctrl-C stops the operator and the cluster.
+MSG
+
+# Wait for Ctrl-C, or for the operator to exit by itself.
+while op::is_running; do
+  sleep 2 &
+  wait $! || true
+done
+op::log "the operator exited; see ${OP_LOG}"
+exit 1

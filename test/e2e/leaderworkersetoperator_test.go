@@ -1,0 +1,662 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+)
+
+// The specs share the one LeaderWorkerSetOperator, so they run in order. Each leaves it Managed
+// and settled (Available), except the last, which deletes and recreates it. ContinueOnFailure:
+// a failed spec does not hide what the others would find; each starts by bringing the CR back
+// to Managed and settled.
+var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
+	var (
+		// certManagerAtStart: cert-manager's CRDs existed when the suite started.
+		certManagerAtStart bool
+		// lwsNamespace holds the user's LeaderWorkerSet of specs 9 and 10.
+		lwsNamespace string
+		lwsUID       types.UID
+	)
+
+	BeforeAll(func(ctx SpecContext) {
+		certManagerAtStart = crdExists(ctx, certManagerCRD)
+		fmt.Fprintf(GinkgoWriter, "operator namespace %s; cert-manager installed at start: %v\n", fw.namespace, certManagerAtStart)
+	})
+
+	AfterEach(func(ctx SpecContext) {
+		if CurrentSpecReport().Failed() {
+			dumpDiagnostics(context.WithoutCancel(ctx))
+		}
+	})
+
+	AfterAll(func(ctx SpecContext) {
+		if lwsNamespace != "" {
+			By("deleting the test namespace " + lwsNamespace)
+			err := fw.kube.CoreV1().Namespaces().Delete(ctx, lwsNamespace, metav1.DeleteOptions{})
+			if !apierrors.IsNotFound(err) {
+				Expect(err).NotTo(HaveOccurred())
+			}
+		}
+	})
+
+	// managedAndSettled is where every spec after the install starts.
+	managedAndSettled := func(ctx context.Context) *lwsoperatorv1.LeaderWorkerSetOperator {
+		cr := ensureCR(ctx)
+		if cr.Spec.ManagementState != operatorv1.Managed {
+			setManagementState(ctx, operatorv1.Managed)
+		}
+		return waitSettled(ctx)
+	}
+
+	It("11. reports cert-manager missing as Degraded and recovers without a restart once it is installed", func(ctx SpecContext) {
+		if certManagerAtStart {
+			Skip(fmt.Sprintf("cert-manager is installed (CRD %s exists) at suite start: its absence cannot be observed here", certManagerCRD))
+		}
+		startCertManager := os.Getenv("E2E_START_CERT_MANAGER")
+		Expect(startCertManager).NotTo(BeEmpty(),
+			"cert-manager is not installed and E2E_START_CERT_MANAGER (a command that installs it) is not set; the operand needs cert-manager")
+
+		ensureCR(ctx)
+		waitForCR(ctx, time.Minute, "Degraded=True reason CertManagerMissing", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+			expectCondition(g, cr, operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, "CertManagerMissing")
+			g.Expect(findCondition(cr, operatorv1.OperatorStatusTypeDegraded).Message).To(ContainSubstring("cert-manager"))
+			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, "")
+		})
+		before := currentOperator(ctx)
+		fmt.Fprintf(GinkgoWriter, "operator before installing cert-manager: %+v\n", before)
+
+		start := time.Now()
+		runHook(ctx, "E2E_START_CERT_MANAGER", startCertManager)
+		waitForCR(ctx, settleTimeout, "Available=True, Degraded=False after cert-manager appeared", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, "")
+			expectCondition(g, cr, operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, "")
+		})
+		measure("cert-manager installed -> Available", time.Since(start))
+
+		after := currentOperator(ctx)
+		Expect(after).To(Equal(before), "the operator process must be the same one (no restart): before %+v, after %+v", before, after)
+	}, NodeTimeout(10*time.Minute))
+
+	It("1. installs the operand: Available, every object labelled and owned by the CR, the CRD not owned", func(ctx SpecContext) {
+		ensureCR(ctx)
+		cr := waitSettled(ctx)
+		Expect(cr.Finalizers).To(ContainElement("operator.llm-infra.io/lws-cleanup"), "the cleanup finalizer")
+
+		for _, ref := range operandObjects(ctx) {
+			obj, err := ref.get(ctx)
+			Expect(err).NotTo(HaveOccurred(), "%s must exist", ref)
+			Expect(obj.GetLabels()).To(HaveKeyWithValue(managedByLabel, managedByValue), "%s labels", ref)
+			if ref.name == lwsCRDName {
+				Expect(obj.GetOwnerReferences()).To(BeEmpty(), "the LeaderWorkerSet CRD must not be owned by the CR: deleting the CR would delete every user's LeaderWorkerSet")
+				continue
+			}
+			Expect(obj.GetOwnerReferences()).To(ContainElement(SatisfyAll(
+				HaveField("UID", Equal(cr.UID)),
+				HaveField("Kind", Equal("LeaderWorkerSetOperator")),
+				HaveField("Name", Equal(crName)),
+			)), "%s must be owned by LeaderWorkerSetOperator/cluster (uid %s)", ref, cr.UID)
+		}
+		for _, ref := range certificateSecrets() {
+			obj, err := ref.get(ctx)
+			Expect(err).NotTo(HaveOccurred(), "%s must exist", ref)
+			Expect(obj.GetLabels()).To(HaveKeyWithValue(managedByLabel, managedByValue), "%s labels (Certificate secretTemplate)", ref)
+		}
+	}, NodeTimeout(5*time.Minute))
+
+	It("2. has cert-manager issue the certificates and inject the CA, and does not fight cainjector", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+
+		var caBundle []byte
+		By("waiting for the issued Secrets and the injected CA bundles")
+		Eventually(ctx, func(g Gomega) {
+			for _, name := range []string{webhookSecretName, metricsSecretName} {
+				s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, name, metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred(), "Secret %s", name)
+				g.Expect(s.Type).To(Equal(corev1.SecretTypeTLS), "Secret %s type", name)
+				g.Expect(s.Data).To(HaveKeyWithValue(corev1.TLSCertKey, Not(BeEmpty())), "Secret %s", name)
+				g.Expect(s.Data).To(HaveKeyWithValue(corev1.TLSPrivateKeyKey, Not(BeEmpty())), "Secret %s", name)
+				if name == webhookSecretName {
+					g.Expect(s.Data).To(HaveKeyWithValue("ca.crt", Not(BeEmpty())), "Secret %s", name)
+					caBundle = s.Data["ca.crt"]
+				}
+			}
+			expectCABundles(ctx, g, caBundle)
+		}).WithTimeout(2*time.Minute).WithPolling(poll).Should(Succeed())
+
+		By("checking that the webhook configurations and the CRD stay untouched for " + quietPeriod.String())
+		refs := []objectRef{
+			refByName(operandObjects(ctx), "MutatingWebhookConfiguration", mutatingWebhookName),
+			refByName(operandObjects(ctx), "ValidatingWebhookConfiguration", validatingWebhook),
+			refByName(operandObjects(ctx), "CustomResourceDefinition", lwsCRDName),
+		}
+		before := resourceVersions(ctx, refs)
+		Consistently(ctx, func() []string { return changedSince(ctx, refs, before) }).
+			WithTimeout(quietPeriod).WithPolling(time.Second).Should(BeEmpty(), "the operator and cainjector take turns writing")
+	}, NodeTimeout(5*time.Minute))
+
+	Describe("12. rejects invalid LeaderWorkerSetOperators at admission", func() {
+		// Server-side dry run: admission and validation run, nothing is stored.
+		dryRunCreate := func(ctx context.Context, name string, spec map[string]any) error {
+			obj := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": lwsoperatorv1.GroupVersion.String(),
+				"kind":       "LeaderWorkerSetOperator",
+				"metadata":   map[string]any{"name": name},
+			}}
+			if spec != nil {
+				obj.Object["spec"] = spec
+			}
+			_, err := fw.dynamic.Resource(gvrCRs).Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}
+		managed := func(extra map[string]any) map[string]any {
+			spec := map[string]any{"managementState": "Managed"}
+			for k, v := range extra {
+				spec[k] = v
+			}
+			return spec
+		}
+
+		DescribeTable("invalid CR",
+			func(ctx SpecContext, name string, spec map[string]any, messages ...string) {
+				err := dryRunCreate(ctx, name, spec)
+				Expect(err).To(HaveOccurred(), "the API server accepted an invalid LeaderWorkerSetOperator")
+				Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got %v", err)
+				for _, m := range messages {
+					Expect(err.Error()).To(ContainSubstring(m))
+				}
+			},
+			Entry("name other than cluster", "not-cluster", managed(nil),
+				"LeaderWorkerSetOperator is a singleton: its name must be 'cluster'"),
+			Entry("managementState Bogus", crName, map[string]any{"managementState": "Bogus"},
+				"spec.managementState", "Managed", "Unmanaged", "Force", "Removed"),
+			Entry("logLevel Loud", crName, managed(map[string]any{"logLevel": "Loud"}),
+				`spec.logLevel: Unsupported value: "Loud"`),
+			Entry("operatorLogLevel Loud", crName, managed(map[string]any{"operatorLogLevel": "Loud"}),
+				`spec.operatorLogLevel: Unsupported value: "Loud"`),
+			Entry("managementState missing", crName, map[string]any{"logLevel": "Normal"},
+				"spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed"),
+			Entry("spec missing", crName, nil,
+				"spec: Required value"),
+			// nodePlacement.tolerations[].operator has no enum in the schema (corev1.Toleration
+			// carries none), so a bad operator is not an admission error: not in this table.
+		)
+
+		It("accepts a valid CR (dry run: only AlreadyExists stops it)", func(ctx SpecContext) {
+			ensureCR(ctx)
+			err := dryRunCreate(ctx, crName, managed(map[string]any{"logLevel": "Debug", "nodePlacement": map[string]any{
+				"nodeSelector": map[string]any{infraNodeLabel: ""},
+				"tolerations":  []any{map[string]any{"key": infraNodeLabel, "operator": "Exists", "effect": "NoSchedule"}},
+			}}))
+			Expect(apierrors.IsAlreadyExists(err)).To(BeTrue(), "want AlreadyExists for a valid spec, got %v", err)
+		})
+	})
+
+	It("3. places the controller's pods by nodePlacement, and back to upstream's placement when unset", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		nodes, err := fw.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: infraNodeLabel})
+		Expect(err).NotTo(HaveOccurred())
+		if len(nodes.Items) == 0 {
+			Skip("no node carries the label " + infraNodeLabel)
+		}
+		infraNodes := map[string]bool{}
+		for _, n := range nodes.Items {
+			infraNodes[n.Name] = true
+		}
+		fmt.Fprintf(GinkgoWriter, "infra nodes: %v\n", infraNodes)
+
+		wantSelector := map[string]string{infraNodeLabel: ""}
+		wantTolerations := []corev1.Toleration{{Key: infraNodeLabel, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+		By("setting nodePlacement: the infra node selector and toleration")
+		updateCR(ctx, func(cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+			cr.Spec.NodePlacement = &lwsoperatorv1.NodePlacement{NodeSelector: wantSelector, Tolerations: wantTolerations}
+		})
+		Eventually(ctx, func(g Gomega) {
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(d.Spec.Template.Spec.NodeSelector).To(Equal(wantSelector))
+			g.Expect(d.Spec.Template.Spec.Tolerations).To(Equal(wantTolerations))
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+		waitRolledOut(ctx, "pods on infra nodes", func(g Gomega, p *corev1.Pod) {
+			g.Expect(infraNodes).To(HaveKey(p.Spec.NodeName), "pod %s runs on %q, not an infra node", p.Name, p.Spec.NodeName)
+		})
+		waitSettled(ctx)
+
+		By("unsetting nodePlacement")
+		updateCR(ctx, func(cr *lwsoperatorv1.LeaderWorkerSetOperator) { cr.Spec.NodePlacement = nil })
+		Eventually(ctx, func(g Gomega) {
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(d.Spec.Template.Spec.NodeSelector).To(BeEmpty())
+			g.Expect(d.Spec.Template.Spec.Tolerations).To(BeEmpty())
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+		waitRolledOut(ctx, "upstream placement", func(g Gomega, p *corev1.Pod) {
+			g.Expect(p.Spec.NodeSelector).To(BeEmpty(), "pod %s node selector", p.Name)
+		})
+		waitSettled(ctx)
+	}, NodeTimeout(8*time.Minute))
+
+	It("4. brings the controller back when its pods are deleted", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		var pods []corev1.Pod
+		Eventually(ctx, func(g Gomega) { pods = operandPods(ctx, g); g.Expect(pods).NotTo(BeEmpty()) }).
+			WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+		old := podUIDs(pods)
+		start := time.Now()
+		for _, p := range pods {
+			By("deleting pod " + p.Name)
+			Expect(fw.kube.CoreV1().Pods(fw.namespace).Delete(ctx, p.Name, metav1.DeleteOptions{})).To(Succeed())
+		}
+		waitRolledOut(ctx, "new pods", func(g Gomega, p *corev1.Pod) {
+			g.Expect(old).NotTo(HaveKey(p.UID), "pod %s is an old one", p.Name)
+		})
+		waitSettled(ctx)
+		measure("pods deleted -> new pods ready, CR Available", time.Since(start))
+	}, NodeTimeout(5*time.Minute))
+
+	Describe("5. repairs drift within 30s (watches, not the 10-minute resync)", func() {
+		// deleteAndWaitRecreated deletes an operand object and waits for a new one (new UID).
+		deleteAndWaitRecreated := func(ctx context.Context, kind, name string) {
+			ref := refByName(operandObjects(ctx), kind, name)
+			obj, err := ref.get(ctx)
+			Expect(err).NotTo(HaveOccurred(), "%s must exist before the test", ref)
+			oldUID := obj.GetUID()
+			By("deleting " + ref.String())
+			start := time.Now()
+			Expect(ref.client().Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				obj, err := ref.get(ctx)
+				g.Expect(err).NotTo(HaveOccurred(), "%s is not back", ref)
+				g.Expect(obj.GetUID()).NotTo(Equal(oldUID), "%s is still the old object", ref)
+				g.Expect(obj.GetDeletionTimestamp()).To(BeNil(), "%s is still being deleted", ref)
+			}).WithTimeout(driftTimeout).WithPolling(100 * time.Millisecond).Should(Succeed())
+			measure("drift repair: deleted "+ref.String(), time.Since(start))
+		}
+
+		It("recreates a deleted ValidatingWebhookConfiguration (and cainjector refills it)", func(ctx SpecContext) {
+			managedAndSettled(ctx)
+			deleteAndWaitRecreated(ctx, "ValidatingWebhookConfiguration", validatingWebhook)
+			Eventually(ctx, func(g Gomega) {
+				s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, webhookSecretName, metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred())
+				expectCABundles(ctx, g, s.Data["ca.crt"])
+			}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+			waitSettled(ctx)
+		}, NodeTimeout(5*time.Minute))
+
+		It("recreates the deleted ClusterRole lws-manager-role", func(ctx SpecContext) {
+			managedAndSettled(ctx)
+			deleteAndWaitRecreated(ctx, "ClusterRole", "lws-manager-role")
+			waitSettled(ctx)
+		}, NodeTimeout(5*time.Minute))
+
+		It("recreates the deleted Service lws-webhook-service", func(ctx SpecContext) {
+			managedAndSettled(ctx)
+			deleteAndWaitRecreated(ctx, "Service", "lws-webhook-service")
+			waitSettled(ctx)
+		}, NodeTimeout(5*time.Minute))
+
+		It("recreates the deleted Certificate lws-serving-cert", func(ctx SpecContext) {
+			managedAndSettled(ctx)
+			deleteAndWaitRecreated(ctx, "Certificate", "lws-serving-cert")
+			By("waiting for the recreated Certificate to be Ready")
+			Eventually(ctx, func(g Gomega) {
+				c, err := fw.dynamic.Resource(gvrCertificates).Namespace(fw.namespace).Get(ctx, "lws-serving-cert", metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred())
+				conds, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
+				g.Expect(conds).To(ContainElement(SatisfyAll(HaveKeyWithValue("type", "Ready"), HaveKeyWithValue("status", "True"))))
+			}).WithTimeout(2*time.Minute).WithPolling(poll).Should(Succeed())
+			waitSettled(ctx)
+		}, NodeTimeout(5*time.Minute))
+
+		It("reverts a hand edit of the Deployment's replicas and image", func(ctx SpecContext) {
+			managedAndSettled(ctx)
+			d, err := getDeployment(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			wantReplicas := ptrVal(d.Spec.Replicas)
+			wantImage := managerContainerOf(d).Image
+			const driftImage = "registry.invalid/e2e/not-the-lws-controller:drift"
+			patch, _ := json.Marshal(map[string]any{"spec": map[string]any{
+				"replicas": 3,
+				"template": map[string]any{"spec": map[string]any{"containers": []any{
+					map[string]any{"name": managerContainer, "image": driftImage},
+				}}},
+			}})
+			By("setting replicas 3 and image " + driftImage + " by hand")
+			start := time.Now()
+			_, err = fw.kube.AppsV1().Deployments(fw.namespace).Patch(ctx, deploymentName, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(ctx, func(g Gomega) {
+				d, err := getDeployment(ctx)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(wantReplicas), "replicas")
+				g.Expect(managerContainerOf(d).Image).To(Equal(wantImage), "image")
+			}).WithTimeout(driftTimeout).WithPolling(100 * time.Millisecond).Should(Succeed())
+			measure("drift repair: Deployment replicas+image edited", time.Since(start))
+			waitRolledOut(ctx, "the operator's image again", func(g Gomega, p *corev1.Pod) {
+				g.Expect(p.Spec.Containers[0].Image).To(Equal(wantImage))
+			})
+			waitSettled(ctx)
+		}, NodeTimeout(5*time.Minute))
+	})
+
+	It("6. honours logLevel (operand --zap-log-level, new rollout) and operatorLogLevel (event)", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		d, err := getDeployment(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(zapLogLevel(d)).To(Equal("2"), "Normal is --zap-log-level=2")
+		oldRS := map[types.UID]bool{}
+		for _, rs := range replicaSets(ctx) {
+			oldRS[rs.UID] = true
+		}
+
+		By("setting logLevel Debug")
+		updateCR(ctx, func(cr *lwsoperatorv1.LeaderWorkerSetOperator) { cr.Spec.LogLevel = operatorv1.Debug })
+		Eventually(ctx, func(g Gomega) {
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(managerContainerOf(d).Args).To(ContainElement(zapLogLevelArg + "4"))
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+		By("checking that a new ReplicaSet rolled out with --zap-log-level=4")
+		Eventually(ctx, func(g Gomega) {
+			var fresh []appsv1.ReplicaSet
+			for _, rs := range replicaSets(ctx) {
+				if !oldRS[rs.UID] {
+					fresh = append(fresh, rs)
+				}
+			}
+			g.Expect(fresh).To(HaveLen(1), "one new ReplicaSet")
+			g.Expect(fresh[0].Spec.Template.Spec.Containers[0].Args).To(ContainElement(zapLogLevelArg + "4"))
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+		waitRolledOut(ctx, "--zap-log-level=4", func(g Gomega, p *corev1.Pod) {
+			g.Expect(p.Spec.Containers[0].Args).To(ContainElement(zapLogLevelArg + "4"))
+		})
+		waitSettled(ctx)
+
+		By("setting operatorLogLevel Debug")
+		events := snapshotEvents(ctx)
+		updateCR(ctx, func(cr *lwsoperatorv1.LeaderWorkerSetOperator) { cr.Spec.OperatorLogLevel = operatorv1.Debug })
+		Eventually(ctx, func(g Gomega) {
+			e := newEvent(ctx, g, events, "OperatorLogLevelChange", `to "Debug"`)
+			fmt.Fprintf(GinkgoWriter, "event: %s %s\n", e.Reason, e.Message)
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+
+		By("setting logLevel and operatorLogLevel back to Normal")
+		events = snapshotEvents(ctx)
+		updateCR(ctx, func(cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+			cr.Spec.LogLevel = operatorv1.Normal
+			cr.Spec.OperatorLogLevel = operatorv1.Normal
+		})
+		Eventually(ctx, func(g Gomega) {
+			newEvent(ctx, g, events, "OperatorLogLevelChange", `to "Normal"`)
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+		waitRolledOut(ctx, "--zap-log-level=2", func(g Gomega, p *corev1.Pod) {
+			g.Expect(p.Spec.Containers[0].Args).To(ContainElement(zapLogLevelArg + "2"))
+		})
+		waitSettled(ctx)
+	}, NodeTimeout(8*time.Minute))
+
+	It("7. rolls the pods when a mounted Secret's data changes, not when only its metadata does", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		d, err := getDeployment(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		oldHash := d.Spec.Template.Annotations[webhookSecretHash]
+		Expect(oldHash).NotTo(BeEmpty(), "pod template annotation %s", webhookSecretHash)
+		secret, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, webhookSecretName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		var pods []corev1.Pod
+		Eventually(ctx, func(g Gomega) { pods = operandPods(ctx, g); g.Expect(pods).NotTo(BeEmpty()) }).
+			WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+		oldPods := podUIDs(pods)
+
+		By("deleting Secret " + webhookSecretName + ": cert-manager issues a new certificate")
+		start := time.Now()
+		Expect(fw.kube.CoreV1().Secrets(fw.namespace).Delete(ctx, webhookSecretName, metav1.DeleteOptions{})).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, webhookSecretName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.UID).NotTo(Equal(secret.UID))
+			g.Expect(s.Data[corev1.TLSCertKey]).NotTo(BeEmpty())
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(d.Spec.Template.Annotations[webhookSecretHash]).NotTo(Or(BeEmpty(), Equal(oldHash)), "the pod template's hash of the Secret")
+		}).WithTimeout(2*time.Minute).WithPolling(poll).Should(Succeed())
+		measure("Secret re-issued -> pod template hash changed", time.Since(start))
+		waitRolledOut(ctx, "pods with the new certificate", func(g Gomega, p *corev1.Pod) {
+			g.Expect(oldPods).NotTo(HaveKey(p.UID), "pod %s is an old one", p.Name)
+		})
+		waitSettled(ctx)
+
+		By("annotating Secret " + webhookSecretName + " (metadata only)")
+		d, err = getDeployment(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		generation, template := d.Generation, d.Spec.Template.DeepCopy()
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.llm-infra.io/touched":%q}}}`, time.Now().UTC().Format(time.RFC3339Nano))
+		_, err = fw.kube.CoreV1().Secrets(fw.namespace).Patch(ctx, webhookSecretName, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Consistently(ctx, func(g Gomega) {
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(d.Generation).To(Equal(generation), "Deployment generation")
+			g.Expect(d.Spec.Template).To(Equal(*template), "pod template")
+		}).WithTimeout(shortQuiet).WithPolling(500 * time.Millisecond).Should(Succeed())
+	}, NodeTimeout(8*time.Minute))
+
+	It("8. leaves everything alone when Unmanaged, and takes over again when Managed", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		setManagementState(ctx, operatorv1.Unmanaged)
+		waitForCR(ctx, time.Minute, "Progressing reason Unmanaged", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+			expectCondition(g, cr, operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, "Unmanaged")
+		})
+		deployment := refByName(operandObjects(ctx), "Deployment", deploymentName)
+		others := append(without(operandObjects(ctx), deployment), certificateSecrets()...)
+		before := resourceVersions(ctx, others)
+
+		By("scaling the Deployment to 2 by hand")
+		_, err := fw.kube.AppsV1().Deployments(fw.namespace).Patch(ctx, deploymentName, types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Consistently(ctx, func(g Gomega) {
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(int32(2)), "replicas")
+			g.Expect(changedSince(ctx, others, before)).To(BeEmpty(), "operand objects written while Unmanaged")
+		}).WithTimeout(shortQuiet).WithPolling(500 * time.Millisecond).Should(Succeed())
+
+		setManagementState(ctx, operatorv1.Managed)
+		start := time.Now()
+		Eventually(ctx, func(g Gomega) {
+			d, err := getDeployment(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(int32(1)), "replicas")
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+		measure("Managed again -> replicas back to 1", time.Since(start))
+		waitRolledOut(ctx, "one replica", nil)
+		waitSettled(ctx)
+	}, NodeTimeout(5*time.Minute))
+
+	It("13. writes nothing after a restart when nothing changed", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		crRef := objectRef{gvr: gvrCRs, kind: "LeaderWorkerSetOperator", name: crName}
+		refs := append(append([]objectRef{crRef}, operandObjects(ctx)...), certificateSecrets()...)
+		// Let anything still in flight (status of a finished rollout) land first.
+		settled := resourceVersions(ctx, refs)
+		Consistently(ctx, func() []string { return changedSince(ctx, refs, settled) }).
+			WithTimeout(5*time.Second).WithPolling(time.Second).Should(BeEmpty(), "the cluster must be quiet before the restart")
+
+		before := resourceVersions(ctx, refs)
+		start := time.Now()
+		restartOperator(ctx)
+		measure("operator restart -> new leader", time.Since(start))
+		By("checking that nothing is written for " + quietPeriod.String() + " after the new operator took over")
+		Consistently(ctx, func() []string { return changedSince(ctx, refs, before) }).
+			WithTimeout(quietPeriod).WithPolling(time.Second).Should(BeEmpty(), "objects written by a no-op restart")
+		waitSettled(ctx)
+	}, NodeTimeout(6*time.Minute))
+
+	It("9. removes the operand when Removed, keeps the CRD and users' LeaderWorkerSets, and reinstalls when Managed", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		objects := operandObjects(ctx)
+		setManagementState(ctx, operatorv1.Removed)
+		start := time.Now()
+		expectOperandGone(ctx, objects)
+		measure("Removed -> operand gone", time.Since(start))
+		expectCRDKeptWithoutConversionWebhook(ctx)
+		waitForCR(ctx, time.Minute, "Available=False reason Removed", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, "Removed")
+		})
+
+		By("creating a LeaderWorkerSet while Removed (no webhooks to call)")
+		ns, err := fw.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-lws-"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		lwsNamespace = ns.Name
+		var created *unstructured.Unstructured
+		// The API server's webhook configuration cache may trail the deletion by a moment.
+		Eventually(ctx, func() error {
+			created, err = fw.dynamic.Resource(gvrLWS).Namespace(lwsNamespace).Create(ctx, userLeaderWorkerSet(lwsNamespace), metav1.CreateOptions{})
+			return err
+		}).WithTimeout(30*time.Second).WithPolling(time.Second).Should(Succeed(), "create a LeaderWorkerSet")
+		lwsUID = created.GetUID()
+
+		setManagementState(ctx, operatorv1.Managed)
+		start = time.Now()
+		waitSettled(ctx)
+		measure("Managed again -> Available", time.Since(start))
+		for _, ref := range objects {
+			_, err := ref.get(ctx)
+			Expect(err).NotTo(HaveOccurred(), "%s must be back", ref)
+		}
+		Eventually(ctx, func(g Gomega) {
+			s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, webhookSecretName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			expectCABundles(ctx, g, s.Data["ca.crt"])
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed(), "the CRD's conversion webhook and the webhooks are back with CA bundles")
+		expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
+	}, NodeTimeout(8*time.Minute))
+
+	It("10. cleans up when the CR is deleted, keeps the CRD and users' LeaderWorkerSets, then installs again when recreated", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		objects := operandObjects(ctx)
+		By("deleting LeaderWorkerSetOperator/cluster")
+		start := time.Now()
+		Expect(fw.operator.OperatorV1().LeaderWorkerSetOperators().Delete(ctx, crName, metav1.DeleteOptions{})).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			_, err := getCR(ctx)
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the CR is still there: %v", err)
+		}).WithTimeout(objectGoneAfter).WithPolling(poll).Should(Succeed(), "the finalizer must let the CR go after cleaning up")
+		measure("CR deleted -> CR gone", time.Since(start))
+		expectOperandGone(ctx, objects)
+		expectCRDKeptWithoutConversionWebhook(ctx)
+		if lwsNamespace != "" {
+			expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
+		}
+
+		By("recreating LeaderWorkerSetOperator/cluster")
+		start = time.Now()
+		cr := ensureCR(ctx)
+		waitSettled(ctx)
+		measure("CR recreated -> Available", time.Since(start))
+		for _, ref := range withoutCRD(objects) {
+			obj, err := ref.get(ctx)
+			Expect(err).NotTo(HaveOccurred(), "%s must be back", ref)
+			Expect(obj.GetOwnerReferences()).To(ContainElement(HaveField("UID", Equal(cr.UID))), "%s must be owned by the new CR", ref)
+		}
+	}, NodeTimeout(8*time.Minute))
+})
+
+// expectCABundles checks that cainjector filled in caBundle in every webhook of both webhook
+// configurations and in the CRD's conversion webhook, with the webhook certificate's CA.
+func expectCABundles(ctx context.Context, g Gomega, ca []byte) {
+	g.Expect(ca).NotTo(BeEmpty(), "the webhook certificate's ca.crt")
+	m, err := fw.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, mutatingWebhookName, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(m.Webhooks).NotTo(BeEmpty())
+	for _, w := range m.Webhooks {
+		g.Expect(string(w.ClientConfig.CABundle)).To(Equal(string(ca)), "caBundle of mutating webhook %s", w.Name)
+	}
+	v, err := fw.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, validatingWebhook, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(v.Webhooks).NotTo(BeEmpty())
+	for _, w := range v.Webhooks {
+		g.Expect(string(w.ClientConfig.CABundle)).To(Equal(string(ca)), "caBundle of validating webhook %s", w.Name)
+	}
+	crd, err := fw.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, lwsCRDName, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(crd.Spec.Conversion).NotTo(BeNil())
+	g.Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.WebhookConverter), "CRD conversion strategy")
+	g.Expect(crd.Spec.Conversion.Webhook).NotTo(BeNil())
+	g.Expect(crd.Spec.Conversion.Webhook.ClientConfig).NotTo(BeNil())
+	g.Expect(string(crd.Spec.Conversion.Webhook.ClientConfig.CABundle)).To(Equal(string(ca)), "caBundle of the CRD's conversion webhook")
+}
+
+// expectOperandGone waits until every operand object but the CRD, and the issued Secrets, are gone.
+func expectOperandGone(ctx context.Context, objects []objectRef) {
+	gone := append(withoutCRD(objects), certificateSecrets()...)
+	By(fmt.Sprintf("waiting for %d operand objects to be deleted", len(gone)))
+	Eventually(ctx, func(g Gomega) {
+		var left []string
+		for _, ref := range gone {
+			_, err := ref.get(ctx)
+			if err == nil {
+				left = append(left, ref.String())
+			} else if !apierrors.IsNotFound(err) {
+				g.Expect(err).NotTo(HaveOccurred(), "get %s", ref)
+			}
+		}
+		g.Expect(left).To(BeEmpty(), "operand objects still present")
+	}).WithTimeout(objectGoneAfter).WithPolling(poll).Should(Succeed())
+}
+
+func expectCRDKeptWithoutConversionWebhook(ctx context.Context) {
+	By("checking that the LeaderWorkerSet CRD stays, with conversion strategy None")
+	Eventually(ctx, func(g Gomega) {
+		crd, err := fw.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, lwsCRDName, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred(), "the LeaderWorkerSet CRD must stay")
+		g.Expect(crd.DeletionTimestamp).To(BeNil(), "the LeaderWorkerSet CRD is being deleted")
+		g.Expect(crd.Spec.Conversion).NotTo(BeNil())
+		g.Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.NoneConverter),
+			"the conversion webhook must not point at the deleted Service")
+	}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+}
+
+// userLeaderWorkerSet is a minimal LeaderWorkerSet: one group of one pod.
+func userLeaderWorkerSet(namespace string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "leaderworkerset.x-k8s.io/v1",
+		"kind":       "LeaderWorkerSet",
+		"metadata":   map[string]any{"name": "e2e-user-lws", "namespace": namespace},
+		"spec": map[string]any{
+			"replicas": int64(1),
+			"leaderWorkerTemplate": map[string]any{
+				"size": int64(1),
+				"workerTemplate": map[string]any{
+					"spec": map[string]any{
+						"containers": []any{map[string]any{"name": "worker", "image": "registry.k8s.io/pause:3.10"}},
+					},
+				},
+			},
+		},
+	}}
+}
+
+func expectUserLeaderWorkerSet(ctx context.Context, namespace string, uid types.UID) {
+	obj, err := fw.dynamic.Resource(gvrLWS).Namespace(namespace).Get(ctx, "e2e-user-lws", metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred(), "the user's LeaderWorkerSet must survive")
+	Expect(obj.GetUID()).To(Equal(uid), "the user's LeaderWorkerSet must be the same object")
+	Expect(obj.GetDeletionTimestamp()).To(BeNil())
+}
