@@ -61,7 +61,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 			o.LabelSelector = lws.ManagedByLabel + "=" + lws.ManagedByValue
 		}))
 
-	_, lwsController := lws.NewTargetConfigReconciler(ctx, lws.Config{
+	lwsReconciler, lwsController := lws.NewTargetConfigReconciler(ctx, lws.Config{
 		Namespace:      namespace,
 		Image:          images.LWS,
 		OperatorClient: operatorClient,
@@ -74,7 +74,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	})
 	logLevelController := loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder)
 
-	for _, start := range []func(<-chan struct{}){namespaced.Start, clusterScoped.Start, operatorInformers.Start} {
+	for _, start := range []func(<-chan struct{}){namespaced.Start, clusterScoped.Start, operatorInformers.Start, lwsReconciler.StartInformers} {
 		start(ctx.Done())
 	}
 	// Controllers start only once every cache is filled, so the first sync sees the cluster

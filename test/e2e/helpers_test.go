@@ -180,7 +180,7 @@ func restartOperator(ctx context.Context) {
 		holder := operatorLeaseHolder(ctx)
 		g.Expect(holder).NotTo(BeEmpty())
 		g.Expect(holder).NotTo(Equal(before.leaseHolder))
-	}).WithTimeout(3*time.Minute).WithPolling(poll).Should(Succeed())
+	}).WithTimeout(3 * time.Minute).WithPolling(poll).Should(Succeed())
 }
 
 // --- Events ---

@@ -138,7 +138,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 				}
 			}
 			expectCABundles(ctx, g, caBundle)
-		}).WithTimeout(2*time.Minute).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
 
 		By("checking that the webhook configurations and the CRD stay untouched for " + quietPeriod.String())
 		refs := []objectRef{
@@ -321,7 +321,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 				g.Expect(err).NotTo(HaveOccurred())
 				conds, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
 				g.Expect(conds).To(ContainElement(SatisfyAll(HaveKeyWithValue("type", "Ready"), HaveKeyWithValue("status", "True"))))
-			}).WithTimeout(2*time.Minute).WithPolling(poll).Should(Succeed())
+			}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
 			waitSettled(ctx)
 		}, NodeTimeout(5*time.Minute))
 
@@ -436,7 +436,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			d, err := getDeployment(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(d.Spec.Template.Annotations[webhookSecretHash]).NotTo(Or(BeEmpty(), Equal(oldHash)), "the pod template's hash of the Secret")
-		}).WithTimeout(2*time.Minute).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
 		measure("Secret re-issued -> pod template hash changed", time.Since(start))
 		waitRolledOut(ctx, "pods with the new certificate", func(g Gomega, p *corev1.Pod) {
 			g.Expect(oldPods).NotTo(HaveKey(p.UID), "pod %s is an old one", p.Name)

@@ -133,18 +133,20 @@ func NewTargetConfigReconciler(ctx context.Context, cfg Config) (*TargetConfigRe
 		WithSyncContext(syncCtx).
 		WithSync(r.sync).
 		WithInformers(watched...).
-		WithPostStartHooks(func(ctx context.Context, _ factory.SyncContext) error {
-			// The CRD watches are not part of a started factory; they run with the controller.
-			go r.crd.informer.Run(ctx.Done())
-			for _, inf := range r.optional.crdInformers() {
-				go inf.Run(ctx.Done())
-			}
-			return nil
-		}).
 		ResyncEvery(cfg.Resync).
 		WithSyncDegradedOnError(cfg.OperatorClient).
 		ToController(ControllerName, r.recorder)
 	return r, controller
+}
+
+// StartInformers starts the informers the reconciler owns: the watches of single CRDs, which
+// belong to no shared factory. Call it with the factories' Start, before the controller runs: the
+// controller waits for every informer it watches to sync.
+func (r *TargetConfigReconciler) StartInformers(stopCh <-chan struct{}) {
+	go r.crd.informer.Run(stopCh)
+	for _, inf := range r.optional.crdInformers() {
+		go inf.Run(stopCh)
+	}
 }
 
 // syncRun is the state of one sync: the CR as read at its start and what the steps produced

@@ -167,10 +167,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 
 	env.namespaced.Start(ctx.Done())
 	env.namespaced.WaitForCacheSync(ctx.Done())
-	go r.crd.informer.Run(ctx.Done())
-	for _, inf := range r.optional.crdInformers() {
-		go inf.Run(ctx.Done())
-	}
+	r.StartInformers(ctx.Done())
 	env.waitFor("CRD informers synced", func() bool {
 		if !r.crd.informer.HasSynced() {
 			return false
