@@ -45,6 +45,9 @@ type fakeEnv struct {
 	r        *TargetConfigReconciler
 	syncCtx  factory.SyncContext
 
+	controller    factory.Controller
+	clusterScoped informers.SharedInformerFactory
+
 	nodePlacement *lwsoperatorv1.NodePlacement
 	deletion      *metav1.Time
 	namespaced    informers.SharedInformerFactory
@@ -149,6 +152,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 
 	env.namespaced = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(testNamespace))
 	clusterScoped := informers.NewSharedInformerFactory(kube, 0)
+	env.clusterScoped = clusterScoped
 	r, controller := NewTargetConfigReconciler(ctx, Config{
 		Namespace:      testNamespace,
 		Image:          testImage,
@@ -161,7 +165,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		Resync:         0,
 		CurrentCR:      env.currentCR,
 	})
-	_ = controller
+	env.controller = controller
 	env.r = r
 	env.syncCtx = factory.NewSyncContext("test", env.recorder)
 
