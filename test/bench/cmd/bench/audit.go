@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// auditEvent is the part of a kube-apiserver audit event (audit.k8s.io/v1, Metadata level) the
+// bench reads.
+type auditEvent struct {
+	AuditID   string `json:"auditID"`
+	Stage     string `json:"stage"`
+	Verb      string `json:"verb"`
+	URI       string `json:"requestURI"`
+	UserAgent string `json:"userAgent"`
+	User      struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		APIGroup    string `json:"apiGroup"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	Received time.Time `json:"requestReceivedTimestamp"`
+	Done     time.Time `json:"stageTimestamp"`
+}
+
+// Request classes. A "write" changes stored state; events, leases and the delegated
+// authentication/authorization reviews of the operator's own HTTPS server are counted apart.
+const (
+	classRead   = "read"
+	classWrite  = "write"
+	classLease  = "lease"
+	classEvent  = "event"
+	classReview = "review"
+)
+
+var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
+
+func (e *auditEvent) resource() string {
+	if e.ObjectRef == nil {
+		return ""
+	}
+	return e.ObjectRef.Resource
+}
+
+func (e *auditEvent) class() string {
+	res := e.resource()
+	switch {
+	case res == "leases" && e.ObjectRef.APIGroup == "coordination.k8s.io":
+		return classLease
+	case res == "events":
+		return classEvent
+	case strings.HasSuffix(res, "reviews"):
+		return classReview
+	case writeVerbs[e.Verb]:
+		return classWrite
+	default:
+		return classRead
+	}
+}
+
+func (e *auditEvent) code() int {
+	if e.ResponseStatus == nil {
+		return 0
+	}
+	return e.ResponseStatus.Code
+}
+
+func (e *auditEvent) ok() bool { c := e.code(); return c >= 200 && c < 300 }
+
+// describe is one line of evidence: verb, object, response code.
+func (e *auditEvent) describe() string {
+	if e.ObjectRef == nil {
+		return fmt.Sprintf("%s %s -> %d", e.Verb, e.URI, e.code())
+	}
+	o := e.ObjectRef
+	res := o.Resource
+	if o.APIGroup != "" {
+		res += "." + o.APIGroup
+	}
+	if o.Subresource != "" {
+		res += "/" + o.Subresource
+	}
+	name := o.Name
+	if o.Namespace != "" {
+		name = o.Namespace + "/" + name
+	}
+	return fmt.Sprintf("%s %s %s -> %d", e.Verb, res, name, e.code())
+}
+
+// auditLog follows the apiserver's JSON audit log. Each request is kept once: a watch when it
+// starts (ResponseStarted), every other request when it completes (ResponseComplete).
+type auditLog struct {
+	path string
+
+	mu      sync.Mutex
+	offset  int64
+	partial []byte
+	events  []*auditEvent
+}
+
+func newAuditLog(path string) (*auditLog, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	a := &auditLog{path: path}
+	return a, a.sync()
+}
+
+// sync reads what the apiserver appended since the last call.
+func (a *auditLog) sync() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f, err := os.Open(a.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(a.offset, io.SeekStart); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	a.offset += int64(len(data))
+	data = append(a.partial, data...)
+	last := bytes.LastIndexByte(data, '\n')
+	if last < 0 {
+		a.partial = data
+		return nil
+	}
+	a.partial = append([]byte(nil), data[last+1:]...)
+	for _, line := range bytes.Split(data[:last], []byte{'\n'}) {
+		if len(line) == 0 {
+			continue
+		}
+		e := &auditEvent{}
+		if err := json.Unmarshal(line, e); err != nil {
+			continue
+		}
+		if e.Verb == "watch" {
+			if e.Stage != "ResponseStarted" {
+				continue
+			}
+		} else if e.Stage != "ResponseComplete" && e.Stage != "Panic" {
+			continue
+		}
+		a.events = append(a.events, e)
+	}
+	return nil
+}
+
+// query returns the requests of user received in [from, to) that match keep (nil keeps all).
+// It first waits a moment and re-reads the log, so requests completed just before the call
+// are included.
+func (a *auditLog) query(user string, from, to time.Time, keep func(*auditEvent) bool) []*auditEvent {
+	time.Sleep(300 * time.Millisecond)
+	_ = a.sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []*auditEvent
+	for _, e := range a.events {
+		if e.User.Username != user || e.Received.Before(from) || !e.Received.Before(to) {
+			continue
+		}
+		if keep == nil || keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// lastWrite is when user's last write (class write) completed, or the zero time.
+func (a *auditLog) lastWrite(user string, since time.Time) time.Time {
+	_ = a.sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var last time.Time
+	for i := len(a.events) - 1; i >= 0; i-- {
+		e := a.events[i]
+		if e.User.Username == user && e.class() == classWrite && !e.Received.Before(since) {
+			if e.Done.After(last) {
+				last = e.Done
+			}
+		}
+	}
+	return last
+}
+
+// counts is a breakdown of requests by class.
+type counts struct {
+	Total, Reads, Writes, FailedWrites, Leases, Events, Reviews int
+	// WriteLines is each write in order with its time relative to the window start.
+	WriteLines []string
+	// ByKind counts writes by "verb resource[/subresource]".
+	ByKind map[string]int
+}
+
+func summarize(events []*auditEvent, from time.Time) counts {
+	c := counts{ByKind: map[string]int{}}
+	for _, e := range events {
+		c.Total++
+		switch e.class() {
+		case classRead:
+			c.Reads++
+		case classLease:
+			c.Leases++
+		case classEvent:
+			c.Events++
+		case classReview:
+			c.Reviews++
+		case classWrite:
+			c.Writes++
+			if !e.ok() {
+				c.FailedWrites++
+			}
+			key := e.Verb + " " + e.resource()
+			if e.ObjectRef != nil && e.ObjectRef.Subresource != "" {
+				key += "/" + e.ObjectRef.Subresource
+			}
+			c.ByKind[key]++
+			c.WriteLines = append(c.WriteLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(from).Seconds(), e.describe()))
+		}
+	}
+	return c
+}
+
+func (c counts) byKindString() string {
+	keys := make([]string, 0, len(c.ByKind))
+	for k := range c.ByKind {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s x%d", k, c.ByKind[k]))
+	}
+	return strings.Join(parts, ", ")
+}

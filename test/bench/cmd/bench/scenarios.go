@@ -1,0 +1,839 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+const (
+	scConvergence = "1-convergence"
+	scQuiet       = "2-quiet"
+	scDrift       = "3-drift"
+	scFootprint   = "4-footprint"
+	scStartup     = "5-startup"
+
+	// touchAnnotation is the annotation scenario 2 changes on the CR to force syncs.
+	touchAnnotation = "bench.llm-infra.io/touch"
+)
+
+func secondsSince(t0, t time.Time) float64 { return t.Sub(t0).Seconds() }
+
+// isSyncMarker is the request that ends every reconcile: the last step of the table applies the
+// Deployment, and resourceapply's ApplyDeployment reads it with a GET first. Status is written
+// after it only when it changed. One such GET per sync: the count of syncs the bench observes.
+func isSyncMarker(namespace string) func(*auditEvent) bool {
+	return func(e *auditEvent) bool {
+		r := e.ObjectRef
+		return e.Verb == "get" && r != nil && r.Resource == "deployments" && r.Namespace == namespace &&
+			r.Name == deploymentName && r.Subresource == ""
+	}
+}
+
+// waitOperatorQuiet waits until the operator has made no write (leases, events excluded) for
+// gap, at most max; it returns when quiet was confirmed and whether it was reached.
+func (b *bench) waitOperatorQuiet(ctx context.Context, gap, max time.Duration) (time.Time, bool) {
+	start := time.Now()
+	if b.audit == nil {
+		sleep(ctx, gap)
+		return time.Now(), true
+	}
+	for {
+		time.Sleep(200 * time.Millisecond)
+		last := b.audit.lastWrite(b.user, start.Add(-gap))
+		ref := start
+		if last.After(ref) {
+			ref = last
+		}
+		now := time.Now()
+		if now.Sub(ref) >= gap {
+			return now, true
+		}
+		if now.Sub(start) >= max || ctx.Err() != nil {
+			return now, false
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func (b *bench) operatorQuery(from, to time.Time, keep func(*auditEvent) bool) []*auditEvent {
+	if b.audit == nil {
+		return nil
+	}
+	return b.audit.query(b.user, from, to, keep)
+}
+
+// finding records an observation with its audit-log evidence (at most 25 lines).
+func (b *bench) finding(summary string, evidence []string) {
+	if len(evidence) > 25 {
+		evidence = append(evidence[:25:25], fmt.Sprintf("... %d more", len(evidence)-25))
+	}
+	text := summary
+	if len(evidence) > 0 {
+		text += "\n" + strings.Join(evidence, "\n")
+	}
+	b.res.Findings = append(b.res.Findings, text)
+	logf("FINDING: %s", text)
+}
+
+func (b *bench) isOperandWrite(e *auditEvent) bool {
+	for _, o := range b.objects {
+		if o.matches(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCRWrite(e *auditEvent, subresource string) bool {
+	r := e.ObjectRef
+	return e.class() == classWrite && r != nil && r.Resource == operatorCRDRes && r.Name == crName && r.Subresource == subresource
+}
+
+// ---------------------------------------------------------------------------
+// 1. Convergence
+// ---------------------------------------------------------------------------
+
+func (b *bench) scenarioConvergence(ctx context.Context) error {
+	logf("scenario 1: convergence, %d runs", b.runs)
+	var applied, available, writes, objWrites, statusWrites, crWrites, otherWrites, failed, minimum, tail, events, removal []float64
+	var details []map[string]any
+	for i := 0; i < b.runs; i++ {
+		if _, err := b.getCR(ctx); err == nil {
+			t := time.Now()
+			if err := b.deleteCRAndWait(ctx, b.objects, 3*time.Minute); err != nil {
+				return err
+			}
+			removal = append(removal, time.Since(t).Seconds())
+		}
+		b.waitOperatorQuiet(ctx, 2*time.Second, 30*time.Second)
+		preexisting := map[string]bool{}
+		for _, o := range b.objects {
+			if _, err := b.get(ctx, o); err == nil {
+				preexisting[o.String()] = true
+			}
+		}
+
+		t0 := time.Now()
+		if err := b.createCR(ctx); err != nil {
+			return fmt.Errorf("create the CR: %w", err)
+		}
+		tApplied, err := b.waitObjectsApplied(ctx, t0, preexisting, 5*time.Minute)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		tAvail, err := b.waitAvailable(ctx, 5*time.Minute)
+		if err != nil {
+			return fmt.Errorf("run %d: Available=True: %w", i+1, err)
+		}
+		quietAt, quiet := b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
+		applied = append(applied, secondsSince(t0, tApplied))
+		available = append(available, secondsSince(t0, tAvail))
+		logf("  run %d: objects applied %.2fs, Available %.2fs", i+1, secondsSince(t0, tApplied), secondsSince(t0, tAvail))
+
+		if b.audit == nil {
+			continue
+		}
+		until := b.operatorQuery(t0, tAvail, nil)
+		c := summarize(until, t0)
+		var nObj, nStatus, nCR, nOther, nFailed int
+		for _, e := range until {
+			if e.class() != classWrite {
+				continue
+			}
+			if !e.ok() {
+				nFailed++
+			}
+			switch {
+			case b.isOperandWrite(e):
+				nObj++
+			case isCRWrite(e, "status"):
+				nStatus++
+			case isCRWrite(e, ""):
+				nCR++
+			default:
+				nOther++
+			}
+		}
+		// One write per operand object (a create; the LWS CRD survives the CR's deletion, so
+		// from the second run on it is one update), the finalizer, and one status write that
+		// reports Available.
+		min := float64(len(b.objects) + 1 + 1)
+		after := summarize(b.operatorQuery(tAvail, quietAt, nil), tAvail)
+		writes = append(writes, float64(c.Writes))
+		objWrites = append(objWrites, float64(nObj))
+		statusWrites = append(statusWrites, float64(nStatus))
+		crWrites = append(crWrites, float64(nCR))
+		otherWrites = append(otherWrites, float64(nOther))
+		failed = append(failed, float64(nFailed))
+		minimum = append(minimum, min)
+		tail = append(tail, float64(after.Writes))
+		events = append(events, float64(c.Events))
+		details = append(details, map[string]any{
+			"run": i + 1, "writesUntilAvailable": c.WriteLines, "writesByKind": c.ByKind,
+			"writesAvailableToQuiet": after.WriteLines, "quietReached": quiet, "events": c.Events,
+		})
+		logf("  run %d: %d writes until Available (%d operand objects, %d status, %d CR, %d other, %d failed), min %.0f; %d more until quiet",
+			i+1, c.Writes, nObj, nStatus, nCR, nOther, nFailed, min, after.Writes)
+		if i == 0 && float64(c.Writes) > min {
+			var ev []string
+			ev = append(ev, "writes by kind: "+c.byKindString())
+			ev = append(ev, c.WriteLines...)
+			b.finding(fmt.Sprintf("convergence run 1: the operator made %d writes until Available=True, the physical minimum is %.0f (%d operand objects + finalizer + 1 status)",
+				c.Writes, min, len(b.objects)), ev)
+		}
+	}
+	sc := scConvergence
+	b.res.Add(sc, "CR created -> all operand objects applied", "s", "", "lower", applied...).Note =
+		fmt.Sprintf("%d objects: bindata/assets/lws (ServiceMonitor only with its CRD) + ConfigMap %s; time of the operator's last object write (audit log), else first seen by polling", len(b.objects), configMapName)
+	b.res.Add(sc, "CR created -> Available=True", "s", "", "lower", available...).Note = "CR polled every 100ms"
+	if b.audit != nil {
+		b.res.Add(sc, "operator writes until Available (excl. events, leases)", "writes", fmt.Sprintf("= minimum (%d)", len(b.objects)+2), "lower", writes...)
+		b.res.Add(sc, "  physical minimum", "writes", "", "", minimum...).Note =
+			"one create per operand object (from run 2 the kept LWS CRD needs one update instead) + 1 finalizer update + 1 status write"
+		b.res.Add(sc, "  of which operand-object writes", "writes", fmt.Sprint(len(b.objects)), "lower", objWrites...)
+		b.res.Add(sc, "  of which CR status writes", "writes", "1", "lower", statusWrites...)
+		b.res.Add(sc, "  of which CR metadata writes (finalizer)", "writes", "1", "lower", crWrites...)
+		b.res.Add(sc, "  of which other writes", "writes", "0", "lower", otherWrites...)
+		b.res.Add(sc, "  of which failed (4xx/5xx)", "writes", "0", "lower", failed...)
+		b.res.Add(sc, "writes after Available until quiet", "writes", "", "lower", tail...)
+		b.res.Add(sc, "events emitted until Available", "events", "", "", events...)
+		b.res.Details[sc] = details
+	}
+	if len(removal) > 0 {
+		b.res.Add(sc, "CR deleted -> operand objects removed", "s", "", "lower", removal...).Note =
+			"between runs; the LWS CRD is kept by design; the previous run's CR"
+	}
+	return nil
+}
+
+// waitObjectsApplied returns when the last operand object was applied: from the audit log, the
+// completion of the operator's first successful write of each object since t0 (an object that
+// existed before and is never written counts as applied at t0); without an audit log, when
+// polling first sees every object.
+func (b *bench) waitObjectsApplied(ctx context.Context, t0 time.Time, preexisting map[string]bool, timeout time.Duration) (time.Time, error) {
+	if b.audit == nil {
+		seen := map[string]time.Time{}
+		err := poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
+			for _, o := range b.objects {
+				if _, ok := seen[o.String()]; ok {
+					continue
+				}
+				if _, err := b.get(ctx, o); err == nil {
+					seen[o.String()] = time.Now()
+				}
+			}
+			return len(seen) == len(b.objects), nil
+		})
+		var last time.Time
+		for _, t := range seen {
+			if t.After(last) {
+				last = t
+			}
+		}
+		return last, err
+	}
+	var last time.Time
+	var missing []string
+	err := poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
+		writes := b.operatorQuery(t0, time.Now().Add(time.Hour), func(e *auditEvent) bool {
+			return e.class() == classWrite && e.ok() && e.Verb != "delete"
+		})
+		last, missing = t0, nil
+		for _, o := range b.objects {
+			var first time.Time
+			for _, e := range writes {
+				if o.matches(e) {
+					first = e.Done
+					break
+				}
+			}
+			if first.IsZero() {
+				if !preexisting[o.String()] {
+					missing = append(missing, o.String())
+				}
+				continue
+			}
+			if first.After(last) {
+				last = first
+			}
+		}
+		return len(missing) == 0, nil
+	})
+	if err != nil {
+		return last, fmt.Errorf("operand objects not applied: %v: %w", missing, err)
+	}
+	for _, o := range b.objects {
+		if _, err := b.get(ctx, o); err != nil {
+			return last, fmt.Errorf("%s was written but does not exist: %w", o, err)
+		}
+	}
+	return last, nil
+}
+
+// ---------------------------------------------------------------------------
+// 2. Quiet resync
+// ---------------------------------------------------------------------------
+
+func (b *bench) scenarioQuietResync(ctx context.Context) error {
+	if !b.scenarios["2"] {
+		return nil
+	}
+	if err := b.ensureAvailable(ctx); err != nil {
+		return err
+	}
+	logf("scenario 2: %d forced syncs (CR annotation changes, 500ms apart), %d runs", b.touches, b.runs)
+	var writes, syncs, reads, evts []float64
+	var details []map[string]any
+	for i := 0; i < b.runs; i++ {
+		b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
+		t0 := time.Now()
+		for j := 0; j < b.touches; j++ {
+			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d-%d-%d"}}}`, touchAnnotation, i, j, time.Now().UnixNano())
+			if _, err := b.dyn.Resource(crGVR).Patch(ctx, crName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+				return fmt.Errorf("touch the CR: %w", err)
+			}
+			sleep(ctx, 500*time.Millisecond)
+		}
+		sleep(ctx, 3*time.Second)
+		t1 := time.Now()
+		if b.audit == nil {
+			continue
+		}
+		evs := b.operatorQuery(t0, t1, nil)
+		c := summarize(evs, t0)
+		n := len(b.operatorQuery(t0, t1, isSyncMarker(b.namespace)))
+		writes = append(writes, float64(c.Writes))
+		syncs = append(syncs, float64(n))
+		evts = append(evts, float64(c.Events))
+		if n > 0 {
+			reads = append(reads, float64(c.Reads)/float64(n))
+		}
+		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "syncsObserved": n, "reads": c.Reads, "events": c.Events})
+		logf("  run %d: %d syncs observed, %d writes, %d reads, %d events", i+1, n, c.Writes, c.Reads, c.Events)
+		if c.Writes > 0 && i == 0 {
+			b.finding(fmt.Sprintf("quiet resync: %d writes by the operator during %d syncs with nothing changed (goal 0): %s",
+				c.Writes, n, c.byKindString()), c.WriteLines)
+		}
+	}
+	if b.audit == nil {
+		return nil
+	}
+	sc := scQuiet
+	b.res.Add(sc, fmt.Sprintf("operator writes during %d forced syncs", b.touches), "writes", "0", "lower", writes...).Note =
+		"the CR annotation writes are the bench's (admin user), not counted; events and leases excluded"
+	b.res.Add(sc, "syncs observed", "syncs", fmt.Sprintf("%d (one per change)", b.touches), "", syncs...).Note =
+		"GETs of Deployment " + deploymentName + " by the operator: resourceapply reads it in the table's last step, once per sync"
+	b.res.Add(sc, "API reads per quiet sync", "requests", "as few as possible", "lower", reads...).Note =
+		"resourceapply GETs each object from the apiserver (not from the informer caches) before deciding to skip"
+	b.res.Add(sc, "events during forced syncs", "events", "0", "lower", evts...)
+	b.res.Details[sc+"/forced"] = details
+	return nil
+}
+
+// ensureAvailable creates the CR if it is missing and waits for Available=True.
+func (b *bench) ensureAvailable(ctx context.Context) error {
+	if _, err := b.getCR(ctx); apierrors.IsNotFound(err) {
+		if err := b.createCR(ctx); err != nil {
+			return err
+		}
+	}
+	if _, err := b.waitAvailable(ctx, 5*time.Minute); err != nil {
+		return fmt.Errorf("the CR is not Available: %w", err)
+	}
+	return nil
+}
+
+// idleWindow is what the operator did over a quiet window: requests from the audit log, memory
+// and CPU from /proc.
+type idleWindow struct {
+	from, to time.Time
+	c        counts
+	rss      []float64 // MiB, one sample per second
+	cpu      float64   // CPU seconds used in the window
+}
+
+func (b *bench) measureIdle(ctx context.Context, d time.Duration) (idleWindow, error) {
+	w := idleWindow{from: time.Now()}
+	cpu0, err := cpuSeconds(b.op.pid)
+	if err != nil {
+		return w, err
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	end := w.from.Add(d)
+	for time.Now().Before(end) {
+		select {
+		case <-ctx.Done():
+			return w, ctx.Err()
+		case <-tick.C:
+		}
+		if rss, err := rssBytes(b.op.pid); err == nil {
+			w.rss = append(w.rss, rss/(1<<20))
+		}
+	}
+	w.to = time.Now()
+	cpu1, err := cpuSeconds(b.op.pid)
+	if err != nil {
+		return w, err
+	}
+	w.cpu = cpu1 - cpu0
+	w.c = summarize(b.operatorQuery(w.from, w.to, nil), w.from)
+	return w, nil
+}
+
+func perMinute(n int, d time.Duration) float64 { return float64(n) / d.Minutes() }
+
+// ---------------------------------------------------------------------------
+// 3. Drift repair
+// ---------------------------------------------------------------------------
+
+type driftCase struct {
+	label string
+	asset string // objRef.asset of the object to edit or delete
+	edit  bool   // scale the Deployment instead of deleting
+}
+
+var driftCases = []driftCase{
+	{"Deployment replicas edit", "deployment.yaml", true},
+	{"Service delete", "webhook-service.yaml", false},
+	{"ServiceAccount delete", "serviceaccount.yaml", false},
+	{"ConfigMap delete", "(code) " + configMapName, false},
+	{"ClusterRole delete", "clusterrole.yaml", false},
+	{"ClusterRoleBinding delete", "clusterrolebinding.yaml", false},
+	{"Role delete", "leader-election-role.yaml", false},
+	{"ValidatingWebhookConfiguration delete", "validatingwebhookconfiguration.yaml", false},
+	{"MutatingWebhookConfiguration delete", "mutatingwebhookconfiguration.yaml", false},
+	{"Certificate delete", "webhook-certificate.yaml", false},
+	{"Issuer delete", "issuer.yaml", false},
+}
+
+const driftTimeout = 60 * time.Second
+
+func (b *bench) scenarioDrift(ctx context.Context) error {
+	if err := b.ensureAvailable(ctx); err != nil {
+		return err
+	}
+	logf("scenario 3: drift repair, %d kinds x %d runs", len(driftCases), b.runs)
+	times := map[string][]float64{}
+	writes := map[string][]float64{}
+	var all []float64
+	unrepaired := 0
+	details := map[string][]string{}
+	for i := 0; i < b.runs; i++ {
+		for _, dc := range driftCases {
+			ref, ok := b.objectByAsset(dc.asset)
+			if !ok {
+				return fmt.Errorf("no operand object for %s", dc.asset)
+			}
+			b.waitOperatorQuiet(ctx, 2*time.Second, 30*time.Second)
+			d, t0, err := b.driftOnce(ctx, ref, dc.edit)
+			if err != nil {
+				unrepaired++
+				logf("  run %d %s: %v", i+1, dc.label, err)
+				b.finding(fmt.Sprintf("drift: %s (%s) not repaired within %s: %v", dc.label, ref, driftTimeout, err), nil)
+				if err := b.forceRepair(ctx, ref); err != nil {
+					return err
+				}
+				continue
+			}
+			quietAt, _ := b.waitOperatorQuiet(ctx, 2*time.Second, 30*time.Second)
+			times[dc.label] = append(times[dc.label], d.Seconds())
+			all = append(all, d.Seconds())
+			if b.audit != nil {
+				c := summarize(b.operatorQuery(t0, quietAt, nil), t0)
+				writes[dc.label] = append(writes[dc.label], float64(c.Writes))
+				details[fmt.Sprintf("run %d %s", i+1, dc.label)] = c.WriteLines
+				logf("  run %d %-40s repaired in %.3fs, %d operator writes until quiet", i+1, dc.label, d.Seconds(), c.Writes)
+			} else {
+				logf("  run %d %-40s repaired in %.3fs", i+1, dc.label, d.Seconds())
+			}
+		}
+	}
+	sc := scDrift
+	for _, dc := range driftCases {
+		b.res.Add(sc, dc.label+": time to repair", "s", "seconds", "lower", times[dc.label]...)
+	}
+	b.res.Add(sc, "all kinds: time to repair", "s", "seconds", "lower", all...).Note = "max is the worst repair of any kind; each object polled every 50ms"
+	b.res.Add(sc, "not repaired within 60s", "repairs", "0", "lower", float64(unrepaired))
+	if b.audit != nil {
+		for _, dc := range driftCases {
+			b.res.Add(sc, dc.label+": operator writes per repair", "writes", "1", "lower", writes[dc.label]...)
+		}
+		b.res.Details[sc] = details
+		// Evidence for repairs that took more than the one write they need.
+		var extra []string
+		for _, dc := range driftCases {
+			m := b.res.Find(sc + "/" + dc.label + ": operator writes per repair")
+			if m != nil && m.Max > 1 {
+				key := ""
+				for k, v := range details {
+					if strings.HasSuffix(k, dc.label) && float64(len(v)) == m.Max {
+						key = k
+					}
+				}
+				extra = append(extra, fmt.Sprintf("%s: up to %.0f writes (%s):", dc.label, m.Max, key))
+				extra = append(extra, details[key]...)
+			}
+		}
+		if len(extra) > 0 {
+			b.finding("drift repair made more than one write for some kinds (audit log, operator user, from the edit until 2s quiet)", extra)
+		}
+	}
+	return nil
+}
+
+func (b *bench) objectByAsset(asset string) (objRef, bool) {
+	for _, o := range b.objects {
+		if o.asset == asset {
+			return o, true
+		}
+	}
+	return objRef{}, false
+}
+
+// driftOnce deletes ref (or scales the Deployment) and polls every 50ms until it is back (a
+// new UID, or the original replicas). It returns the time to repair and when the edit was made.
+func (b *bench) driftOnce(ctx context.Context, ref objRef, edit bool) (time.Duration, time.Time, error) {
+	live, err := b.get(ctx, ref)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("get %s: %w", ref, err)
+	}
+	var t0 time.Time
+	var restored func() (bool, error)
+	if edit {
+		orig, found, _ := unstructuredInt(live.Object, "spec", "replicas")
+		if !found {
+			orig = 1
+		}
+		patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, orig+2)
+		t0 = time.Now()
+		if _, err := b.dyn.Resource(ref.gvr).Namespace(ref.namespace).Patch(ctx, ref.name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			return 0, t0, fmt.Errorf("scale %s: %w", ref, err)
+		}
+		restored = func() (bool, error) {
+			obj, err := b.get(ctx, ref)
+			if err != nil {
+				return false, nil
+			}
+			r, _, _ := unstructuredInt(obj.Object, "spec", "replicas")
+			return r == orig, nil
+		}
+	} else {
+		uid := live.GetUID()
+		t0 = time.Now()
+		if err := b.del(ctx, ref, uid); err != nil {
+			return 0, t0, fmt.Errorf("delete %s: %w", ref, err)
+		}
+		restored = func() (bool, error) {
+			obj, err := b.get(ctx, ref)
+			if err != nil {
+				return false, nil
+			}
+			return obj.GetUID() != uid && obj.GetDeletionTimestamp() == nil, nil
+		}
+	}
+	var at time.Time
+	err = poll(ctx, 50*time.Millisecond, driftTimeout, func() (bool, error) {
+		ok, err := restored()
+		if ok {
+			at = time.Now()
+		}
+		return ok, err
+	})
+	if err != nil {
+		return 0, t0, err
+	}
+	return at.Sub(t0), t0, nil
+}
+
+// forceRepair makes the operator sync (a CR annotation change) and waits for ref to exist, so
+// the scenarios after an unrepaired drift start from a complete operand.
+func (b *bench) forceRepair(ctx context.Context, ref objRef) error {
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"repair-%d"}}}`, touchAnnotation, time.Now().UnixNano())
+	if _, err := b.dyn.Resource(crGVR).Patch(ctx, crName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	return poll(ctx, 200*time.Millisecond, 2*time.Minute, func() (bool, error) {
+		_, err := b.get(ctx, ref)
+		return err == nil, nil
+	})
+}
+
+func unstructuredInt(obj map[string]any, fields ...string) (int64, bool, error) {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return 0, false, nil
+		}
+		cur, ok = m[f]
+		if !ok {
+			return 0, false, nil
+		}
+	}
+	switch v := cur.(type) {
+	case int64:
+		return v, true, nil
+	case float64:
+		return int64(v), true, nil
+	case int:
+		return int64(v), true, nil
+	}
+	return 0, false, fmt.Errorf("not a number: %T", cur)
+}
+
+// ---------------------------------------------------------------------------
+// 5. Start-up
+// ---------------------------------------------------------------------------
+
+func (b *bench) scenarioStartup(ctx context.Context) error {
+	if err := b.ensureAvailable(ctx); err != nil {
+		return err
+	}
+	logf("scenario 5: %d restarts with nothing changed", b.runs)
+	var healthy, lease, firstSync, writes, evts, leaseReqs, reads []float64
+	var details []map[string]any
+	for i := 0; i < b.runs; i++ {
+		b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
+		b.op.stop()
+		p, err := b.startOperator()
+		if err != nil {
+			return err
+		}
+		b.op = p
+		t0 := p.started
+		tHealthy, err := b.waitHealthy(ctx, p, 2*time.Minute)
+		if err != nil {
+			return err
+		}
+		healthy = append(healthy, secondsSince(t0, tHealthy))
+		if b.audit == nil {
+			logf("  run %d: /healthz after %.2fs (no audit log: first sync not observable)", i+1, secondsSince(t0, tHealthy))
+			if _, err := b.waitAvailable(ctx, time.Minute); err != nil {
+				return err
+			}
+			continue
+		}
+		var marker *auditEvent
+		err = poll(ctx, 100*time.Millisecond, 3*time.Minute, func() (bool, error) {
+			m := b.operatorQuery(t0, time.Now().Add(time.Hour), isSyncMarker(b.namespace))
+			if len(m) > 0 {
+				marker = m[0]
+				return true, nil
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("run %d: no sync observed after the restart (no GET of Deployment %s by the operator): %w", i+1, deploymentName, err)
+		}
+		// Count everything the new process did from its start until 10s after its first sync.
+		end := marker.Done.Add(10 * time.Second)
+		sleep(ctx, time.Until(end))
+		evs := b.operatorQuery(t0, end, nil)
+		c := summarize(evs, t0)
+		var leaseAt time.Time
+		for _, e := range evs {
+			if e.class() == classLease && writeVerbs[e.Verb] && e.ok() {
+				leaseAt = e.Done
+				break
+			}
+		}
+		firstSync = append(firstSync, secondsSince(t0, marker.Done))
+		if !leaseAt.IsZero() {
+			lease = append(lease, secondsSince(t0, leaseAt))
+		}
+		writes = append(writes, float64(c.Writes))
+		evts = append(evts, float64(c.Events))
+		leaseReqs = append(leaseReqs, float64(c.Leases))
+		reads = append(reads, float64(c.Reads))
+		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "events": c.Events, "leases": c.Leases, "reads": c.Reads})
+		logf("  run %d: /healthz %.2fs, lease %.2fs, first sync done %.2fs; %d writes, %d events, %d lease requests, %d reads",
+			i+1, secondsSince(t0, tHealthy), secondsSince(t0, leaseAt), secondsSince(t0, marker.Done), c.Writes, c.Events, c.Leases, c.Reads)
+		if c.Writes > 0 && i == 0 {
+			b.finding(fmt.Sprintf("restart with nothing changed: %d writes by the new operator process (goal 0): %s", c.Writes, c.byKindString()), c.WriteLines)
+		}
+	}
+	sc := scStartup
+	b.res.Add(sc, "process start -> /healthz ok", "s", "", "lower", healthy...)
+	if b.audit != nil {
+		b.res.Add(sc, "process start -> leader Lease acquired", "s", "", "lower", lease...).Note =
+			"first successful Lease write by the new process (audit log); the old one released it on TERM"
+		b.res.Add(sc, "process start -> first sync done", "s", "", "lower", firstSync...).Note =
+			"completion of the new process's first GET of Deployment " + deploymentName + " (the reconcile table's last step; audit log)"
+		b.res.Add(sc, "writes by a restart (excl. events, leases)", "writes", "0", "lower", writes...).Note =
+			"from process start until 10s after its first sync"
+		b.res.Add(sc, "events emitted by a restart", "events", "reported apart", "", evts...).Note =
+			"library-go's controllercmd emits start-up events (counted apart from writes)"
+		b.res.Add(sc, "Lease requests during start-up", "requests", "", "", leaseReqs...)
+		b.res.Add(sc, "reads during start-up (list/watch/get/discovery)", "requests", "", "lower", reads...)
+		b.res.Details[sc] = details
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// 2 (idle) and 4. Footprint
+// ---------------------------------------------------------------------------
+
+func (b *bench) scenarioFootprint(ctx context.Context) error {
+	if err := b.ensureAvailable(ctx); err != nil {
+		return err
+	}
+	b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
+	logf("quiet window of %s (scenario 2 idle requests, scenario 4 baseline), operator pid %d", b.quiet, b.op.pid)
+	before, err := b.measureIdle(ctx, b.quiet)
+	if err != nil {
+		return err
+	}
+	if b.audit != nil {
+		sc := scQuiet
+		d := before.to.Sub(before.from)
+		b.res.Add(sc, "idle: requests/min excl. leases", "req/min", "~0 (watch renewals only)", "lower", perMinute(before.c.Total-before.c.Leases, d)).Note =
+			fmt.Sprintf("one %s window; by class: %d reads, %d writes, %d events, %d reviews", d.Round(time.Second), before.c.Reads, before.c.Writes, before.c.Events, before.c.Reviews)
+		b.res.Add(sc, "idle: writes/min excl. leases, events", "req/min", "0", "lower", perMinute(before.c.Writes, d))
+		b.res.Add(sc, "idle: events/min", "req/min", "0", "lower", perMinute(before.c.Events, d))
+		b.res.Add(sc, "idle: Lease requests/min (leader election)", "req/min", "reported apart", "", perMinute(before.c.Leases, d))
+		if before.c.Writes > 0 {
+			b.finding(fmt.Sprintf("idle: %d writes by the operator in a quiet %s window (goal 0): %s", before.c.Writes, d.Round(time.Second), before.c.byKindString()), before.c.WriteLines)
+		}
+	}
+	if !b.scenarios["4"] {
+		return nil
+	}
+	sc := scFootprint
+	b.res.Add(sc, "RSS over a quiet window", "MiB", "", "lower", before.rss...).Note = "VmRSS from /proc/<pid>/status, sampled every second"
+	b.res.Add(sc, "CPU over a quiet window", "CPU-s", "", "lower", before.cpu).Note =
+		fmt.Sprintf("utime+stime from /proc/<pid>/stat over %s", b.quiet)
+
+	cpuLoad0, _ := cpuSeconds(b.op.pid)
+	t0 := time.Now()
+	logf("creating %d ConfigMaps and %d Secrets in %d namespaces (concurrency %d)", b.loadObjects, b.loadObjects, b.loadNS, b.loadConc)
+	created, loadErr := b.createLoad(ctx)
+	tLoad := time.Since(t0)
+	cpuLoad1, _ := cpuSeconds(b.op.pid)
+	defer b.deleteLoad(ctx)
+	if loadErr != nil {
+		return loadErr
+	}
+	b.res.Add(sc, "load: unrelated objects created", "objects", "", "", float64(created)).Note =
+		fmt.Sprintf("%d ConfigMaps + %d Secrets in %d namespaces, in %s", b.loadObjects, b.loadObjects, b.loadNS, tLoad.Round(time.Second))
+	b.res.Add(sc, "load: operator CPU while they were created", "CPU-s", "~0", "lower", cpuLoad1-cpuLoad0)
+	if b.audit != nil {
+		c := summarize(b.operatorQuery(t0, time.Now(), nil), t0)
+		b.res.Add(sc, "load: operator requests excl. leases", "requests", "0", "lower", float64(c.Total-c.Leases))
+	}
+	sleep(ctx, 5*time.Second)
+	logf("quiet window of %s after the load", b.quiet)
+	after, err := b.measureIdle(ctx, b.quiet)
+	if err != nil {
+		return err
+	}
+	b.res.Add(sc, "RSS over a quiet window after the load", "MiB", "", "lower", after.rss...)
+	b.res.Add(sc, "CPU over a quiet window after the load", "CPU-s", "", "lower", after.cpu)
+	mb := median(before.rss)
+	ma := median(after.rss)
+	b.res.Add(sc, "RSS growth (median after - median before)", "MiB", "~0 (objects not managed)", "lower", ma-mb).Note =
+		"reported, not asserted; Go's heap and GC make RSS move by a few MiB on its own"
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func loadNamespace(i int) string { return fmt.Sprintf("bench-load-%d", i) }
+
+// createLoad creates b.loadObjects ConfigMaps and as many Secrets, spread over b.loadNS
+// namespaces, with at most b.loadConc requests in flight.
+func (b *bench) createLoad(ctx context.Context) (int, error) {
+	if b.loadNS < 1 {
+		b.loadNS = 1
+	}
+	for i := 0; i < b.loadNS; i++ {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: loadNamespace(i), Labels: map[string]string{"bench.llm-infra.io/load": "true"}}}
+		if _, err := b.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return 0, err
+		}
+	}
+	payload := strings.Repeat("x", 64)
+	jobs := make(chan int)
+	var created atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for w := 0; w < b.loadConc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				ns := loadNamespace(j % b.loadNS)
+				name := fmt.Sprintf("load-%05d", j/2)
+				var err error
+				if j%2 == 0 {
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"k": payload}}
+					_, err = b.kube.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+				} else {
+					s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string][]byte{"k": []byte(payload)}}
+					_, err = b.kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{})
+				}
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					errOnce.Do(func() { firstErr = err })
+					continue
+				}
+				created.Add(1)
+			}
+		}()
+	}
+	for j := 0; j < 2*b.loadObjects && ctx.Err() == nil; j++ {
+		jobs <- j
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return int(created.Load()), fmt.Errorf("creating load objects: %w", firstErr)
+	}
+	return int(created.Load()), ctx.Err()
+}
+
+// deleteLoad deletes the load namespaces and waits (bounded) until they are gone.
+func (b *bench) deleteLoad(ctx context.Context) {
+	logf("deleting the %d load namespaces", b.loadNS)
+	for i := 0; i < b.loadNS; i++ {
+		_ = b.kube.CoreV1().Namespaces().Delete(context.Background(), loadNamespace(i), metav1.DeleteOptions{})
+	}
+	err := poll(context.Background(), time.Second, 5*time.Minute, func() (bool, error) {
+		list, err := b.kube.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{LabelSelector: "bench.llm-infra.io/load=true"})
+		if err != nil {
+			return false, nil
+		}
+		return len(list.Items) == 0, nil
+	})
+	if err != nil {
+		logf("load namespaces not gone: %v", err)
+	}
+}
