@@ -27,6 +27,7 @@
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
 #   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
 #   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
+#   LOCK_TIMEOUT [900]         seconds to wait for another up/down on the same LOCAL_CLUSTER_DIR
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,6 +50,7 @@ SCHEDULER_PORT="${SCHEDULER_PORT:-17259}"
 START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
 SA_TOKEN_DURATION="${SA_TOKEN_DURATION:-24h}"
+LOCK_TIMEOUT="${LOCK_TIMEOUT:-900}"
 
 # Everything the cluster hands out is on loopback: Service ClusterIPs come
 # from 127.96.0.0/16, kwok gives Pods IPs from 127.16.0.0/24.
@@ -116,7 +118,9 @@ start_proc() {
   log "starting ${name} (log: ${LOGS}/${name}.log)"
   # In a non-interactive shell the background child is not a process group
   # leader, so setsid does not fork and $! is the component's own pid.
-  setsid "${bin}" "$@" >>"${LOGS}/${name}.log" 2>&1 </dev/null &
+  # fds 3 (saved stderr) and 9 (the lock) are closed: a long-lived child
+  # holding them would keep the caller's pipe open and the lock taken.
+  setsid "${bin}" "$@" >>"${LOGS}/${name}.log" 2>&1 </dev/null 3>&- 9>&- &
   echo "$!" >"${PIDS}/${name}.pid"
 }
 
@@ -662,9 +666,25 @@ cmd_sa_kubeconfig() {
   log "wrote ${out} (ServiceAccount ${ns}/${sa}, token valid ${SA_TOKEN_DURATION})"
 }
 
+# Commands that start or stop processes hold an exclusive lock on the state
+# directory, so two callers (say an e2e suite and a developer) cannot
+# interleave an `up` and a `down`. Separate clusters need separate
+# LOCAL_CLUSTER_DIR and ports.
+take_lock() {
+  mkdir -p "${STATE}"
+  exec 9>"${STATE}/.lock"
+  if ! flock -n 9; then
+    log "waiting for another $0 on ${STATE} (up to ${LOCK_TIMEOUT}s)"
+    flock -w "${LOCK_TIMEOUT}" 9 || die "could not lock ${STATE}/.lock within ${LOCK_TIMEOUT}s"
+  fi
+}
+
 main() {
   local cmd="${1:-}"
   [[ $# -gt 0 ]] && shift
+  case "${cmd}" in
+    up | down | start-cert-manager | stop-cert-manager) take_lock ;;
+  esac
   case "${cmd}" in
     up) cmd_up ;;
     down) cmd_down ;;
