@@ -36,6 +36,11 @@ export CGO_ENABLED="${CGO_ENABLED:-0}"
 
 mkdir -p "${BIN}" "${STAMPS}"
 
+# One build at a time per output directory (e2e and bench scripts may start
+# together); the second waits, then finds everything up to date.
+exec 9>"${BIN}/.build.lock"
+flock 9
+
 log() { echo "[build-cluster-binaries] $*"; }
 
 # stamp_of MODULE_DIR: hash of everything that decides what a module builds.
@@ -43,7 +48,7 @@ stamp_of() {
   local dir="$1"
   {
     go version
-    sha256sum "${BASH_SOURCE[0]}"
+    sha256sum <"${BASH_SOURCE[0]}" # content only: callers use relative or absolute paths
     # Sorted so the hash does not depend on the filesystem's order.
     (cd "${dir}" && find . -name '*.go' -o -name 'go.mod' -o -name 'go.sum' | LC_ALL=C sort | xargs sha256sum)
   } | sha256sum | cut -d' ' -f1
