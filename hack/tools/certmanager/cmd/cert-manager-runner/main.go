@@ -93,16 +93,19 @@ func main() {
 		withControllers          bool
 		readyFile                string
 	)
-	klog.InitFlags(nil)
-	flag.StringVar(&kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to run against")
-	flag.StringVar(&clusterResourceNamespace, "cluster-resource-namespace", "kube-system",
+	// Own flag set: controller-runtime registers --kubeconfig on the global
+	// one in an init function.
+	fs := flag.NewFlagSet(os.Args[0], flag.ExitOnError)
+	klog.InitFlags(fs)
+	fs.StringVar(&kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to run against")
+	fs.StringVar(&clusterResourceNamespace, "cluster-resource-namespace", "kube-system",
 		"namespace holding the Secrets referenced by ClusterIssuers")
-	flag.IntVar(&workers, "workers", 2, "workers per controller")
-	flag.BoolVar(&withControllers, "controllers", true, "run the issuing controllers")
-	flag.BoolVar(&withCAInjector, "cainjector", true, "run the cainjector")
-	flag.StringVar(&readyFile, "ready-file", "",
+	fs.IntVar(&workers, "workers", 2, "workers per controller")
+	fs.BoolVar(&withControllers, "controllers", true, "run the issuing controllers")
+	fs.BoolVar(&withCAInjector, "cainjector", true, "run the cainjector")
+	fs.StringVar(&readyFile, "ready-file", "",
 		"file written once every informer cache has synced (hack/local-cluster.sh waits for it)")
-	flag.Parse()
+	_ = fs.Parse(os.Args[1:])
 
 	if kubeconfig == "" {
 		fmt.Fprintln(os.Stderr, "--kubeconfig (or KUBECONFIG) is required")
