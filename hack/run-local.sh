@@ -6,7 +6,8 @@
 #
 # Environment: those of hack/local-cluster.sh (WITH_CERT_MANAGER, SKIP_BUILD, ...) and
 # hack/lib/operator.sh (OPERATOR_ARGS, OPERAND_IMAGE, ...); AVAILABLE_TIMEOUT [180] seconds;
-# KEEP_CLUSTER [false]: on exit stop only the operator and leave the cluster up.
+# KEEP_CLUSTER [false]: on exit stop only the operator and leave the cluster up. A cluster that
+# was already running is reused and always left up.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,12 +18,16 @@ CLUSTER="${ROOT}/hack/local-cluster.sh"
 AVAILABLE_TIMEOUT="${AVAILABLE_TIMEOUT:-180}"
 KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
 
+STARTED_CLUSTER=false
+STARTED_OPERATOR=false
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   echo
-  op::stop || true
-  if [[ "${KEEP_CLUSTER}" == "true" ]]; then
+  [[ "${STARTED_OPERATOR}" == "true" ]] && { op::stop || true; }
+  if [[ "${STARTED_CLUSTER}" != "true" ]]; then
+    op::log "the cluster was already running before: left up"
+  elif [[ "${KEEP_CLUSTER}" == "true" ]]; then
     op::log "cluster left up (KEEP_CLUSTER=true): ${CLUSTER} down stops it"
   else
     "${CLUSTER}" down || true
@@ -33,8 +38,21 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-"${CLUSTER}" up
+# A cluster that already runs is reused and left running on exit: it is not ours to stop.
+if "${CLUSTER}" status >/dev/null 2>&1; then
+  op::log "reusing the running local cluster"
+else
+  if op::cluster_processes; then
+    op::die "a local cluster is partly running in ${OP_STATE}; stop it first: ${CLUSTER} down"
+  fi
+  STARTED_CLUSTER=true
+  "${CLUSTER}" up
+fi
 op::install
+if op::is_running; then
+  op::die "an operator already runs (pid $(op::pid)) for this cluster: hack/lib/operator.sh stop"
+fi
+STARTED_OPERATOR=true
 op::start
 op::log "applying deploy/examples/leaderworkersetoperator_cluster.yaml"
 op::kubectl apply -f "${ROOT}/deploy/examples/leaderworkersetoperator_cluster.yaml" >/dev/null

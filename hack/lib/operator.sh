@@ -164,6 +164,20 @@ op::not_pid() {
   ! got="$(op::pid)" || [[ "${got}" != "$1" ]]
 }
 
+# op::cluster_processes: succeeds when a process recorded in the cluster's pid directory (a
+# cluster component or the operator) is still alive: someone's cluster runs in OP_STATE.
+op::cluster_processes() {
+  local f pid exe
+  for f in "${OP_STATE}"/pids/*.pid; do
+    [[ -f "${f}" ]] || continue
+    pid="$(cat "${f}")"
+    [[ "${pid}" =~ ^[0-9]+$ ]] || continue
+    exe="$(tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | head -n1)" || continue
+    [[ "${exe}" == "${OP_BIN}/"* ]] && return 0
+  done
+  return 1
+}
+
 op::restart() {
   OPERATOR_SKIP_BUILD=true op::stop
   OPERATOR_SKIP_BUILD=true op::start

@@ -433,6 +433,9 @@ func dumpDiagnostics(ctx context.Context) {
 	if cr, err := getCR(ctx); err == nil {
 		fmt.Fprintf(w, "LeaderWorkerSetOperator/cluster: managementState %s, %s, finalizers %v, deletionTimestamp %v\n",
 			cr.Spec.ManagementState, conditionsSummary(cr), cr.Finalizers, cr.DeletionTimestamp)
+		for _, g := range cr.Status.Generations {
+			fmt.Fprintf(w, "  status.generations: %s %s/%s lastGeneration %d\n", g.Resource, g.Namespace, g.Name, g.LastGeneration)
+		}
 	} else {
 		fmt.Fprintf(w, "LeaderWorkerSetOperator/cluster: %v\n", err)
 	}

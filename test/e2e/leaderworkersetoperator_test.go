@@ -178,6 +178,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 				err := dryRunCreate(ctx, name, spec)
 				Expect(err).To(HaveOccurred(), "the API server accepted an invalid LeaderWorkerSetOperator")
 				Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got %v", err)
+				fmt.Fprintf(GinkgoWriter, "rejected: %v\n", err)
 				for _, m := range messages {
 					Expect(err.Error()).To(ContainSubstring(m))
 				}
