@@ -211,6 +211,7 @@ func processWebhookConfiguration(cfg object, name string) error {
 		}
 		svc["name"] = webhookServiceName
 		svc["namespace"] = namespacePlaceholder
+		setWebhookDefaults(wh, svc, cfg["kind"] == "MutatingWebhookConfiguration")
 		if podWebhooks[whName] {
 			if !targetsPods(wh) {
 				return fmt.Errorf("%s: webhook %q does not target pods", name, whName)
@@ -227,6 +228,32 @@ func processWebhookConfiguration(cfg object, name string) error {
 		return fmt.Errorf("%s: expected exactly one pod webhook, found %d", name, seenPod)
 	}
 	return nil
+}
+
+// setWebhookDefaults writes out the values the API server defaults. The operator compares
+// what it wants with what is stored; with the defaults spelled out the two are equal, so a
+// sync (or a restart) with nothing changed does not update the webhook configurations.
+func setWebhookDefaults(wh, svc object, mutating bool) {
+	setDefault(svc, "port", int64(443))
+	setDefault(wh, "matchPolicy", "Equivalent")
+	setDefault(wh, "namespaceSelector", object{})
+	setDefault(wh, "objectSelector", object{})
+	setDefault(wh, "timeoutSeconds", int64(10))
+	if mutating {
+		setDefault(wh, "reinvocationPolicy", "Never")
+	}
+	rules, _ := wh["rules"].([]interface{})
+	for _, r := range rules {
+		if rule, ok := r.(object); ok {
+			setDefault(rule, "scope", "*")
+		}
+	}
+}
+
+func setDefault(obj object, key string, value interface{}) {
+	if _, ok := obj[key]; !ok {
+		obj[key] = value
+	}
 }
 
 func targetsPods(wh object) bool {

@@ -19,8 +19,14 @@ func applyCRD(ctx context.Context, run *syncRun) error {
 	if err != nil {
 		return err
 	}
-	if live := run.crd.get(); live != nil {
+	// Read the live CRD from the API, not the cache: cainjector may have written the bundle a
+	// moment ago, and a stale copy would make this apply remove it again.
+	live, err := run.apiextClient.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, required.Name, metav1.GetOptions{})
+	switch {
+	case err == nil:
 		preserveConversionCABundle(live, required)
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("get CustomResourceDefinition %s: %w", required.Name, err)
 	}
 	if _, _, err := resourceapply.ApplyCustomResourceDefinitionV1(ctx, run.apiextClient.ApiextensionsV1(), run.recorder, required); err != nil {
 		return fmt.Errorf("apply CustomResourceDefinition %s: %w", required.Name, err)
