@@ -106,6 +106,30 @@ func isCRWrite(e *auditEvent, subresource string) bool {
 	return e.class() == classWrite && r != nil && r.Resource == operatorCRDRes && r.Name == crName && r.Subresource == subresource
 }
 
+// resourceVersions snapshots the resourceVersion of every operand object: a write that changes
+// nothing on the server (a no-op update) leaves it as it was.
+func (b *bench) resourceVersions(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	for _, o := range b.objects {
+		if obj, err := b.get(ctx, o); err == nil {
+			out[o.String()] = obj.GetResourceVersion()
+		}
+	}
+	return out
+}
+
+// changedObjects lists the operand objects whose resourceVersion differs from before.
+func (b *bench) changedObjects(ctx context.Context, before map[string]string) []string {
+	var changed []string
+	for k, v := range b.resourceVersions(ctx) {
+		if before[k] != v {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	return changed
+}
+
 // ---------------------------------------------------------------------------
 // 1. Convergence
 // ---------------------------------------------------------------------------
@@ -299,10 +323,11 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 		return err
 	}
 	logf("scenario 2: %d forced syncs (CR annotation changes, 500ms apart), %d runs", b.touches, b.runs)
-	var writes, syncs, reads, evts []float64
+	var writes, syncs, reads, evts, changed, syncDur, syncRate []float64
 	var details []map[string]any
 	for i := 0; i < b.runs; i++ {
 		b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
+		rvs := b.resourceVersions(ctx)
 		t0 := time.Now()
 		for j := 0; j < b.touches; j++ {
 			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d-%d-%d"}}}`, touchAnnotation, i, j, time.Now().UnixNano())
@@ -313,29 +338,43 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 		}
 		sleep(ctx, 3*time.Second)
 		t1 := time.Now()
+		ch := b.changedObjects(ctx, rvs)
+		changed = append(changed, float64(len(ch)))
+		if len(ch) > 0 {
+			logf("  run %d: operand objects changed: %v", i+1, ch)
+		}
 		if b.audit == nil {
 			continue
 		}
 		evs := b.operatorQuery(t0, t1, nil)
 		c := summarize(evs, t0)
 		n := len(b.operatorQuery(t0, t1, isSyncMarker(b.namespace)))
+		durs, rates := syncDurations(evs, b.namespace, t0)
+		syncDur = append(syncDur, durs...)
+		syncRate = append(syncRate, rates...)
 		writes = append(writes, float64(c.Writes))
 		syncs = append(syncs, float64(n))
 		evts = append(evts, float64(c.Events))
 		if n > 0 {
 			reads = append(reads, float64(c.Reads)/float64(n))
 		}
-		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "syncsObserved": n, "reads": c.Reads, "events": c.Events})
+		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "syncsObserved": n, "reads": c.Reads, "events": c.Events, "objectsChanged": ch})
 		logf("  run %d: %d syncs observed, %d writes, %d reads, %d events", i+1, n, c.Writes, c.Reads, c.Events)
 		if c.Writes > 0 && i == 0 {
-			b.finding(fmt.Sprintf("quiet resync: %d writes by the operator during %d syncs with nothing changed (goal 0): %s",
-				c.Writes, n, c.byKindString()), c.WriteLines)
+			noop := "they changed nothing stored: no operand object's resourceVersion moved (no-op updates)"
+			if len(ch) > 0 {
+				noop = fmt.Sprintf("operand objects whose resourceVersion moved: %v", ch)
+			}
+			b.finding(fmt.Sprintf("quiet resync: %d writes by the operator during %d syncs with nothing changed (goal 0): %s; %s; each also emitted an Event (%d events)",
+				c.Writes, n, c.byKindString(), noop, c.Events), c.WriteLines)
 		}
 	}
+	sc := scQuiet
+	b.res.Add(sc, "operand objects changed by forced syncs", "objects", "0", "lower", changed...).Note =
+		"objects whose resourceVersion moved (a no-op update does not move it)"
 	if b.audit == nil {
 		return nil
 	}
-	sc := scQuiet
 	b.res.Add(sc, fmt.Sprintf("operator writes during %d forced syncs", b.touches), "writes", "0", "lower", writes...).Note =
 		"the CR annotation writes are the bench's (admin user), not counted; events and leases excluded"
 	b.res.Add(sc, "syncs observed", "syncs", fmt.Sprintf("%d (one per change)", b.touches), "", syncs...).Note =
@@ -343,8 +382,45 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 	b.res.Add(sc, "API reads per quiet sync", "requests", "as few as possible", "lower", reads...).Note =
 		"resourceapply GETs each object from the apiserver (not from the informer caches) before deciding to skip"
 	b.res.Add(sc, "events during forced syncs", "events", "0", "lower", evts...)
+	b.res.Add(sc, "duration of a quiet sync", "s", "", "lower", syncDur...).Note =
+		"first request of a sync to its Deployment GET (audit log); the changes come faster than syncs end, so syncs run back to back"
+	b.res.Add(sc, "request rate within a quiet sync", "req/s", "", "", syncRate...).Note =
+		"requests of a sync / its duration; client-go's default client-side limit is 5 req/s (burst 10)"
 	b.res.Details[sc+"/forced"] = details
 	return nil
+}
+
+// syncDurations splits the operator's requests (leases excluded) at each sync marker: a sync's
+// requests are those after the previous marker up to its own. It returns each sync's duration
+// (its first request received to its marker completed) and its request rate; the first sync of
+// the window is skipped, as it may have started before the window.
+func syncDurations(evs []*auditEvent, namespace string, t0 time.Time) (durs, rates []float64) {
+	marker := isSyncMarker(namespace)
+	var first time.Time
+	n := 0
+	seenMarker := false
+	for _, e := range evs {
+		if e.class() == classLease {
+			continue
+		}
+		if first.IsZero() {
+			first = e.Received
+		}
+		n++
+		if !marker(e) {
+			continue
+		}
+		if seenMarker {
+			d := e.Done.Sub(first).Seconds()
+			durs = append(durs, d)
+			if d > 0 {
+				rates = append(rates, float64(n)/d)
+			}
+		}
+		seenMarker = true
+		first, n = time.Time{}, 0
+	}
+	return durs, rates
 }
 
 // ensureAvailable creates the CR if it is missing and waits for Available=True.
@@ -367,6 +443,8 @@ type idleWindow struct {
 	c        counts
 	rss      []float64 // MiB, one sample per second
 	cpu      float64   // CPU seconds used in the window
+	hwm      float64   // MiB, VmHWM (peak RSS of the process so far) at the end
+	heap     float64   // MiB, go_memstats_heap_inuse_bytes at the end (NaN if not scraped)
 }
 
 func (b *bench) measureIdle(ctx context.Context, d time.Duration) (idleWindow, error) {
@@ -395,6 +473,10 @@ func (b *bench) measureIdle(ctx context.Context, d time.Duration) (idleWindow, e
 	}
 	w.cpu = cpu1 - cpu0
 	w.c = summarize(b.operatorQuery(w.from, w.to, nil), w.from)
+	// After the window, so the scrape's TokenReview/SubjectAccessReview are not counted in it.
+	w.hwm, _ = procStatusKB(b.op.pid, "VmHWM:")
+	w.hwm /= 1024
+	w.heap = b.scrapeHeap(ctx)
 	return w, nil
 }
 
@@ -433,7 +515,7 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 	logf("scenario 3: drift repair, %d kinds x %d runs", len(driftCases), b.runs)
 	times := map[string][]float64{}
 	writes := map[string][]float64{}
-	var all []float64
+	var all, ownWrites, otherWrites []float64
 	unrepaired := 0
 	details := map[string][]string{}
 	for i := 0; i < b.runs; i++ {
@@ -442,7 +524,7 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 			if !ok {
 				return fmt.Errorf("no operand object for %s", dc.asset)
 			}
-			b.waitOperatorQuiet(ctx, 2*time.Second, 30*time.Second)
+			b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
 			d, t0, err := b.driftOnce(ctx, ref, dc.edit)
 			if err != nil {
 				unrepaired++
@@ -453,12 +535,21 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 				}
 				continue
 			}
-			quietAt, _ := b.waitOperatorQuiet(ctx, 2*time.Second, 30*time.Second)
+			quietAt, _ := b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
 			times[dc.label] = append(times[dc.label], d.Seconds())
 			all = append(all, d.Seconds())
 			if b.audit != nil {
-				c := summarize(b.operatorQuery(t0, quietAt, nil), t0)
+				evs := b.operatorQuery(t0, quietAt, nil)
+				c := summarize(evs, t0)
 				writes[dc.label] = append(writes[dc.label], float64(c.Writes))
+				own := 0
+				for _, e := range evs {
+					if e.class() == classWrite && ref.matches(e) {
+						own++
+					}
+				}
+				ownWrites = append(ownWrites, float64(own))
+				otherWrites = append(otherWrites, float64(c.Writes-own))
 				details[fmt.Sprintf("run %d %s", i+1, dc.label)] = c.WriteLines
 				logf("  run %d %-40s repaired in %.3fs, %d operator writes until quiet", i+1, dc.label, d.Seconds(), c.Writes)
 			} else {
@@ -466,9 +557,37 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 			}
 		}
 	}
+	// Everything at once: every deletable kind above deleted in one go, as a careless
+	// `kubectl delete` would; the operator then repairs under its own client-side rate limit.
+	var mass, massWrites []float64
+	for i := 0; i < b.runs; i++ {
+		b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
+		d, t0, err := b.massDrift(ctx)
+		if err != nil {
+			unrepaired++
+			b.finding(fmt.Sprintf("drift: mass deletion not repaired within %s: %v", driftTimeout, err), nil)
+			continue
+		}
+		quietAt, _ := b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
+		mass = append(mass, d.Seconds())
+		if b.audit != nil {
+			c := summarize(b.operatorQuery(t0, quietAt, nil), t0)
+			massWrites = append(massWrites, float64(c.Writes))
+			details[fmt.Sprintf("run %d all at once", i+1)] = c.WriteLines
+			logf("  run %d all %d deletable kinds at once: repaired in %.3fs, %d operator writes until quiet", i+1, len(driftCases)-1, d.Seconds(), c.Writes)
+		} else {
+			logf("  run %d all %d deletable kinds at once: repaired in %.3fs", i+1, len(driftCases)-1, d.Seconds())
+		}
+	}
+
 	sc := scDrift
 	for _, dc := range driftCases {
 		b.res.Add(sc, dc.label+": time to repair", "s", "seconds", "lower", times[dc.label]...)
+	}
+	b.res.Add(sc, fmt.Sprintf("all %d deletable kinds deleted at once: time to repair all", len(driftCases)-1), "s", "seconds", "lower", mass...).Note =
+		"one object of each deleted kind above, deleted together; time until the last is back"
+	if b.audit != nil {
+		b.res.Add(sc, fmt.Sprintf("all %d deletable kinds deleted at once: operator writes", len(driftCases)-1), "writes", fmt.Sprint(len(driftCases)-1), "lower", massWrites...)
 	}
 	b.res.Add(sc, "all kinds: time to repair", "s", "seconds", "lower", all...).Note = "max is the worst repair of any kind; each object polled every 50ms"
 	b.res.Add(sc, "not repaired within 60s", "repairs", "0", "lower", float64(unrepaired))
@@ -476,6 +595,8 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 		for _, dc := range driftCases {
 			b.res.Add(sc, dc.label+": operator writes per repair", "writes", "1", "lower", writes[dc.label]...)
 		}
+		b.res.Add(sc, "all kinds: writes to the drifted object per repair", "writes", "1", "lower", ownWrites...)
+		b.res.Add(sc, "all kinds: writes to other objects per repair", "writes", "0 (+ status when it changes)", "lower", otherWrites...)
 		b.res.Details[sc] = details
 		// Evidence for repairs that took more than the one write they need.
 		var extra []string
@@ -493,7 +614,7 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 			}
 		}
 		if len(extra) > 0 {
-			b.finding("drift repair made more than one write for some kinds (audit log, operator user, from the edit until 2s quiet)", extra)
+			b.finding("drift repair made more than one write for some kinds (audit log, operator user, from the edit until 3s quiet)", extra)
 		}
 	}
 	return nil
@@ -563,6 +684,63 @@ func (b *bench) driftOnce(ctx context.Context, ref objRef, edit bool) (time.Dura
 	return at.Sub(t0), t0, nil
 }
 
+// massDrift deletes one object of every deletable drift kind together and polls until all are
+// back with new UIDs.
+func (b *bench) massDrift(ctx context.Context) (time.Duration, time.Time, error) {
+	uids := map[string]types.UID{}
+	var refs []objRef
+	for _, dc := range driftCases {
+		if dc.edit {
+			continue
+		}
+		ref, ok := b.objectByAsset(dc.asset)
+		if !ok {
+			return 0, time.Time{}, fmt.Errorf("no operand object for %s", dc.asset)
+		}
+		live, err := b.get(ctx, ref)
+		if err != nil {
+			return 0, time.Time{}, fmt.Errorf("get %s: %w", ref, err)
+		}
+		uids[ref.String()] = live.GetUID()
+		refs = append(refs, ref)
+	}
+	t0 := time.Now()
+	for _, ref := range refs {
+		if err := b.del(ctx, ref, uids[ref.String()]); err != nil && !apierrors.IsNotFound(err) {
+			return 0, t0, fmt.Errorf("delete %s: %w", ref, err)
+		}
+	}
+	back := map[string]bool{}
+	var at time.Time
+	err := poll(ctx, 50*time.Millisecond, driftTimeout, func() (bool, error) {
+		for _, ref := range refs {
+			if back[ref.String()] {
+				continue
+			}
+			obj, err := b.get(ctx, ref)
+			if err == nil && obj.GetUID() != uids[ref.String()] && obj.GetDeletionTimestamp() == nil {
+				back[ref.String()] = true
+			}
+		}
+		if len(back) == len(refs) {
+			at = time.Now()
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		var missing []string
+		for _, ref := range refs {
+			if !back[ref.String()] {
+				missing = append(missing, ref.String())
+				_ = b.forceRepair(ctx, ref)
+			}
+		}
+		return 0, t0, fmt.Errorf("not back: %v: %w", missing, err)
+	}
+	return at.Sub(t0), t0, nil
+}
+
 // forceRepair makes the operator sync (a CR annotation change) and waits for ref to exist, so
 // the scenarios after an unrepaired drift start from a complete operand.
 func (b *bench) forceRepair(ctx context.Context, ref objRef) error {
@@ -608,10 +786,11 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		return err
 	}
 	logf("scenario 5: %d restarts with nothing changed", b.runs)
-	var healthy, lease, firstSync, writes, evts, leaseReqs, reads []float64
+	var healthy, lease, firstSync, writes, evts, leaseReqs, reads, changed, syncs []float64
 	var details []map[string]any
 	for i := 0; i < b.runs; i++ {
 		b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
+		rvs := b.resourceVersions(ctx)
 		b.op.stop()
 		p, err := b.startOperator()
 		if err != nil {
@@ -648,6 +827,15 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		sleep(ctx, time.Until(end))
 		evs := b.operatorQuery(t0, end, nil)
 		c := summarize(evs, t0)
+		nSyncs := 0
+		for _, e := range evs {
+			if isSyncMarker(b.namespace)(e) {
+				nSyncs++
+			}
+		}
+		ch := b.changedObjects(ctx, rvs)
+		changed = append(changed, float64(len(ch)))
+		syncs = append(syncs, float64(nSyncs))
 		var leaseAt time.Time
 		for _, e := range evs {
 			if e.class() == classLease && writeVerbs[e.Verb] && e.ok() {
@@ -663,11 +851,13 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		evts = append(evts, float64(c.Events))
 		leaseReqs = append(leaseReqs, float64(c.Leases))
 		reads = append(reads, float64(c.Reads))
-		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "events": c.Events, "leases": c.Leases, "reads": c.Reads})
+		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "events": c.Events, "leases": c.Leases, "reads": c.Reads,
+			"syncs": nSyncs, "objectsChanged": ch})
 		logf("  run %d: /healthz %.2fs, lease %.2fs, first sync done %.2fs; %d writes, %d events, %d lease requests, %d reads",
 			i+1, secondsSince(t0, tHealthy), secondsSince(t0, leaseAt), secondsSince(t0, marker.Done), c.Writes, c.Events, c.Leases, c.Reads)
 		if c.Writes > 0 && i == 0 {
-			b.finding(fmt.Sprintf("restart with nothing changed: %d writes by the new operator process (goal 0): %s", c.Writes, c.byKindString()), c.WriteLines)
+			b.finding(fmt.Sprintf("restart with nothing changed: %d writes by the new operator process in %d syncs (goal 0): %s; operand objects whose resourceVersion moved: %v",
+				c.Writes, nSyncs, c.byKindString(), ch), c.WriteLines)
 		}
 	}
 	sc := scStartup
@@ -679,6 +869,9 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 			"completion of the new process's first GET of Deployment " + deploymentName + " (the reconcile table's last step; audit log)"
 		b.res.Add(sc, "writes by a restart (excl. events, leases)", "writes", "0", "lower", writes...).Note =
 			"from process start until 10s after its first sync"
+		b.res.Add(sc, "operand objects changed by a restart", "objects", "0", "lower", changed...).Note =
+			"objects whose resourceVersion moved (a no-op update does not move it)"
+		b.res.Add(sc, "syncs in the window", "syncs", "", "", syncs...)
 		b.res.Add(sc, "events emitted by a restart", "events", "reported apart", "", evts...).Note =
 			"library-go's controllercmd emits start-up events (counted apart from writes)"
 		b.res.Add(sc, "Lease requests during start-up", "requests", "", "", leaseReqs...)
@@ -746,6 +939,12 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 		return err
 	}
 	b.res.Add(sc, "RSS over a quiet window after the load", "MiB", "", "lower", after.rss...)
+	b.res.Add(sc, "Go heap in use before the load", "MiB", "", "lower", before.heap).Note =
+		"go_memstats_heap_inuse_bytes from the operator's /metrics at the end of the window (steadier than RSS)"
+	b.res.Add(sc, "Go heap in use after the load", "MiB", "", "lower", after.heap)
+	b.res.Add(sc, "heap growth (after - before)", "MiB", "~0 (objects not managed)", "lower", after.heap-before.heap)
+	b.res.Add(sc, "peak RSS (VmHWM) after the load", "MiB", "", "lower", after.hwm).Note =
+		fmt.Sprintf("process lifetime peak; %.1f MiB before the load", before.hwm)
 	b.res.Add(sc, "CPU over a quiet window after the load", "CPU-s", "", "lower", after.cpu)
 	mb := median(before.rss)
 	ma := median(after.rss)
