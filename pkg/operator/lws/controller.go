@@ -160,7 +160,13 @@ type syncRun struct {
 
 	mountedSecrets    []*corev1.Secret
 	mountedConfigMaps []*corev1.ConfigMap
-	deployment        *appsv1.Deployment
+	// deployment is the Deployment as last seen, for conditions and readyReplicas.
+	deployment *appsv1.Deployment
+	// appliedDeployment is set only when this sync applied the Deployment. Only its generation
+	// may be recorded in status: recording the generation of a Deployment someone else edited
+	// (while Unmanaged, or after a failed apply) would make that edit look like the operator's
+	// and it would never be reverted.
+	appliedDeployment *appsv1.Deployment
 }
 
 func (r *TargetConfigReconciler) sync(ctx context.Context, _ factory.SyncContext) error {

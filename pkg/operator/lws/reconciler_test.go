@@ -213,7 +213,10 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 	if _, err := env.kube.AppsV1().Deployments(testNamespace).Update(env.ctx, d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	env.settle()
+	env.waitFor("the hand-scaled Deployment in the cache", func() bool {
+		cached, _ := env.r.deployments.Deployments(testNamespace).Get(deploymentName)
+		return cached != nil && *cached.Spec.Replicas == 3
+	})
 	env.clearActions()
 	if err := env.sync(); err != nil {
 		t.Fatal(err)

@@ -117,7 +117,9 @@ func (r *TargetConfigReconciler) writeStatus(ctx context.Context, run *syncRun, 
 		status.ReadyReplicas = 0
 		if run.deployment != nil {
 			status.ReadyReplicas = run.deployment.Status.ReadyReplicas
-			resourcemerge.SetDeploymentGeneration(&status.Generations, run.deployment)
+		}
+		if run.appliedDeployment != nil {
+			resourcemerge.SetDeploymentGeneration(&status.Generations, run.appliedDeployment)
 		}
 		return nil
 	})

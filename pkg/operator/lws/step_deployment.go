@@ -50,6 +50,7 @@ func applyDeployment(ctx context.Context, run *syncRun) error {
 		return fmt.Errorf("apply Deployment %s: %w", required.Name, err)
 	}
 	run.deployment = actual
+	run.appliedDeployment = actual
 	return nil
 }
 
