@@ -3,8 +3,9 @@
 //	go run ./test/bench/compare OLD.json NEW.json     (make bench-compare OLD=... NEW=...)
 //
 // For each metric: old median, new median, new/old ratio, and a verdict. A change is called
-// better or worse only when the two runs' [min, max] ranges do not overlap and the metric has a
-// direction; otherwise it is "~" (within the spread). Metrics present in only one file are listed
+// better or worse only when the metric has a direction, the medians differ by at least 10% and
+// the two runs' [min, max] ranges do not overlap (single-sample metrics: at least 25%, marked
+// "(n=1)"); otherwise it is "~". Metrics present in only one file are listed
 // with "-" on the other side.
 package main
 
@@ -39,19 +40,24 @@ func main() {
 		}
 	}
 
-	var keys []string
+	// Metrics grouped by scenario, scenarios and metrics in the order they first appear (new
+	// file first, so the current layout wins; metrics only in the old file follow).
+	var scenarios []string
+	byScenario := map[string][]string{}
 	seen := map[string]bool{}
-	for _, m := range oldRes.Metrics {
-		if !seen[m.Key()] {
-			seen[m.Key()] = true
-			keys = append(keys, m.Key())
+	for _, m := range append(append([]*report.Metric(nil), newRes.Metrics...), oldRes.Metrics...) {
+		if seen[m.Key()] {
+			continue
 		}
+		seen[m.Key()] = true
+		if _, ok := byScenario[m.Scenario]; !ok {
+			scenarios = append(scenarios, m.Scenario)
+		}
+		byScenario[m.Scenario] = append(byScenario[m.Scenario], m.Key())
 	}
-	for _, m := range newRes.Metrics {
-		if !seen[m.Key()] {
-			seen[m.Key()] = true
-			keys = append(keys, m.Key())
-		}
+	var keys []string
+	for _, sc := range scenarios {
+		keys = append(keys, byScenario[sc]...)
 	}
 	scenario := ""
 	var rows [][]string
@@ -131,12 +137,30 @@ func verdict(o, n *report.Metric) string {
 		}
 		return ""
 	}
-	if n.Min > o.Max || n.Max < o.Min {
-		up := n.Median > o.Median
-		if (o.Better == "lower") == up {
-			return "WORSE"
-		}
-		return "better"
+	// A change counts when it is at least minChange of the old value (or, from 0, at least 1),
+	// and, with two or more samples each, the min..max ranges do not overlap. With a single
+	// sample there is no spread to go by: the threshold is higher and the verdict says so.
+	rel := math.Inf(1)
+	if o.Median != 0 {
+		rel = math.Abs(n.Median-o.Median) / math.Abs(o.Median)
+	} else if math.Abs(n.Median) < 1 {
+		rel = 0
 	}
-	return "~"
+	single := len(o.Samples) < 2 || len(n.Samples) < 2
+	threshold, suffix := minChange, ""
+	if single {
+		threshold, suffix = minChangeSingle, " (n=1)"
+	}
+	if rel < threshold || (!single && !(n.Min > o.Max || n.Max < o.Min)) {
+		return "~"
+	}
+	if (o.Better == "lower") == (n.Median > o.Median) {
+		return "WORSE" + suffix
+	}
+	return "better" + suffix
 }
+
+const (
+	minChange       = 0.10
+	minChangeSingle = 0.25
+)
