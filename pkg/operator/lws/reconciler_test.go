@@ -259,9 +259,29 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
+	env.clearActions()
 	env.setState(operatorv1.Removed)
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
+	}
+	// Certificates go before their Secrets: cert-manager would re-issue a Secret whose
+	// Certificate still exists.
+	lastCertificateDelete, firstSecretDelete := -1, -1
+	for i, a := range env.dynamic.Actions() {
+		if a.GetVerb() != "delete" {
+			continue
+		}
+		switch a.GetResource().Resource {
+		case "certificates":
+			lastCertificateDelete = i
+		case "secrets":
+			if firstSecretDelete < 0 {
+				firstSecretDelete = i
+			}
+		}
+	}
+	if lastCertificateDelete < 0 || firstSecretDelete < 0 || firstSecretDelete < lastCertificateDelete {
+		t.Errorf("want every Certificate deleted before the Secrets (last certificate delete #%d, first secret delete #%d)", lastCertificateDelete, firstSecretDelete)
 	}
 	for _, asset := range allAssets() {
 		if asset == bindata.LWSCRD {

@@ -51,10 +51,14 @@ func waitForCertificateSecrets(ctx context.Context, run *syncRun) error {
 	return nil
 }
 
-// removeCertificateSecrets deletes the issued Secrets. cert-manager leaves them behind when a
-// Certificate is deleted; the Certificates label them (secretTemplate) so that only Secrets the
-// operator asked for are deleted.
-func removeCertificateSecrets(ctx context.Context, run *syncRun) error {
+// removeCertificatesThenSecrets deletes the Certificates, then the Secrets they issued.
+// cert-manager leaves Secrets behind when a Certificate is deleted, and re-issues a deleted
+// Secret while its Certificate exists, so the order matters. The Certificates label the Secrets
+// (secretTemplate), so only Secrets the operator asked for are deleted.
+func removeCertificatesThenSecrets(ctx context.Context, run *syncRun) error {
+	if err := removeAssets(ctx, run, run.step.assets); err != nil {
+		return err
+	}
 	for _, name := range certificateSecrets {
 		if err := run.deleteOwned(ctx, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, run.namespace, name); err != nil {
 			return err

@@ -30,8 +30,8 @@ func reconcileSteps() []step {
 		{name: "leader election Role", assets: []string{bindata.LWSLeaderElectionRole, bindata.LWSLeaderElectionRoleBinding}},
 		{name: "Services", assets: []string{bindata.LWSWebhookService, bindata.LWSMetricsService}},
 		{name: "cert-manager Issuer", assets: []string{bindata.LWSIssuer}, apply: applyCertManagerObjects},
-		{name: "cert-manager Certificates", assets: []string{bindata.LWSWebhookCertificate, bindata.LWSMetricsCertificate}, apply: applyCertManagerObjects},
-		{name: "certificate Secrets", apply: waitForCertificateSecrets, remove: removeCertificateSecrets},
+		{name: "cert-manager Certificates", assets: []string{bindata.LWSWebhookCertificate, bindata.LWSMetricsCertificate}, apply: applyCertManagerObjects, remove: removeCertificatesThenSecrets},
+		{name: "certificate Secrets", apply: waitForCertificateSecrets, remove: nothingToRemove},
 		{name: "LeaderWorkerSet CRD", assets: []string{bindata.LWSCRD}, apply: applyCRD, remove: disableCRDConversionWebhook},
 		{name: "webhook configurations", assets: []string{bindata.LWSMutatingWebhookConfiguration, bindata.LWSValidatingWebhookConfiguration}},
 		{name: "operand ConfigMap", apply: applyOperandConfigMap, remove: removeOperandConfigMap},
@@ -39,3 +39,6 @@ func reconcileSteps() []step {
 		{name: "operand Deployment", assets: []string{bindata.LWSDeployment}, apply: applyDeployment},
 	}
 }
+
+// nothingToRemove is the removal of a step that creates nothing itself.
+func nothingToRemove(context.Context, *syncRun) error { return nil }
