@@ -195,8 +195,9 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 				"spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed"),
 			Entry("spec missing", crName, nil,
 				"spec: Required value"),
-			// nodePlacement.tolerations[].operator has no enum in the schema (corev1.Toleration
-			// carries none), so a bad operator is not an admission error: not in this table.
+			Entry("toleration operator Sometimes", crName, managed(map[string]any{"nodePlacement": map[string]any{
+				"tolerations": []any{map[string]any{"key": "a", "operator": "Sometimes"}},
+			}}), "nodePlacement.tolerations[].operator must be Exists or Equal"),
 		)
 
 		It("accepts a valid CR (dry run: only AlreadyExists stops it)", func(ctx SpecContext) {

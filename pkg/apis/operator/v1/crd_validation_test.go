@@ -102,9 +102,15 @@ status:
 			wantErrs: []string{`spec: Required value`},
 		},
 		{
+			name:     "toleration with an unknown operator",
+			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: [{key: a, operator: Sometimes}]}}}`,
+			wantErrs: []string{`spec.nodePlacement: Invalid value: "object": nodePlacement.tolerations[].operator must be Exists or Equal`},
+		},
+		{
 			name:     "tolerations of the wrong shape",
 			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: {key: a}}}}`,
-			wantErrs: []string{`spec.nodePlacement.tolerations: Invalid value: "object": must be of type array`},
+			// The schema error, and the tolerations rule refusing to read a non-list.
+			wantErrs: []string{`spec.nodePlacement.tolerations: Invalid value: "object": must be of type array`, `invalid data, expected an array`},
 		},
 	}
 	for _, tt := range tests {

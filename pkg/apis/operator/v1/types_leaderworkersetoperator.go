@@ -56,6 +56,8 @@ type LeaderWorkerSetOperatorSpec struct {
 }
 
 // NodePlacement selects the nodes the controller's pods may run on.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || self.tolerations.all(t, !has(t.operator) || t.operator in ['Exists', 'Equal'])",message="nodePlacement.tolerations[].operator must be Exists or Equal"
 type NodePlacement struct {
 	// nodeSelector, when it has at least one entry, replaces the controller pod's node selector:
 	// the pod runs only on nodes carrying every one of these labels. An empty map leaves
@@ -68,6 +70,7 @@ type NodePlacement struct {
 	// tolerations in place.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 }
 
