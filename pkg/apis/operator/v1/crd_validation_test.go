@@ -107,8 +107,8 @@ status:
 			wantErrs: []string{`spec.nodePlacement: Invalid value: "object": nodePlacement.tolerations[].operator must be Exists or Equal`},
 		},
 		{
-			name:     "tolerations of the wrong shape",
-			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: {key: a}}}}`,
+			name: "tolerations of the wrong shape",
+			obj:  `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: {key: a}}}}`,
 			// The schema error, and the tolerations rule refusing to read a non-list.
 			wantErrs: []string{`spec.nodePlacement.tolerations: Invalid value: "object": must be of type array`, `invalid data, expected an array`},
 		},
