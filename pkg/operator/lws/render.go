@@ -17,7 +17,7 @@ import (
 type renderer struct {
 	namespace string
 	image     string
-	// owner is nil when the object is rendered only to be found (removal), never applied.
+	// owner is the LeaderWorkerSetOperator; nil renders without an owner reference (tests).
 	owner *metav1.OwnerReference
 }
 
