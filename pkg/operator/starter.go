@@ -18,7 +18,8 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/lws"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operatorclient"
 )
 
@@ -59,29 +60,40 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		return err
 	}
 
+	caches := engine.NewCaches()
+	clients := &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: caches}
+
 	namespaced := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithNamespace(namespace))
 	// Cluster-scoped kinds are watched only where they carry the operator's label, so memory
 	// does not grow with the cluster's other ClusterRoles and webhooks.
 	clusterScoped := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.LabelSelector = lws.ManagedByLabel + "=" + lws.ManagedByValue
-		}))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
+	lwsCRD := engine.NewCRDWatch(apiextClient, lws.CRDName, resync)
+	caches.AddInformer(engine.CustomResourceDefinitions, lwsCRD.Informer)
+	optional := engine.NewOptionalAPIs(ctx, dynamicClient, apiextClient, resync, caches, lws.OptionalAPIs(namespace)...)
 
-	lwsReconciler, lwsController := lws.NewTargetConfigReconciler(ctx, lws.Config{
+	_, lwsController := lws.New(lws.Config{
 		Namespace:      namespace,
 		Image:          images.LWS,
 		OperatorClient: operatorClient,
-		KubeClient:     kubeClient,
-		APIExtClient:   apiextClient,
-		DynamicClient:  dynamicClient,
-		Informers:      lws.Informers{Namespaced: namespaced, ClusterScoped: clusterScoped},
+		Clients:        clients,
+		CRD:            lwsCRD,
+		Optional:       optional,
+		Informers:      lws.RegisterInformers(caches, namespaced, clusterScoped),
 		Recorder:       cc.EventRecorder,
 		Resync:         resync,
 	})
 	logLevelController := loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder)
 
-	for _, start := range []func(<-chan struct{}){namespaced.Start, clusterScoped.Start, operatorInformers.Start, lwsReconciler.StartInformers} {
+	crdInformers := []cache.SharedIndexInformer{lwsCRD.Informer}
+	for _, w := range optional.CRDWatches() {
+		crdInformers = append(crdInformers, w.Informer)
+	}
+	for _, start := range []func(<-chan struct{}){namespaced.Start, clusterScoped.Start, operatorInformers.Start} {
 		start(ctx.Done())
+	}
+	for _, informer := range crdInformers {
+		go informer.Run(ctx.Done())
 	}
 	// Controllers start only once every cache is filled, so the first sync sees the cluster
 	// as it is and does not re-create what already exists.
@@ -95,8 +107,12 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 			}
 		}
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), operatorClient.Informer().HasSynced) {
-		return fmt.Errorf("the LeaderWorkerSetOperator informer did not sync")
+	hasSynced := []cache.InformerSynced{operatorClient.Informer().HasSynced}
+	for _, informer := range crdInformers {
+		hasSynced = append(hasSynced, informer.HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
+		return fmt.Errorf("the LeaderWorkerSetOperator and CRD informers did not sync")
 	}
 
 	klog.Infof("Starting controllers for namespace %s with operand image %s", namespace, images.LWS)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,11 +24,12 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
-	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 )
 
 // Names the suite relies on. They mirror the operator's (pkg/operator/lws/names.go), which
@@ -270,38 +269,12 @@ func (o objectRef) get(ctx context.Context) (*unstructured.Unstructured, error) 
 	return o.client().Get(ctx, o.name, metav1.GetOptions{})
 }
 
-// operandAssets are the embedded manifests of the LeaderWorkerSet operand (bindata keeps its
-// asset list unexported; this is the full set of its LWS* constants).
-var operandAssets = []string{
-	bindata.LWSCRD,
-	bindata.LWSClusterRole,
-	bindata.LWSMutatingWebhookConfiguration,
-	bindata.LWSValidatingWebhookConfiguration,
-	bindata.LWSServiceAccount,
-	bindata.LWSClusterRoleBinding,
-	bindata.LWSLeaderElectionRole,
-	bindata.LWSLeaderElectionRoleBinding,
-	bindata.LWSMetricsAuthClusterRole,
-	bindata.LWSMetricsAuthClusterRoleBinding,
-	bindata.LWSMetricsReaderClusterRole,
-	bindata.LWSWebhookService,
-	bindata.LWSMetricsService,
-	bindata.LWSIssuer,
-	bindata.LWSWebhookCertificate,
-	bindata.LWSMetricsCertificate,
-	bindata.LWSServiceMonitor,
-	bindata.LWSDeployment,
-}
-
-// assetRef reads an embedded manifest with ${NAMESPACE} rendered and returns what it names.
+// assetRef renders an embedded manifest for the operator's namespace and returns what it names.
 func assetRef(asset string) objectRef {
-	raw := bindata.MustAsset(asset)
-	raw = bytes.ReplaceAll(raw, []byte(bindata.NamespacePlaceholder), []byte(fw.namespace))
-	raw = bytes.ReplaceAll(raw, []byte(bindata.OperandImagePlaceholder), []byte("unused"))
-	obj := &unstructured.Unstructured{}
-	Expect(yaml.Unmarshal(raw, &obj.Object)).To(Succeed(), "parse %s", asset)
-	gvr, _ := meta.UnsafeGuessKindToResource(obj.GroupVersionKind())
-	return objectRef{gvr: gvr, kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
+	r := engine.Renderer{Placeholders: map[string]string{bindata.NamespacePlaceholder: fw.namespace, bindata.OperandImagePlaceholder: "unused"}}
+	obj, err := r.Object(asset)
+	Expect(err).NotTo(HaveOccurred(), "render %s", asset)
+	return objectRef{gvr: engine.GVRFor(obj.GroupVersionKind()), kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
 }
 
 // operandObjects is every object the operator creates for the operand: the embedded manifests
@@ -310,7 +283,7 @@ func assetRef(asset string) objectRef {
 func operandObjects(ctx context.Context) []objectRef {
 	withServiceMonitor := crdExists(ctx, serviceMonitorCRD)
 	var refs []objectRef
-	for _, asset := range operandAssets {
+	for _, asset := range lws.Assets() {
 		if asset == bindata.LWSServiceMonitor && !withServiceMonitor {
 			continue
 		}

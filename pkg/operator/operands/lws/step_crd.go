@@ -8,30 +8,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // applyCRD applies the LeaderWorkerSet CRD. library-go's CRD apply replaces the whole spec, so
 // the conversion webhook's CA bundle that cert-manager's cainjector wrote is carried over from
-// the live CRD first; otherwise the operator and cainjector would take turns rewriting it.
-func applyCRD(ctx context.Context, run *syncRun) error {
-	required, err := renderTyped[apiextensionsv1.CustomResourceDefinition](run.render, run.step.assets[0])
+// the cached CRD first; otherwise the operator and cainjector would take turns rewriting it. The
+// cache may lag behind a bundle cainjector has just written: the apply then carries the cached
+// resourceVersion and fails with a conflict instead of removing the bundle, and the retry
+// reads the newer CRD.
+func applyCRD(ctx context.Context, run *syncRun, assets []string) error {
+	required, err := engine.RenderTyped[apiextensionsv1.CustomResourceDefinition](run.render, assets[0])
 	if err != nil {
 		return err
 	}
-	// Read the live CRD from the API, not the cache: cainjector may have written the bundle a
-	// moment ago, and a stale copy would make this apply remove it again.
-	live, err := run.apiextClient.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, required.Name, metav1.GetOptions{})
-	switch {
-	case err == nil:
+	if live := run.crd.Get(); live != nil {
 		preserveConversionCABundle(live, required)
-	case !apierrors.IsNotFound(err):
-		return fmt.Errorf("get CustomResourceDefinition %s: %w", required.Name, err)
 	}
-	if _, _, err := resourceapply.ApplyCustomResourceDefinitionV1(ctx, run.apiextClient.ApiextensionsV1(), run.recorder, required); err != nil {
-		return fmt.Errorf("apply CustomResourceDefinition %s: %w", required.Name, err)
-	}
-	return nil
+	return run.applier.Apply(ctx, required)
 }
 
 // preserveConversionCABundle copies the live conversion webhook CA bundle into required, when
@@ -55,15 +49,15 @@ func conversionClientConfig(crd *apiextensionsv1.CustomResourceDefinition) *apie
 // disableCRDConversionWebhook keeps the CRD on removal (deleting it would delete every user's
 // LeaderWorkerSet) but turns its conversion webhook off: the webhook Service is gone, and the
 // API server would otherwise fail every request that needs a conversion.
-func disableCRDConversionWebhook(ctx context.Context, run *syncRun) error {
-	live, err := run.apiextClient.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, lwsCRDName, metav1.GetOptions{})
+func disableCRDConversionWebhook(ctx context.Context, run *syncRun, _ []string) error {
+	live, err := run.clients.APIExt.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, lwsCRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("get CustomResourceDefinition %s: %w", lwsCRDName, err)
 	}
-	if live.Labels[ManagedByLabel] != ManagedByValue {
+	if !engine.IsManaged(live.Labels) {
 		return nil
 	}
 	if live.Spec.Conversion == nil || live.Spec.Conversion.Strategy == apiextensionsv1.NoneConverter {
@@ -71,7 +65,7 @@ func disableCRDConversionWebhook(ctx context.Context, run *syncRun) error {
 	}
 	updated := live.DeepCopy()
 	updated.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
-	if _, err := run.apiextClient.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	if _, err := run.clients.APIExt.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("turn off the conversion webhook of CustomResourceDefinition %s: %w", lwsCRDName, err)
 	}
 	run.recorder.Eventf("CRDConversionDisabled", "Kept CustomResourceDefinition %s (user LeaderWorkerSets stay) and turned its conversion webhook off", lwsCRDName)

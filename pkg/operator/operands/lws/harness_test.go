@@ -2,6 +2,7 @@ package lws
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -18,13 +19,16 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 const (
@@ -32,8 +36,8 @@ const (
 	testImage     = "example.com/lws:test"
 )
 
-// fakeEnv is a reconciler wired to fake clients (client-go's and library-go's fakes). The
-// dynamic fake serves built-in kinds from the typed fake's tracker, so both see one cluster.
+// fakeEnv is the operand wired to fake clients (client-go's and library-go's fakes). The dynamic
+// fake serves built-in kinds from the typed fake's tracker, so both see one cluster.
 type fakeEnv struct {
 	t        *testing.T
 	ctx      context.Context
@@ -42,15 +46,18 @@ type fakeEnv struct {
 	dynamic  *dynamicfake.FakeDynamicClient
 	operator v1helpers.OperatorClientWithFinalizers
 	recorder events.InMemoryRecorder
-	r        *TargetConfigReconciler
+	op       *Operand
 	syncCtx  factory.SyncContext
+	caches   *engine.Caches
 
 	controller    factory.Controller
 	clusterScoped informers.SharedInformerFactory
+	namespaced    informers.SharedInformerFactory
+	crd           *engine.CRDWatch
+	optional      *engine.OptionalAPIs
 
 	nodePlacement *lwsoperatorv1.NodePlacement
 	deletion      *metav1.Time
-	namespaced    informers.SharedInformerFactory
 }
 
 type envOption func(*envSetup)
@@ -85,14 +92,14 @@ func withPlacement(p *lwsoperatorv1.NodePlacement) envOption {
 	return func(s *envSetup) { s.placement = p }
 }
 
-var certManagerCRDs = []string{crdName(issuerGVR), crdName(certificateGVR)}
+var certManagerCRDs = []string{engine.CRDName(engine.IssuerGVR), engine.CRDName(engine.CertificateGVR)}
 
 // issuedSecrets are the Secrets cert-manager would issue.
 func issuedSecrets() []runtime.Object {
 	var objs []runtime.Object
 	for _, name := range certificateSecrets {
 		objs = append(objs, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, Labels: map[string]string{ManagedByLabel: ManagedByValue}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, Labels: map[string]string{engine.ManagedByLabel: engine.ManagedByValue}},
 			Data:       map[string][]byte{"tls.crt": []byte("cert-" + name), "tls.key": []byte("key-" + name), "ca.crt": []byte("ca")},
 		})
 	}
@@ -106,6 +113,11 @@ func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
 			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
 		}},
 	}
+}
+
+// testRenderer renders manifests as the operand does, without an owner reference.
+func testRenderer() engine.Renderer {
+	return engine.Renderer{Placeholders: map[string]string{bindata.NamespacePlaceholder: testNamespace, bindata.OperandImagePlaceholder: testImage}}
 }
 
 func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
@@ -129,9 +141,9 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		t.Fatal(err)
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		issuerGVR:         "IssuerList",
-		certificateGVR:    "CertificateList",
-		serviceMonitorGVR: "ServiceMonitorList",
+		engine.IssuerGVR:      "IssuerList",
+		engine.CertificateGVR: "CertificateList",
+		ServiceMonitorGVR:     "ServiceMonitorList",
 	})
 	builtIn := map[string]bool{"": true, "apps": true, "rbac.authorization.k8s.io": true, "admissionregistration.k8s.io": true}
 	objectReaction := clienttesting.ObjectReaction(kube.Tracker())
@@ -142,42 +154,56 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		return objectReaction(action)
 	})
 
-	operator := v1helpers.NewFakeOperatorClientWithObjectMeta(
-		&metav1.ObjectMeta{Name: lwsoperatorv1.SingletonName, UID: "cr-uid", Generation: 1},
-		&operatorv1.OperatorSpec{ManagementState: setup.state, LogLevel: setup.logLevel},
-		&operatorv1.OperatorStatus{}, nil)
-
-	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn, operator: operator,
+	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), nodePlacement: setup.placement}
+	env.operator = informerBackedOperatorClient{
+		OperatorClientWithFinalizers: v1helpers.NewFakeOperatorClientWithObjectMeta(
+			&metav1.ObjectMeta{Name: lwsoperatorv1.SingletonName, UID: "cr-uid", Generation: 1},
+			&operatorv1.OperatorSpec{ManagementState: setup.state, LogLevel: setup.logLevel},
+			&operatorv1.OperatorStatus{}, nil),
+		env: env,
+	}
 
+	// Informers as the starter builds them: the operand namespace, label-filtered cluster-scoped
+	// kinds, the CRD watch and the optional APIs, all registered in the caches.
+	env.caches = engine.NewCaches()
 	env.namespaced = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(testNamespace))
-	clusterScoped := informers.NewSharedInformerFactory(kube, 0)
-	env.clusterScoped = clusterScoped
-	r, controller := NewTargetConfigReconciler(ctx, Config{
+	env.clusterScoped = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
+	env.crd = engine.NewCRDWatch(apiext, CRDName, 0)
+	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs(testNamespace)...)
+	watched := RegisterInformers(env.caches, env.namespaced, env.clusterScoped)
+	env.caches.AddInformer(engine.CustomResourceDefinitions, env.crd.Informer)
+
+	op, controller := New(Config{
 		Namespace:      testNamespace,
 		Image:          testImage,
-		OperatorClient: operator,
-		KubeClient:     kube,
-		APIExtClient:   apiext,
-		DynamicClient:  dyn,
-		Informers:      Informers{Namespaced: env.namespaced, ClusterScoped: clusterScoped},
+		OperatorClient: env.operator,
+		Clients:        &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
+		CRD:            env.crd,
+		Optional:       env.optional,
+		Informers:      watched,
 		Recorder:       env.recorder,
 		Resync:         0,
-		CurrentCR:      env.currentCR,
 	})
 	env.controller = controller
-	env.r = r
+	env.op = op
 	env.syncCtx = factory.NewSyncContext("test", env.recorder)
 
 	env.namespaced.Start(ctx.Done())
+	env.clusterScoped.Start(ctx.Done())
 	env.namespaced.WaitForCacheSync(ctx.Done())
-	r.StartInformers(ctx.Done())
+	env.clusterScoped.WaitForCacheSync(ctx.Done())
+	go env.crd.Informer.Run(ctx.Done())
+	for _, w := range env.optional.CRDWatches() {
+		go w.Informer.Run(ctx.Done())
+	}
 	env.waitFor("CRD informers synced", func() bool {
-		if !r.crd.informer.HasSynced() {
+		if !env.crd.Informer.HasSynced() {
 			return false
 		}
-		for _, inf := range r.optional.crdInformers() {
-			if !inf.HasSynced() {
+		for _, w := range env.optional.CRDWatches() {
+			if !w.Informer.HasSynced() {
 				return false
 			}
 		}
@@ -186,16 +212,45 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	return env
 }
 
+// informerBackedOperatorClient is library-go's fake operator client with an informer whose store
+// holds the typed CR as the real client's informer would, built from the fake's state.
+type informerBackedOperatorClient struct {
+	v1helpers.OperatorClientWithFinalizers
+	env *fakeEnv
+}
+
+func (c informerBackedOperatorClient) Informer() cache.SharedIndexInformer {
+	return storeInformer{SharedIndexInformer: v1helpers.NewFakeSharedIndexInformer(), env: c.env}
+}
+
+type storeInformer struct {
+	cache.SharedIndexInformer
+	env *fakeEnv
+}
+
+func (i storeInformer) GetStore() cache.Store {
+	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	cr := i.env.currentCR()
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cr)
+	if err != nil {
+		i.env.t.Fatal(err)
+	}
+	if err := store.Add(&unstructured.Unstructured{Object: content}); err != nil {
+		i.env.t.Fatal(err)
+	}
+	return store
+}
+
 // currentCR builds the typed CR from library-go's fake operator client, the way the informer
 // would present it.
-func (e *fakeEnv) currentCR() (*lwsoperatorv1.LeaderWorkerSetOperator, error) {
+func (e *fakeEnv) currentCR() *lwsoperatorv1.LeaderWorkerSetOperator {
 	meta, err := e.operator.GetObjectMeta()
 	if err != nil {
-		return nil, err
+		e.t.Fatal(err)
 	}
 	spec, status, _, err := e.operator.GetOperatorState()
 	if err != nil {
-		return nil, err
+		e.t.Fatal(err)
 	}
 	cr := &lwsoperatorv1.LeaderWorkerSetOperator{ObjectMeta: *meta.DeepCopy()}
 	cr.Name = lwsoperatorv1.SingletonName
@@ -203,7 +258,7 @@ func (e *fakeEnv) currentCR() (*lwsoperatorv1.LeaderWorkerSetOperator, error) {
 	cr.Spec.OperatorSpec = *spec.DeepCopy()
 	cr.Spec.NodePlacement = e.nodePlacement.DeepCopy()
 	cr.Status.OperatorStatus = *status.DeepCopy()
-	return cr, nil
+	return cr
 }
 
 // setState changes the CR's managementState in the fake operator client.
@@ -220,27 +275,63 @@ func (e *fakeEnv) setState(state operatorv1.ManagementState) {
 	}
 }
 
-// sync runs one sync and waits for the listers to catch up with what it wrote, as the
-// informers would before the next event.
+// sync runs one sync and waits for the caches to catch up with what it wrote, as the informers
+// would before the next event.
 func (e *fakeEnv) sync() error {
-	err := e.r.sync(e.ctx, e.syncCtx)
+	err := e.op.sync(e.ctx, e.syncCtx)
 	e.settle()
 	return err
 }
 
-// settle waits until the namespaced listers show every Secret and Deployment the fake holds.
+// settle waits until every informer the operand reads from holds what the fakes hold.
 func (e *fakeEnv) settle() {
 	e.t.Helper()
-	e.waitFor("listers to catch up", func() bool {
-		secrets, _ := e.kube.CoreV1().Secrets(testNamespace).List(e.ctx, metav1.ListOptions{})
-		cached, _ := e.r.secrets.Secrets(testNamespace).List(labels.Everything())
-		if len(secrets.Items) != len(cached) {
+	e.waitFor("caches to catch up", func() bool {
+		for _, inf := range []cache.SharedIndexInformer{
+			e.namespaced.Core().V1().Secrets().Informer(),
+			e.namespaced.Apps().V1().Deployments().Informer(),
+			e.namespaced.Core().V1().ServiceAccounts().Informer(),
+			e.namespaced.Core().V1().ConfigMaps().Informer(),
+			e.namespaced.Core().V1().Services().Informer(),
+			e.clusterScoped.Rbac().V1().ClusterRoles().Informer(),
+			e.clusterScoped.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer(),
+			e.crd.Informer,
+		} {
+			if !inf.HasSynced() {
+				return false
+			}
+		}
+		return e.cachedMatchesAPI()
+	})
+}
+
+// cachedMatchesAPI compares the resourceVersions of the namespace's Deployments and Secrets and
+// of the CRD in the caches and in the fakes.
+func (e *fakeEnv) cachedMatchesAPI() bool {
+	deployments, _ := e.kube.AppsV1().Deployments(testNamespace).List(e.ctx, metav1.ListOptions{})
+	for _, d := range deployments.Items {
+		cached, err := e.caches.GetMeta(engine.Deployments, testNamespace, d.Name)
+		if err != nil || cached.GetResourceVersion() != d.ResourceVersion {
 			return false
 		}
-		deployments, _ := e.kube.AppsV1().Deployments(testNamespace).List(e.ctx, metav1.ListOptions{})
-		cachedDeployments, _ := e.r.deployments.Deployments(testNamespace).List(labels.Everything())
-		return len(deployments.Items) == len(cachedDeployments)
-	})
+	}
+	secrets, _ := e.kube.CoreV1().Secrets(testNamespace).List(e.ctx, metav1.ListOptions{})
+	cachedSecrets := e.namespaced.Core().V1().Secrets().Informer().GetStore().ListKeys()
+	if len(secrets.Items) != len(cachedSecrets) {
+		return false
+	}
+	for _, s := range secrets.Items {
+		cached, err := e.caches.GetMeta(engine.Secrets, testNamespace, s.Name)
+		if err != nil || cached.GetResourceVersion() != s.ResourceVersion {
+			return false
+		}
+	}
+	crd, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, lwsCRDName, metav1.GetOptions{})
+	if err == nil {
+		cached := e.crd.Get()
+		return cached != nil && cached.ResourceVersion == crd.ResourceVersion
+	}
+	return true
 }
 
 func (e *fakeEnv) waitFor(what string, cond func() bool) {
@@ -262,16 +353,34 @@ func (e *fakeEnv) clearActions() {
 
 // writes lists every mutating API call the fakes saw since the last clearActions.
 func (e *fakeEnv) writes() []string {
+	return e.actions("create", "update", "patch", "delete", "deletecollection")
+}
+
+// reads lists every get and list call the fakes saw since the last clearActions.
+func (e *fakeEnv) reads() []string {
+	return e.actions("get", "list")
+}
+
+func (e *fakeEnv) actions(verbs ...string) []string {
 	var out []string
 	for _, actions := range [][]clienttesting.Action{e.kube.Actions(), e.apiext.Actions(), e.dynamic.Actions()} {
 		for _, a := range actions {
-			switch a.GetVerb() {
-			case "create", "update", "patch", "delete", "deletecollection":
-				out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+			if slices.Contains(verbs, a.GetVerb()) {
+				out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+actionName(a))
 			}
 		}
 	}
 	return out
+}
+
+func actionName(a clienttesting.Action) string {
+	switch a := a.(type) {
+	case clienttesting.GetAction:
+		return a.GetName()
+	case clienttesting.DeleteAction:
+		return a.GetName()
+	}
+	return ""
 }
 
 // condition returns the CR's condition of the given type.

@@ -56,7 +56,7 @@ func TestApplyCRDKeepsTheInjectedBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("CRD with bundle in the cache", func() bool {
-		cfg := conversionClientConfig(env.r.crd.get())
+		cfg := conversionClientConfig(env.crd.Get())
 		return cfg != nil && string(cfg.CABundle) == "injected"
 	})
 	env.clearActions()

@@ -7,16 +7,16 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // renderedDeployment is the Deployment as the manifest gives it, before any hook.
 func renderedDeployment(t *testing.T) *appsv1.Deployment {
 	t.Helper()
-	d, err := renderTyped[appsv1.Deployment](renderer{namespace: testNamespace, image: testImage}, bindata.LWSDeployment)
+	d, err := engine.RenderTyped[appsv1.Deployment](testRenderer(), bindata.LWSDeployment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestWithLogLevel(t *testing.T) {
 				t.Fatal(err)
 			}
 			var found []string
-			for _, a := range managerContainerOf(d).Args {
+			for _, a := range engine.ContainerOf(d, managerContainer).Args {
 				if len(a) >= len(zapLogLevelArgument) && a[:len(zapLogLevelArgument)] == zapLogLevelArgument {
 					found = append(found, a)
 				}
@@ -123,67 +123,5 @@ func TestWithNodePlacementDoesNotAliasTheCR(t *testing.T) {
 	d.Spec.Template.Spec.Tolerations[0].Key = "changed"
 	if placement.NodeSelector["a"] != "b" || placement.Tolerations[0].Key != "k" {
 		t.Errorf("changing the Deployment changed the CR: %+v", placement)
-	}
-}
-
-func TestWithRestrictedSecurityContext(t *testing.T) {
-	d := renderedDeployment(t)
-	d.Spec.Template.Spec.SecurityContext = nil
-	d.Spec.Template.Spec.Containers[0].SecurityContext = nil
-	if err := withRestrictedSecurityContext(d); err != nil {
-		t.Fatal(err)
-	}
-	pod := d.Spec.Template.Spec
-	if pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
-		t.Error("runAsNonRoot not set")
-	}
-	if pod.SecurityContext.SeccompProfile == nil || pod.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Error("seccomp RuntimeDefault not set")
-	}
-	for _, c := range pod.Containers {
-		sc := c.SecurityContext
-		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
-			t.Errorf("container %s may escalate privileges", c.Name)
-		}
-		if sc == nil || sc.Capabilities == nil || !reflect.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
-			t.Errorf("container %s does not drop ALL capabilities", c.Name)
-		}
-	}
-}
-
-func TestConfigHashAnnotations(t *testing.T) {
-	secret := func(data string, annotations map[string]string) *corev1.Secret {
-		return &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: webhookSecretName, Namespace: testNamespace, Annotations: annotations},
-			Data:       map[string][]byte{"tls.crt": []byte(data)},
-		}
-	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: configMapName}, Data: map[string]string{"k": "v"}}
-	base, err := configHashAnnotations([]*corev1.ConfigMap{cm}, []*corev1.Secret{secret("one", nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name        string
-		secret      *corev1.Secret
-		wantChanged bool
-	}{
-		{name: "same data", secret: secret("one", nil), wantChanged: false},
-		{name: "metadata-only change", secret: secret("one", map[string]string{"touched": "yes"}), wantChanged: false},
-		{name: "data change", secret: secret("two", nil), wantChanged: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := configHashAnnotations([]*corev1.ConfigMap{cm}, []*corev1.Secret{tt.secret})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if changed := !reflect.DeepEqual(got, base); changed != tt.wantChanged {
-				t.Errorf("hash changed = %v, want %v (%v -> %v)", changed, tt.wantChanged, base, got)
-			}
-		})
-	}
-	if len(base) != 2 {
-		t.Errorf("want one annotation per mounted object, got %v", base)
 	}
 }

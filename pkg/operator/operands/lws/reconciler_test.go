@@ -20,21 +20,13 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
-
-// allAssets lists every manifest the table applies.
-func allAssets() []string {
-	var out []string
-	for _, s := range reconcileSteps() {
-		out = append(out, s.assets...)
-	}
-	return out
-}
 
 // exists reports whether the rendered object of an asset exists in the fakes.
 func (e *fakeEnv) exists(asset string) bool {
 	e.t.Helper()
-	obj, err := renderer{namespace: testNamespace, image: testImage}.object(asset)
+	obj, err := testRenderer().Object(asset)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -42,7 +34,7 @@ func (e *fakeEnv) exists(asset string) bool {
 		_, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, obj.GetName(), metav1.GetOptions{})
 		return err == nil
 	}
-	_, err = e.dynamic.Resource(gvrFor(obj.GroupVersionKind())).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
+	_, err = e.dynamic.Resource(engine.GVRFor(obj.GroupVersionKind())).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		e.t.Fatalf("get %s: %v", asset, err)
 	}
@@ -60,7 +52,7 @@ func (e *fakeEnv) deployment() *appsv1.Deployment {
 
 func fullyInstalled(extra ...envOption) []envOption {
 	return append([]envOption{
-		withCRDs(append(certManagerCRDs, crdName(serviceMonitorGVR))...),
+		withCRDs(append(certManagerCRDs, engine.CRDName(ServiceMonitorGVR))...),
 		withObjects(issuedSecrets()...),
 	}, extra...)
 }
@@ -70,7 +62,7 @@ func TestManagedInstallsEveryObjectAndConverges(t *testing.T) {
 	if err := env.sync(); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
-	for _, asset := range allAssets() {
+	for _, asset := range Assets() {
 		if !env.exists(asset) {
 			t.Errorf("%s was not applied", asset)
 		}
@@ -82,10 +74,10 @@ func TestManagedInstallsEveryObjectAndConverges(t *testing.T) {
 	if !strings.Contains(cm.Data[configMapKey], "enable: false") {
 		t.Errorf("operand config must turn internal cert management off:\n%s", cm.Data[configMapKey])
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonAsExpected)
 	// The fake Deployment never becomes available.
-	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, reasonDeploymentUnavailable)
-	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, reasonDeploymentRollingOut)
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, engine.ReasonDeploymentUnavailable)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, engine.ReasonDeploymentRollingOut)
 	if got := env.deployment().Spec.Template.Spec.Containers[0].Image; got != testImage {
 		t.Errorf("image = %q, want %q", got, testImage)
 	}
@@ -96,14 +88,30 @@ func TestManagedInstallsEveryObjectAndConverges(t *testing.T) {
 		t.Fatalf("second sync: %v", err)
 	}
 	_, _, rvBefore, _ := env.operator.GetOperatorState()
+	env.waitFor("optional APIs' objects in the caches", func() bool {
+		for _, asset := range []string{bindata.LWSIssuer, bindata.LWSWebhookCertificate, bindata.LWSServiceMonitor} {
+			obj, err := testRenderer().Object(asset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.caches.Get(engine.GVRFor(obj.GroupVersionKind()).GroupResource(), obj.GetNamespace(), obj.GetName()); err != nil {
+				return false
+			}
+		}
+		return true
+	})
 	env.clearActions()
+	// Syncs called directly: settle() reads from the fakes itself.
 	for i := 0; i < 3; i++ {
-		if err := env.sync(); err != nil {
+		if err := env.op.sync(env.ctx, env.syncCtx); err != nil {
 			t.Fatalf("resync %d: %v", i, err)
 		}
 	}
 	if w := env.writes(); len(w) > 0 {
 		t.Errorf("resyncs with nothing changed wrote to the API: %v", w)
+	}
+	if r := env.reads(); len(r) > 0 {
+		t.Errorf("resyncs with nothing changed read from the API instead of the caches: %v", r)
 	}
 	if _, _, rvAfter, _ := env.operator.GetOperatorState(); rvAfter != rvBefore {
 		t.Errorf("resyncs with nothing changed wrote the CR status (resourceVersion %s -> %s)", rvBefore, rvAfter)
@@ -147,11 +155,11 @@ func TestCertManagerMissingIsDegradedAndRecovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env.waitFor("cert-manager CRDs in the cache", func() bool { return env.r.optional.installed(issuerGVR, certificateGVR) == nil })
+	env.waitFor("cert-manager CRDs in the cache", func() bool { return env.optional.Installed(engine.IssuerGVR, engine.CertificateGVR) == nil })
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonAsExpected)
 	if !env.exists(bindata.LWSDeployment) {
 		t.Error("the Deployment should be applied once cert-manager is installed")
 	}
@@ -163,7 +171,7 @@ func TestWaitingForCertificatesIsProgressingNotError(t *testing.T) {
 		t.Fatalf("waiting for certificates is not an error: %v", err)
 	}
 	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, "WaitingForCertificates")
-	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonAsExpected)
 	if !env.exists(bindata.LWSWebhookCertificate) || !env.exists(bindata.LWSMetricsCertificate) {
 		t.Error("the Certificates should be applied before waiting for their Secrets")
 	}
@@ -181,7 +189,7 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 		wantMonitor bool
 	}{
 		{name: "no ServiceMonitor CRD: skipped, the operand still installs", crds: certManagerCRDs, wantMonitor: false},
-		{name: "ServiceMonitor CRD installed", crds: append(append([]string{}, certManagerCRDs...), crdName(serviceMonitorGVR)), wantMonitor: true},
+		{name: "ServiceMonitor CRD installed", crds: append(append([]string{}, certManagerCRDs...), engine.CRDName(ServiceMonitorGVR)), wantMonitor: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,7 +203,7 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 			if !env.exists(bindata.LWSDeployment) {
 				t.Error("the Deployment must not depend on the ServiceMonitor")
 			}
-			env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonAsExpected)
+			env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonAsExpected)
 		})
 	}
 }
@@ -214,7 +222,7 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("the hand-scaled Deployment in the cache", func() bool {
-		cached, _ := env.r.deployments.Deployments(testNamespace).Get(deploymentName)
+		cached := env.op.cachedDeployment()
 		return cached != nil && *cached.Spec.Replicas == 3
 	})
 	env.clearActions()
@@ -227,7 +235,7 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 	if got := *env.deployment().Spec.Replicas; got != 3 {
 		t.Errorf("manual scaling was reverted while Unmanaged: replicas = %d", got)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, reasonUnmanaged)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, engine.ReasonUnmanaged)
 
 	// Back to Managed: the operator's spec returns.
 	env.setState(operatorv1.Managed)
@@ -283,7 +291,7 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 	if lastCertificateDelete < 0 || firstSecretDelete < 0 || firstSecretDelete < lastCertificateDelete {
 		t.Errorf("want every Certificate deleted before the Secrets (last certificate delete #%d, first secret delete #%d)", lastCertificateDelete, firstSecretDelete)
 	}
-	for _, asset := range allAssets() {
+	for _, asset := range Assets() {
 		if asset == bindata.LWSCRD {
 			continue
 		}
@@ -305,8 +313,8 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.NoneConverter {
 		t.Errorf("the CRD's conversion must no longer point at the deleted webhook Service: %+v", crd.Spec.Conversion)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, reasonRemoved)
-	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, reasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, engine.ReasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonRemoved)
 
 	// Back to Managed: cert-manager issues the Secrets again, and everything returns, the
 	// CRD with its conversion webhook.
@@ -320,7 +328,7 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	for _, asset := range allAssets() {
+	for _, asset := range Assets() {
 		if !env.exists(asset) {
 			t.Errorf("%s was not re-created after Removed -> Managed", asset)
 		}
@@ -385,7 +393,7 @@ func TestSecretDataChangeRollsTheDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("touched Secret in the cache", func() bool {
-		cached, _ := env.r.secrets.Secrets(testNamespace).Get(webhookSecretName)
+		cached, _ := env.namespaced.Core().V1().Secrets().Lister().Secrets(testNamespace).Get(webhookSecretName)
 		return cached != nil && cached.Annotations["touched"] == "yes"
 	})
 	if err := env.sync(); err != nil {
@@ -402,13 +410,13 @@ func TestSecretDataChangeRollsTheDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("rotated Secret in the cache", func() bool {
-		cached, _ := env.r.secrets.Secrets(testNamespace).Get(webhookSecretName)
+		cached, _ := env.namespaced.Core().V1().Secrets().Lister().Secrets(testNamespace).Get(webhookSecretName)
 		return cached != nil && string(cached.Data["tls.crt"]) == "rotated"
 	})
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	key := configHashAnnotationPrefix + "secret-" + webhookSecretName
+	key := engine.ConfigHashAnnotationPrefix + "secret-" + webhookSecretName
 	if got := env.deployment().Spec.Template.Annotations[key]; got == before[key] || got == "" {
 		t.Errorf("rotated Secret data should change %s (was %q, now %q)", key, before[key], got)
 	}
@@ -460,14 +468,14 @@ func TestAvailableFollowsTheDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("available Deployment in the cache", func() bool {
-		cached, _ := env.r.deployments.Deployments(testNamespace).Get(deploymentName)
+		cached := env.op.cachedDeployment()
 		return cached != nil && cached.Status.AvailableReplicas == 1
 	})
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, reasonAsExpected)
-	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, reasonAsExpected)
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, engine.ReasonAsExpected)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, engine.ReasonAsExpected)
 	if _, status, _, _ := env.operator.GetOperatorState(); status.ReadyReplicas != 1 {
 		t.Errorf("readyReplicas = %d, want 1", status.ReadyReplicas)
 	}

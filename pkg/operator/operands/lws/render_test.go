@@ -7,25 +7,33 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
+// operandRenderer is the renderer a sync of the CR "cluster" (UID uid-1) uses.
+func operandRenderer() engine.Renderer {
+	op := &Operand{namespace: "my-ns", image: "example.com/lws:1"}
+	cr := &lwsoperatorv1.LeaderWorkerSetOperator{ObjectMeta: metav1.ObjectMeta{Name: "cluster", UID: "uid-1"}}
+	return op.newRun(cr).render
+}
+
 func TestRenderEveryAsset(t *testing.T) {
-	owner := &metav1.OwnerReference{APIVersion: "operator.openshift.io/v1", Kind: "LeaderWorkerSetOperator", Name: "cluster", UID: "uid-1"}
-	r := renderer{namespace: "my-ns", image: "example.com/lws:1", owner: owner}
-	for _, asset := range allAssets() {
+	r := operandRenderer()
+	for _, asset := range Assets() {
 		t.Run(asset, func(t *testing.T) {
-			raw, err := r.substitute(asset)
+			raw, err := r.Substitute(asset)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(string(raw), bindata.NamespacePlaceholder) || strings.Contains(string(raw), bindata.OperandImagePlaceholder) {
 				t.Error("placeholders left after substitution")
 			}
-			obj, err := r.object(asset)
+			obj, err := r.Object(asset)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if obj.GetLabels()[ManagedByLabel] != ManagedByValue || obj.GetLabels()[PartOfLabel] != PartOfValue {
+			if obj.GetLabels()[engine.ManagedByLabel] != engine.ManagedByValue || obj.GetLabels()[engine.PartOfLabel] != PartOfValue {
 				t.Errorf("labels = %v", obj.GetLabels())
 			}
 			if ns := obj.GetNamespace(); ns != "" && ns != "my-ns" {
@@ -38,7 +46,7 @@ func TestRenderEveryAsset(t *testing.T) {
 				}
 				return
 			}
-			if len(refs) != 1 || refs[0].UID != owner.UID {
+			if len(refs) != 1 || refs[0].UID != "uid-1" || refs[0].Kind != "LeaderWorkerSetOperator" {
 				t.Errorf("owner references = %v", refs)
 			}
 		})
@@ -47,24 +55,18 @@ func TestRenderEveryAsset(t *testing.T) {
 
 func TestRenderSetsTheImage(t *testing.T) {
 	d := renderedDeployment(t)
-	if got := managerContainerOf(d).Image; got != testImage {
+	if got := engine.ContainerOf(d, managerContainer).Image; got != testImage {
 		t.Errorf("image = %q, want %q", got, testImage)
 	}
 }
 
 func TestRenderKeepsDollarSignsOfTheCRD(t *testing.T) {
 	// The CRD's descriptions contain "$(VAR_NAME)"; only the two placeholders are replaced.
-	raw, err := renderer{namespace: "ns", image: "img"}.substitute(bindata.LWSCRD)
+	raw, err := operandRenderer().Substitute(bindata.LWSCRD)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(raw), "$(") {
 		t.Error("substitution must not touch other $ expressions")
-	}
-}
-
-func TestRenderUnknownAsset(t *testing.T) {
-	if _, err := (renderer{}).object("assets/lws/missing.yaml"); err == nil {
-		t.Error("expected an error for a missing asset")
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	componentconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	"k8s.io/utils/ptr"
@@ -14,7 +13,7 @@ import (
 
 	lwsconfigv1alpha1 "sigs.k8s.io/lws/api/config/v1alpha1"
 
-	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // leaderElectionID is upstream's lock name, kept so that an operand installed by upstream's
@@ -45,57 +44,48 @@ func operandConfiguration(namespace string) *lwsconfigv1alpha1.Configuration {
 }
 
 // operandConfigMap renders the ConfigMap the controller reads its component config from.
-func operandConfigMap(r renderer) (*corev1.ConfigMap, error) {
-	config, err := yaml.Marshal(operandConfiguration(r.namespace))
+func operandConfigMap(r engine.Renderer, namespace string) (*corev1.ConfigMap, error) {
+	config, err := yaml.Marshal(operandConfiguration(namespace))
 	if err != nil {
 		return nil, fmt.Errorf("encode the operand configuration: %w", err)
 	}
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: configMapName, Namespace: r.namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: configMapName, Namespace: namespace},
 		Data:       map[string]string{configMapKey: string(config)},
 	}
-	r.stamp(cm)
+	r.Stamp(cm)
 	return cm, nil
 }
 
-func applyOperandConfigMap(ctx context.Context, run *syncRun) error {
-	cm, err := operandConfigMap(run.render)
+func applyOperandConfigMap(ctx context.Context, run *syncRun, _ []string) error {
+	cm, err := operandConfigMap(run.render, run.namespace)
 	if err != nil {
 		return err
 	}
-	if _, _, err := resourceapply.ApplyConfigMapImproved(ctx, run.kubeClient.CoreV1(), run.recorder, cm, run.cache); err != nil {
-		return fmt.Errorf("apply ConfigMap %s: %w", cm.Name, err)
+	if err := run.applier.Apply(ctx, cm); err != nil {
+		return err
 	}
 	run.mountedConfigMaps = append(run.mountedConfigMaps, cm)
 	return nil
 }
 
-func removeOperandConfigMap(ctx context.Context, run *syncRun) error {
-	return run.deleteOwned(ctx, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, run.namespace, configMapName)
+func removeOperandConfigMap(ctx context.Context, run *syncRun, _ []string) error {
+	return run.applier.DeleteOwned(ctx, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, run.namespace, configMapName, engine.ManagedByOperator, engine.FromAPI)
 }
 
 // applyServiceMonitor applies the ServiceMonitor when the Prometheus operator's CRD is installed.
 // Monitoring is optional: without the CRD the step is skipped and never blocks the operand.
-func applyServiceMonitor(ctx context.Context, run *syncRun) error {
-	if run.optional.installed(serviceMonitorGVR) != nil {
+func applyServiceMonitor(ctx context.Context, run *syncRun, assets []string) error {
+	if run.optional.Installed(ServiceMonitorGVR) != nil {
 		return nil
 	}
-	return applyAssets(ctx, run, run.step.assets)
+	return engine.ApplyAssets(ctx, run, assets)
 }
 
-func removeServiceMonitor(ctx context.Context, run *syncRun) error {
-	if run.optional.installed(serviceMonitorGVR) != nil {
+func removeServiceMonitor(ctx context.Context, run *syncRun, assets []string) error {
+	if run.optional.Installed(ServiceMonitorGVR) != nil {
 		return nil
 	}
-	return removeAssets(ctx, run, run.step.assets)
-}
-
-// fromUnstructured converts a rendered object into its typed form.
-func fromUnstructured[T any](obj interface{ UnstructuredContent() map[string]any }) (*T, error) {
-	into := new(T)
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.UnstructuredContent(), into); err != nil {
-		return nil, fmt.Errorf("convert a rendered manifest: %w", err)
-	}
-	return into, nil
+	return engine.RemoveAssets(ctx, run, assets)
 }

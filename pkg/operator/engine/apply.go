@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
+
+	apiextscheme "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/scheme"
+)
+
+// typedScheme knows every built-in kind the engine applies through a typed resourceapply
+// function; anything else is an optional API's custom resource, applied unstructured.
+var typedScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextscheme.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}()
+
+// Applier applies rendered objects with library-go's resourceapply and deletes objects the
+// operator owns. Its reads go through the caches, and its ResourceCache remembers what was
+// applied, so a sync with nothing to change sends no request.
+type Applier struct {
+	Clients *CachedClients
+	// Cache is shared by every sync of an operand: resourceapply skips an object whose
+	// required form and live resourceVersion are unchanged since it last applied it.
+	Cache    resourceapply.ResourceCache
+	Recorder events.Recorder
+	// Adopt says whether an existing object of a rendered name may be taken over. Nil adopts
+	// everything (an operand whose objects live in the operator's own namespace); namespaced
+	// operands accept only objects they made, so that a name clash never overwrites someone
+	// else's object.
+	Adopt func(existing metav1.Object) bool
+}
+
+// WithRecorder returns a copy that reports events to recorder (the CR being synced, say).
+func (a Applier) WithRecorder(recorder events.Recorder) Applier {
+	a.Recorder = recorder
+	return a
+}
+
+// Apply applies one rendered object: built-in kinds through their typed resourceapply function,
+// custom resources of optional APIs through the unstructured apply. Deployments need a
+// generation: use ApplyDeployment.
+func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
+	typed, err := asTyped(obj)
+	if err != nil {
+		return err
+	}
+	if err := a.checkAdoptable(ctx, typed); err != nil {
+		return err
+	}
+	if err := a.apply(ctx, typed); err != nil {
+		return fmt.Errorf("apply %s: %w", describe(typed), err)
+	}
+	return nil
+}
+
+func (a Applier) apply(ctx context.Context, obj runtime.Object) error {
+	c, rec, cache := a.Clients, a.Recorder, a.Cache
+	var err error
+	switch t := obj.(type) {
+	case *corev1.ServiceAccount:
+		_, _, err = resourceapply.ApplyServiceAccountImproved(ctx, c.ServiceAccounts(), rec, t, cache)
+	case *corev1.ConfigMap:
+		_, _, err = resourceapply.ApplyConfigMapImproved(ctx, c.ConfigMaps(), rec, t, cache)
+	case *corev1.Service:
+		_, _, err = resourceapply.ApplyServiceImproved(ctx, c.Services(), rec, t, cache)
+	case *corev1.Secret:
+		_, _, err = resourceapply.ApplySecretImproved(ctx, c.Secrets(), rec, t, cache)
+	case *rbacv1.ClusterRole:
+		_, _, err = resourceapply.ApplyClusterRole(ctx, c.RBAC(), rec, t)
+	case *rbacv1.ClusterRoleBinding:
+		_, _, err = resourceapply.ApplyClusterRoleBinding(ctx, c.RBAC(), rec, t)
+	case *rbacv1.Role:
+		_, _, err = resourceapply.ApplyRole(ctx, c.RBAC(), rec, t)
+	case *rbacv1.RoleBinding:
+		_, _, err = resourceapply.ApplyRoleBinding(ctx, c.RBAC(), rec, t)
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		_, _, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		_, _, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+	case *apiextensionsv1.CustomResourceDefinition:
+		_, _, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
+	case *unstructured.Unstructured:
+		_, _, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, GVRFor(t.GroupVersionKind()), nil, nil)
+	default:
+		err = fmt.Errorf("the engine has no apply function for %T", obj)
+	}
+	return err
+}
+
+// ApplyDeployment applies a Deployment with the generation the operator last wrote (recorded
+// in the CR's status), so a manual edit of its spec (replicas, image) is reverted. It returns
+// the Deployment as applied; record its generation with resourcemerge.SetDeploymentGeneration.
+func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deployment, generations []operatorv1.GenerationStatus) (*appsv1.Deployment, error) {
+	if err := a.checkAdoptable(ctx, required); err != nil {
+		return nil, err
+	}
+	expected := resourcemerge.ExpectedDeploymentGeneration(required, generations)
+	actual, _, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
+	if err != nil {
+		return nil, fmt.Errorf("apply Deployment %s: %w", qualifiedName(required.Namespace, required.Name), err)
+	}
+	return actual, nil
+}
+
+// checkAdoptable refuses to apply over an existing object the operand may not take over.
+func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) error {
+	if a.Adopt == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	existing, err := a.existing(ctx, KindOf(obj), m.GetNamespace(), m.GetName())
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get %s: %w", describe(obj), err)
+	}
+	if !a.Adopt(existing) {
+		return Problem(ReasonObjectNotOwned,
+			"%s exists and was not created for this resource (no %s=%s label and no owner reference to it): the operator leaves it untouched; delete or rename it to let the operator create its own",
+			describe(obj), ManagedByLabel, ManagedByValue)
+	}
+	return nil
+}
+
+// existing reads an object's metadata from the caches, or from the API on a miss.
+func (a Applier) existing(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (metav1.Object, error) {
+	gvr := GVRFor(gvk)
+	if m, err := a.Clients.Caches.GetMeta(gvr.GroupResource(), namespace, name); err == nil || !apierrors.IsNotFound(err) {
+		return m, err
+	}
+	return a.Clients.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// Owned says whether the operator may delete an existing object.
+type Owned func(existing metav1.Object) bool
+
+// Lookups says where DeleteOwned looks for the object: the caches only (a feature turned off:
+// what the operator made carries its label and so is cached, and a quiet sync must not read
+// from the API), or the API (removing the whole operand, where finding and reporting a
+// foreign object of the same name matters more than a read).
+type LookupMode int
+
+const (
+	// FromCache finds objects in the caches only.
+	FromCache LookupMode = iota
+	// FromAPI reads the object from the API.
+	FromAPI
+)
+
+// DeleteOwned deletes an object only if owned says the operator made it: an object of the same
+// name that someone else made is left alone and reported. The UID precondition makes sure the
+// object deleted is the one that was checked.
+func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, owned Owned, mode LookupMode) error {
+	client := a.Clients.Dynamic.Resource(gvr).Namespace(namespace)
+	var live metav1.Object
+	var err error
+	if mode == FromCache {
+		live, err = a.Clients.Caches.GetMeta(gvr.GroupResource(), namespace, name)
+	} else {
+		live, err = client.Get(ctx, name, metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
+	}
+	if !owned(live) {
+		a.Recorder.Warningf("RemovalSkipped", "%s %s is not managed by %s; left in place",
+			gvr.Resource, qualifiedName(namespace, name), ManagedByValue)
+		return nil
+	}
+	uid := live.GetUID()
+	err = client.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
+	}
+	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, qualifiedName(namespace, name))
+	return nil
+}
+
+// DeleteObject is DeleteOwned for a rendered object.
+func (a Applier) DeleteObject(ctx context.Context, obj runtime.Object, owned Owned, mode LookupMode) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	return a.DeleteOwned(ctx, GVRFor(KindOf(obj)), m.GetNamespace(), m.GetName(), owned, mode)
+}
+
+// ManagedByOperator is the ownership test of objects the operator labels.
+func ManagedByOperator(existing metav1.Object) bool { return IsManaged(existing.GetLabels()) }
+
+// ControlledBy is the ownership test of a namespaced operand: the operator's label, or a
+// controller owner reference to the CR (objects an earlier operator of the same CR created,
+// which the operand adopts).
+func ControlledBy(owner metav1.Object) func(existing metav1.Object) bool {
+	return func(existing metav1.Object) bool {
+		if ref := metav1.GetControllerOfNoCopy(existing); ref != nil {
+			return ref.UID == owner.GetUID()
+		}
+		return IsManaged(existing.GetLabels())
+	}
+}
+
+// asTyped converts an unstructured object of a built-in kind into its typed form; custom
+// resources stay unstructured. Typed objects are returned as they are.
+func asTyped(obj runtime.Object) (runtime.Object, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	gvk := u.GroupVersionKind()
+	if !typedScheme.Recognizes(gvk) {
+		return u, nil
+	}
+	typed, err := typedScheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", describe(u), err)
+	}
+	typed.GetObjectKind().SetGroupVersionKind(gvk)
+	return typed, nil
+}
+
+// GVRFor maps a kind to its resource. Every kind the operands use has a regular plural.
+func GVRFor(gvk schema.GroupVersionKind) schema.GroupVersionResource {
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	return gvr
+}
+
+// KindOf returns an object's kind: from its TypeMeta, or, for typed objects built in Go
+// without one, from the scheme.
+func KindOf(obj runtime.Object) schema.GroupVersionKind {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return gvk
+	}
+	if gvks, _, err := typedScheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
+		return gvks[0]
+	}
+	return schema.GroupVersionKind{}
+}
+
+// describe names an object for messages: "Deployment ns/name".
+func describe(obj runtime.Object) string {
+	kind := KindOf(obj).Kind
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return kind
+	}
+	return kind + " " + qualifiedName(m.GetNamespace(), m.GetName())
+}
+
+func qualifiedName(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}

@@ -1,0 +1,407 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextclientv1 "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	admissionregistrationclientv1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
+	appsclientv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
+	coreclientv1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacclientv1 "k8s.io/client-go/kubernetes/typed/rbac/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Group-resources the engine reads from caches.
+var (
+	ServiceAccounts                 = schema.GroupResource{Resource: "serviceaccounts"}
+	ConfigMaps                      = schema.GroupResource{Resource: "configmaps"}
+	Services                        = schema.GroupResource{Resource: "services"}
+	Secrets                         = schema.GroupResource{Resource: "secrets"}
+	Deployments                     = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	Roles                           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
+	RoleBindings                    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}
+	ClusterRoles                    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
+	ClusterRoleBindings             = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}
+	MutatingWebhookConfigurations   = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}
+	ValidatingWebhookConfigurations = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}
+	CustomResourceDefinitions       = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+)
+
+// Lookup finds an object in an informer's cache: the namespace is empty for cluster-scoped
+// kinds. It returns a NotFound error when the cache does not hold the object.
+type Lookup func(namespace, name string) (runtime.Object, error)
+
+// IndexerLookup looks objects up in an informer's store by their namespace/name key.
+func IndexerLookup(gr schema.GroupResource, store cache.Store) Lookup {
+	return func(namespace, name string) (runtime.Object, error) {
+		key := name
+		if namespace != "" {
+			key = namespace + "/" + name
+		}
+		obj, exists, err := store.GetByKey(key)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			return nil, apierrors.NewNotFound(gr, name)
+		}
+		ro, ok := obj.(runtime.Object)
+		if !ok {
+			return nil, fmt.Errorf("unexpected %T in the %s cache", obj, gr)
+		}
+		return ro, nil
+	}
+}
+
+// Caches are the informer caches the engine reads from before it writes. Reading from them is
+// what lets a sync that changes nothing send no request at all: resourceapply's functions always
+// read an object before deciding whether to write it, and through CachedClients that read is
+// answered by an informer. Every kind an operand applies has a Lookup registered here.
+//
+// Several Lookups may serve one group-resource (an operand namespace's informer and a
+// cluster-wide, label-filtered one, say); the first that has the object answers.
+type Caches struct {
+	mu      sync.RWMutex
+	lookups map[schema.GroupResource][]Lookup
+}
+
+// NewCaches returns an empty set of caches.
+func NewCaches() *Caches {
+	return &Caches{lookups: map[schema.GroupResource][]Lookup{}}
+}
+
+// Add registers a cache for a group-resource.
+func (c *Caches) Add(gr schema.GroupResource, lookup Lookup) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lookups[gr] = append(c.lookups[gr], lookup)
+}
+
+// AddInformer registers an informer's store for a group-resource.
+func (c *Caches) AddInformer(gr schema.GroupResource, informer cache.SharedIndexInformer) {
+	c.Add(gr, IndexerLookup(gr, informer.GetStore()))
+}
+
+// Get returns the cached object, or a NotFound error when no cache of that group-resource
+// holds it. The object is the cache's own: callers must not modify it.
+func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
+	c.mu.RLock()
+	lookups := c.lookups[gr]
+	c.mu.RUnlock()
+	for _, lookup := range lookups {
+		obj, err := lookup(namespace, name)
+		if err == nil {
+			return obj, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return nil, apierrors.NewNotFound(gr, name)
+}
+
+// GetMeta is Get for callers that only need the object's metadata.
+func (c *Caches) GetMeta(gr schema.GroupResource, namespace, name string) (metav1.Object, error) {
+	obj, err := c.Get(gr, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return meta.Accessor(obj)
+}
+
+// cachedGet answers a Get from the caches. A miss asks the API: an object may exist that no
+// cache holds, because it has not reached the informer yet or because it lacks the label the
+// informer selects on (an object some other tool created, which the operand adopts or reports).
+// Once the operator has applied an object, it is cached, so a quiet sync misses nothing.
+func cachedGet[T runtime.Object](ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
+	obj, err := caches.Get(gr, namespace, name)
+	if err == nil {
+		if typed, ok := obj.DeepCopyObject().(T); ok {
+			return typed, nil
+		}
+	} else if !apierrors.IsNotFound(err) {
+		var zero T
+		return zero, err
+	}
+	return live(ctx, name, metav1.GetOptions{})
+}
+
+// CachedClients are API clients whose Get reads from the Caches; every other verb goes to the
+// API. They are what the engine hands to resourceapply.
+type CachedClients struct {
+	Kube    kubernetes.Interface
+	APIExt  apiextclient.Interface
+	Dynamic dynamic.Interface
+	Caches  *Caches
+}
+
+// ServiceAccounts is a ServiceAccountsGetter reading from the caches.
+func (c *CachedClients) ServiceAccounts() coreclientv1.ServiceAccountsGetter { return saGetter{c} }
+
+// ConfigMaps is a ConfigMapsGetter reading from the caches.
+func (c *CachedClients) ConfigMaps() coreclientv1.ConfigMapsGetter { return configMapGetter{c} }
+
+// Services is a ServicesGetter reading from the caches.
+func (c *CachedClients) Services() coreclientv1.ServicesGetter { return serviceGetter{c} }
+
+// Secrets is a SecretsGetter reading from the caches.
+func (c *CachedClients) Secrets() coreclientv1.SecretsGetter { return secretGetter{c} }
+
+// Deployments is a DeploymentsGetter reading from the caches.
+func (c *CachedClients) Deployments() appsclientv1.DeploymentsGetter { return deploymentGetter{c} }
+
+// RBAC is an RBAC client whose Roles, RoleBindings, ClusterRoles and ClusterRoleBindings read
+// from the caches.
+func (c *CachedClients) RBAC() rbacClient { return rbacClient{c} }
+
+// Admission is a client whose webhook configurations read from the caches.
+func (c *CachedClients) Admission() admissionClient { return admissionClient{c} }
+
+// CRDs is a CustomResourceDefinitionsGetter reading from the caches.
+func (c *CachedClients) CRDs() apiextclientv1.CustomResourceDefinitionsGetter { return crdGetter{c} }
+
+// DynamicClient is a dynamic client whose Get reads from the caches of optional APIs.
+func (c *CachedClients) DynamicClient() dynamic.Interface { return cachedDynamic{c.Dynamic, c.Caches} }
+
+type saGetter struct{ c *CachedClients }
+
+func (g saGetter) ServiceAccounts(ns string) coreclientv1.ServiceAccountInterface {
+	return saClient{g.c.Kube.CoreV1().ServiceAccounts(ns), g.c.Caches, ns}
+}
+
+type saClient struct {
+	coreclientv1.ServiceAccountInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s saClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.ServiceAccount, error) {
+	return cachedGet(ctx, s.caches, ServiceAccounts, s.namespace, name, s.ServiceAccountInterface.Get)
+}
+
+type configMapGetter struct{ c *CachedClients }
+
+func (g configMapGetter) ConfigMaps(ns string) coreclientv1.ConfigMapInterface {
+	return configMapClient{g.c.Kube.CoreV1().ConfigMaps(ns), g.c.Caches, ns}
+}
+
+type configMapClient struct {
+	coreclientv1.ConfigMapInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s configMapClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.ConfigMap, error) {
+	return cachedGet(ctx, s.caches, ConfigMaps, s.namespace, name, s.ConfigMapInterface.Get)
+}
+
+type serviceGetter struct{ c *CachedClients }
+
+func (g serviceGetter) Services(ns string) coreclientv1.ServiceInterface {
+	return serviceClient{g.c.Kube.CoreV1().Services(ns), g.c.Caches, ns}
+}
+
+type serviceClient struct {
+	coreclientv1.ServiceInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s serviceClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.Service, error) {
+	return cachedGet(ctx, s.caches, Services, s.namespace, name, s.ServiceInterface.Get)
+}
+
+type secretGetter struct{ c *CachedClients }
+
+func (g secretGetter) Secrets(ns string) coreclientv1.SecretInterface {
+	return secretClient{g.c.Kube.CoreV1().Secrets(ns), g.c.Caches, ns}
+}
+
+type secretClient struct {
+	coreclientv1.SecretInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s secretClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.Secret, error) {
+	return cachedGet(ctx, s.caches, Secrets, s.namespace, name, s.SecretInterface.Get)
+}
+
+type deploymentGetter struct{ c *CachedClients }
+
+func (g deploymentGetter) Deployments(ns string) appsclientv1.DeploymentInterface {
+	return deploymentClient{g.c.Kube.AppsV1().Deployments(ns), g.c.Caches, ns}
+}
+
+type deploymentClient struct {
+	appsclientv1.DeploymentInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s deploymentClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*appsv1.Deployment, error) {
+	return cachedGet(ctx, s.caches, Deployments, s.namespace, name, s.DeploymentInterface.Get)
+}
+
+type rbacClient struct{ c *CachedClients }
+
+func (g rbacClient) Roles(ns string) rbacclientv1.RoleInterface {
+	return roleClient{g.c.Kube.RbacV1().Roles(ns), g.c.Caches, ns}
+}
+
+func (g rbacClient) RoleBindings(ns string) rbacclientv1.RoleBindingInterface {
+	return roleBindingClient{g.c.Kube.RbacV1().RoleBindings(ns), g.c.Caches, ns}
+}
+
+func (g rbacClient) ClusterRoles() rbacclientv1.ClusterRoleInterface {
+	return clusterRoleClient{g.c.Kube.RbacV1().ClusterRoles(), g.c.Caches}
+}
+
+func (g rbacClient) ClusterRoleBindings() rbacclientv1.ClusterRoleBindingInterface {
+	return clusterRoleBindingClient{g.c.Kube.RbacV1().ClusterRoleBindings(), g.c.Caches}
+}
+
+type roleClient struct {
+	rbacclientv1.RoleInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s roleClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.Role, error) {
+	return cachedGet(ctx, s.caches, Roles, s.namespace, name, s.RoleInterface.Get)
+}
+
+type roleBindingClient struct {
+	rbacclientv1.RoleBindingInterface
+	caches    *Caches
+	namespace string
+}
+
+func (s roleBindingClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.RoleBinding, error) {
+	return cachedGet(ctx, s.caches, RoleBindings, s.namespace, name, s.RoleBindingInterface.Get)
+}
+
+type clusterRoleClient struct {
+	rbacclientv1.ClusterRoleInterface
+	caches *Caches
+}
+
+func (s clusterRoleClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.ClusterRole, error) {
+	return cachedGet(ctx, s.caches, ClusterRoles, "", name, s.ClusterRoleInterface.Get)
+}
+
+type clusterRoleBindingClient struct {
+	rbacclientv1.ClusterRoleBindingInterface
+	caches *Caches
+}
+
+func (s clusterRoleBindingClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.ClusterRoleBinding, error) {
+	return cachedGet(ctx, s.caches, ClusterRoleBindings, "", name, s.ClusterRoleBindingInterface.Get)
+}
+
+type admissionClient struct{ c *CachedClients }
+
+func (g admissionClient) MutatingWebhookConfigurations() admissionregistrationclientv1.MutatingWebhookConfigurationInterface {
+	return mutatingWebhookClient{g.c.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations(), g.c.Caches}
+}
+
+func (g admissionClient) ValidatingWebhookConfigurations() admissionregistrationclientv1.ValidatingWebhookConfigurationInterface {
+	return validatingWebhookClient{g.c.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations(), g.c.Caches}
+}
+
+type mutatingWebhookClient struct {
+	admissionregistrationclientv1.MutatingWebhookConfigurationInterface
+	caches *Caches
+}
+
+func (s mutatingWebhookClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	return cachedGet(ctx, s.caches, MutatingWebhookConfigurations, "", name, s.MutatingWebhookConfigurationInterface.Get)
+}
+
+type validatingWebhookClient struct {
+	admissionregistrationclientv1.ValidatingWebhookConfigurationInterface
+	caches *Caches
+}
+
+func (s validatingWebhookClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	return cachedGet(ctx, s.caches, ValidatingWebhookConfigurations, "", name, s.ValidatingWebhookConfigurationInterface.Get)
+}
+
+type crdGetter struct{ c *CachedClients }
+
+func (g crdGetter) CustomResourceDefinitions() apiextclientv1.CustomResourceDefinitionInterface {
+	return crdClient{g.c.APIExt.ApiextensionsV1().CustomResourceDefinitions(), g.c.Caches}
+}
+
+type crdClient struct {
+	apiextclientv1.CustomResourceDefinitionInterface
+	caches *Caches
+}
+
+func (s crdClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*apiextensionsv1.CustomResourceDefinition, error) {
+	return cachedGet(ctx, s.caches, CustomResourceDefinitions, "", name, s.CustomResourceDefinitionInterface.Get)
+}
+
+// cachedDynamic is a dynamic client whose Get reads from the caches of optional APIs.
+type cachedDynamic struct {
+	dynamic.Interface
+	caches *Caches
+}
+
+func (d cachedDynamic) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return cachedDynamicResource{d.Interface.Resource(gvr), d.caches, gvr.GroupResource()}
+}
+
+// cachedDynamicResource serves cluster-scoped objects of one resource; Namespace narrows it to
+// one namespace.
+type cachedDynamicResource struct {
+	dynamic.NamespaceableResourceInterface
+	caches *Caches
+	gr     schema.GroupResource
+}
+
+func (r cachedDynamicResource) Namespace(ns string) dynamic.ResourceInterface {
+	return cachedDynamicNamespaced{r.NamespaceableResourceInterface.Namespace(ns), r.caches, r.gr, ns}
+}
+
+func (r cachedDynamicResource) Get(ctx context.Context, name string, opts metav1.GetOptions, subresources ...string) (*unstructured.Unstructured, error) {
+	return dynamicGet(ctx, r.caches, r.gr, "", name, r.NamespaceableResourceInterface, opts, subresources)
+}
+
+type cachedDynamicNamespaced struct {
+	dynamic.ResourceInterface
+	caches    *Caches
+	gr        schema.GroupResource
+	namespace string
+}
+
+func (r cachedDynamicNamespaced) Get(ctx context.Context, name string, opts metav1.GetOptions, subresources ...string) (*unstructured.Unstructured, error) {
+	return dynamicGet(ctx, r.caches, r.gr, r.namespace, name, r.ResourceInterface, opts, subresources)
+}
+
+// dynamicGet reads an object of an optional API from the caches, or from the API for a
+// subresource or a miss.
+func dynamicGet(ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, client dynamic.ResourceInterface, opts metav1.GetOptions, subresources []string) (*unstructured.Unstructured, error) {
+	if len(subresources) > 0 {
+		return client.Get(ctx, name, opts, subresources...)
+	}
+	return cachedGet(ctx, caches, gr, namespace, name, func(ctx context.Context, name string, opts metav1.GetOptions) (*unstructured.Unstructured, error) {
+		return client.Get(ctx, name, opts)
+	})
+}

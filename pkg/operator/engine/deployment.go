@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/library-go/pkg/operator/resource/resourcehash"
+)
+
+// DeploymentHook changes a rendered Deployment to match the CR. Each hook does one thing and is
+// tested alone.
+type DeploymentHook func(*appsv1.Deployment) error
+
+// RunHooks runs the hooks in order.
+func RunHooks(d *appsv1.Deployment, hooks ...DeploymentHook) error {
+	for _, hook := range hooks {
+		if err := hook(d); err != nil {
+			return fmt.Errorf("prepare Deployment %s: %w", d.Name, err)
+		}
+	}
+	return nil
+}
+
+// WithContainerArg sets the argument starting with prefix (say "--zap-log-level=") of the
+// named container to prefix+value, replacing one that is there or appending it.
+func WithContainerArg(container, prefix, value string) DeploymentHook {
+	return func(d *appsv1.Deployment) error {
+		c := ContainerOf(d, container)
+		if c == nil {
+			return fmt.Errorf("container %q not found", container)
+		}
+		arg := prefix + value
+		for i, a := range c.Args {
+			if strings.HasPrefix(a, prefix) {
+				c.Args[i] = arg
+				return nil
+			}
+		}
+		c.Args = append(c.Args, arg)
+		return nil
+	}
+}
+
+// WithNodePlacement applies a CR's placement: a non-empty nodeSelector replaces the pod's, set
+// tolerations (even an empty list) replace the pod's; anything unset keeps the manifest's. The
+// CR's maps and slices are copied, never shared with the Deployment.
+func WithNodePlacement(nodeSelector map[string]string, tolerations []corev1.Toleration) DeploymentHook {
+	return func(d *appsv1.Deployment) error {
+		pod := &d.Spec.Template.Spec
+		if len(nodeSelector) > 0 {
+			pod.NodeSelector = make(map[string]string, len(nodeSelector))
+			for k, v := range nodeSelector {
+				pod.NodeSelector[k] = v
+			}
+		}
+		if tolerations != nil {
+			pod.Tolerations = make([]corev1.Toleration, len(tolerations))
+			for i := range tolerations {
+				tolerations[i].DeepCopyInto(&pod.Tolerations[i])
+			}
+		}
+		return nil
+	}
+}
+
+// WithPodTemplateAnnotations adds annotations to the pod template; a changed value rolls the
+// pods.
+func WithPodTemplateAnnotations(annotations map[string]string) DeploymentHook {
+	return func(d *appsv1.Deployment) error {
+		if len(annotations) == 0 {
+			return nil
+		}
+		if d.Spec.Template.Annotations == nil {
+			d.Spec.Template.Annotations = map[string]string{}
+		}
+		for k, v := range annotations {
+			d.Spec.Template.Annotations[k] = v
+		}
+		return nil
+	}
+}
+
+// WithRestrictedSecurityContext makes every container of the pod meet the restricted Pod
+// Security profile, whatever the manifest says, so the operand runs in a namespace that
+// enforces it.
+func WithRestrictedSecurityContext(d *appsv1.Deployment) error {
+	pod := &d.Spec.Template.Spec
+	if pod.SecurityContext == nil {
+		pod.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	pod.SecurityContext.RunAsNonRoot = ptr.To(true)
+	pod.SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+	for i := range pod.Containers {
+		c := &pod.Containers[i]
+		if c.SecurityContext == nil {
+			c.SecurityContext = &corev1.SecurityContext{}
+		}
+		c.SecurityContext.AllowPrivilegeEscalation = ptr.To(false)
+		c.SecurityContext.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
+	}
+	return nil
+}
+
+// ConfigHashAnnotations hashes the data (never the metadata) of mounted ConfigMaps and Secrets
+// with library-go's resourcehash, one pod-template annotation each.
+func ConfigHashAnnotations(configMaps []*corev1.ConfigMap, secrets []*corev1.Secret) (map[string]string, error) {
+	ret := map[string]string{}
+	for _, cm := range configMaps {
+		hash, err := resourcehash.GetConfigMapHash(cm)
+		if err != nil {
+			return nil, err
+		}
+		ret[ConfigHashAnnotationPrefix+"configmap-"+cm.Name] = hash
+	}
+	for _, s := range secrets {
+		hash, err := resourcehash.GetSecretHash(s)
+		if err != nil {
+			return nil, err
+		}
+		ret[ConfigHashAnnotationPrefix+"secret-"+s.Name] = hash
+	}
+	return ret, nil
+}
+
+// ContainerOf returns the named container of a Deployment's pod template, or nil.
+func ContainerOf(d *appsv1.Deployment, name string) *corev1.Container {
+	for i := range d.Spec.Template.Spec.Containers {
+		if d.Spec.Template.Spec.Containers[i].Name == name {
+			return &d.Spec.Template.Spec.Containers[i]
+		}
+	}
+	return nil
+}
+
+// DesiredReplicas is a Deployment's replicas, defaulted as the API server defaults them.
+func DesiredReplicas(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas != nil {
+		return *d.Spec.Replicas
+	}
+	return 1
+}
+
+// RolloutState is what a Deployment's status says about its latest spec.
+type RolloutState struct {
+	// Exists is false when there is no Deployment.
+	Exists bool
+	// Available is at least one replica available.
+	Available bool
+	// Complete is the latest spec observed and every desired replica updated and available.
+	Complete                                   bool
+	Desired, Updated, AvailableReplicas, Ready int32
+}
+
+// Rollout reads a Deployment's state; nil is a Deployment that does not exist.
+func Rollout(d *appsv1.Deployment) RolloutState {
+	if d == nil {
+		return RolloutState{}
+	}
+	want := DesiredReplicas(d)
+	s := RolloutState{
+		Exists:            true,
+		Available:         d.Status.AvailableReplicas > 0,
+		Desired:           want,
+		Updated:           d.Status.UpdatedReplicas,
+		AvailableReplicas: d.Status.AvailableReplicas,
+		Ready:             d.Status.ReadyReplicas,
+	}
+	s.Complete = d.Status.ObservedGeneration >= d.Generation && d.Status.UpdatedReplicas >= want &&
+		d.Status.AvailableReplicas >= want
+	return s
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"reflect"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func testDeployment() *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"},
+		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{Name: "main", Args: []string{"--config=/c", "--v=2"}},
+				{Name: "sidecar"},
+			},
+		}}},
+	}
+}
+
+func TestWithContainerArg(t *testing.T) {
+	tests := []struct {
+		name      string
+		container string
+		prefix    string
+		value     string
+		wantArgs  []string
+		wantErr   bool
+	}{
+		{name: "replaces an argument with the prefix", container: "main", prefix: "--v=", value: "4", wantArgs: []string{"--config=/c", "--v=4"}},
+		{name: "appends a missing argument", container: "main", prefix: "--zap-log-level=", value: "6", wantArgs: []string{"--config=/c", "--v=2", "--zap-log-level=6"}},
+		{name: "unknown container", container: "missing", prefix: "--v=", value: "1", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := testDeployment()
+			err := WithContainerArg(tt.container, tt.prefix, tt.value)(d)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.wantErr {
+				return
+			}
+			if got := ContainerOf(d, tt.container).Args; !reflect.DeepEqual(got, tt.wantArgs) {
+				t.Errorf("args = %v, want %v", got, tt.wantArgs)
+			}
+		})
+	}
+}
+
+func TestWithNodePlacementDoesNotAliasTheInput(t *testing.T) {
+	selector := map[string]string{"a": "b"}
+	tolerations := []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
+	d := testDeployment()
+	if err := WithNodePlacement(selector, tolerations)(d); err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.NodeSelector["a"] = "changed"
+	d.Spec.Template.Spec.Tolerations[0].Key = "changed"
+	if selector["a"] != "b" || tolerations[0].Key != "k" {
+		t.Errorf("changing the Deployment changed the input: %v %v", selector, tolerations)
+	}
+}
+
+func TestWithPodTemplateAnnotations(t *testing.T) {
+	d := testDeployment()
+	d.Spec.Template.Annotations = map[string]string{"kept": "yes", "replaced": "old"}
+	if err := WithPodTemplateAnnotations(map[string]string{"replaced": "new", "added": "x"})(d); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"kept": "yes", "replaced": "new", "added": "x"}
+	if got := d.Spec.Template.Annotations; !reflect.DeepEqual(got, want) {
+		t.Errorf("annotations = %v, want %v", got, want)
+	}
+}
+
+func TestWithRestrictedSecurityContext(t *testing.T) {
+	d := testDeployment()
+	d.Spec.Template.Spec.Containers[1].SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(true)}
+	if err := WithRestrictedSecurityContext(d); err != nil {
+		t.Fatal(err)
+	}
+	pod := d.Spec.Template.Spec
+	if pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
+		t.Error("runAsNonRoot not set")
+	}
+	if pod.SecurityContext.SeccompProfile == nil || pod.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Error("seccomp RuntimeDefault not set")
+	}
+	for _, c := range pod.Containers {
+		sc := c.SecurityContext
+		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+			t.Errorf("container %s may escalate privileges", c.Name)
+		}
+		if sc == nil || sc.Capabilities == nil || !reflect.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+			t.Errorf("container %s does not drop ALL capabilities", c.Name)
+		}
+	}
+}
+
+func TestConfigHashAnnotations(t *testing.T) {
+	secret := func(data string, annotations map[string]string) *corev1.Secret {
+		return &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "cert", Namespace: "ns", Annotations: annotations},
+			Data:       map[string][]byte{"tls.crt": []byte(data)},
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config"}, Data: map[string]string{"k": "v"}}
+	base, err := ConfigHashAnnotations([]*corev1.ConfigMap{cm}, []*corev1.Secret{secret("one", nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		secret      *corev1.Secret
+		wantChanged bool
+	}{
+		{name: "same data", secret: secret("one", nil), wantChanged: false},
+		{name: "metadata-only change", secret: secret("one", map[string]string{"touched": "yes"}), wantChanged: false},
+		{name: "data change", secret: secret("two", nil), wantChanged: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ConfigHashAnnotations([]*corev1.ConfigMap{cm}, []*corev1.Secret{tt.secret})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed := !reflect.DeepEqual(got, base); changed != tt.wantChanged {
+				t.Errorf("hash changed = %v, want %v (%v -> %v)", changed, tt.wantChanged, base, got)
+			}
+		})
+	}
+	want := []string{ConfigHashAnnotationPrefix + "configmap-config", ConfigHashAnnotationPrefix + "secret-cert"}
+	for _, k := range want {
+		if _, ok := base[k]; !ok {
+			t.Errorf("annotation %s missing in %v", k, base)
+		}
+	}
+}
+
+func TestRollout(t *testing.T) {
+	deployment := func(generation, observed int64, replicas, updated, available int32) *appsv1.Deployment {
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Generation: generation},
+			Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
+			Status:     appsv1.DeploymentStatus{ObservedGeneration: observed, UpdatedReplicas: updated, AvailableReplicas: available},
+		}
+	}
+	tests := []struct {
+		name                        string
+		d                           *appsv1.Deployment
+		wantAvailable, wantComplete bool
+	}{
+		{name: "missing", d: nil},
+		{name: "new spec not observed yet", d: deployment(2, 1, 1, 1, 1), wantAvailable: true},
+		{name: "old replica serving, new one not updated", d: deployment(2, 2, 2, 1, 2), wantAvailable: true},
+		{name: "nothing available", d: deployment(1, 1, 1, 1, 0)},
+		{name: "complete", d: deployment(3, 3, 2, 2, 2), wantAvailable: true, wantComplete: true},
+		{name: "scaled to zero is complete but not available", d: deployment(1, 1, 0, 0, 0), wantComplete: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Rollout(tt.d)
+			if got.Exists != (tt.d != nil) || got.Available != tt.wantAvailable || got.Complete != tt.wantComplete {
+				t.Errorf("Rollout = %+v, want available %v complete %v", got, tt.wantAvailable, tt.wantComplete)
+			}
+		})
+	}
+}

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// CRDWatch watches one CustomResourceDefinition by name. A field selector keeps each watch to
+// its one object, so the operator's memory does not grow with the cluster's other CRDs.
+type CRDWatch struct {
+	Name     string
+	Informer cache.SharedIndexInformer
+}
+
+// NewCRDWatch builds (but does not start) the watch of one CRD.
+func NewCRDWatch(client apiextclient.Interface, name string, resync time.Duration) *CRDWatch {
+	factory := apiextinformers.NewSharedInformerFactoryWithOptions(client, resync,
+		apiextinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = "metadata.name=" + name
+		}))
+	informer := factory.Apiextensions().V1().CustomResourceDefinitions().Informer()
+	_ = informer.SetTransform(DropManagedFields)
+	return &CRDWatch{Name: name, Informer: informer}
+}
+
+// Get returns the watched CRD from the cache, or nil.
+func (w *CRDWatch) Get() *apiextensionsv1.CustomResourceDefinition {
+	obj, exists, err := w.Informer.GetStore().GetByKey(w.Name)
+	if err != nil || !exists {
+		return nil
+	}
+	crd, _ := obj.(*apiextensionsv1.CustomResourceDefinition)
+	return crd
+}
+
+// Established says whether the CRD exists and its API is served.
+func (w *CRDWatch) Established() bool {
+	crd := w.Get()
+	if crd == nil {
+		return false
+	}
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// CRDName is the name of the CustomResourceDefinition that serves gvr.
+func CRDName(gvr schema.GroupVersionResource) string {
+	return gvr.Resource + "." + gvr.Group
+}
+
+// OptionalAPI is an API an operand uses only when it is installed (cert-manager, the Prometheus
+// operator's monitors, Gateway API). Namespace limits its informer to one namespace; empty
+// watches every namespace.
+type OptionalAPI struct {
+	GVR       schema.GroupVersionResource
+	Namespace string
+}
+
+type optionalAPI struct {
+	OptionalAPI
+	crd *CRDWatch
+
+	mu       sync.Mutex
+	informer cache.SharedIndexInformer
+}
+
+// OptionalAPIs watches the CRDs of optional APIs all the time, and starts an informer on an
+// API's objects (only those carrying the operator's managed-by label) once its CRD is
+// established: drift of those objects is then repaired as quickly as for built-in kinds, and an
+// API installed after the operator is picked up without a restart. The informers answer the
+// engine's reads through the Caches.
+type OptionalAPIs struct {
+	ctx       context.Context
+	dynamic   dynamic.Interface
+	resync    time.Duration
+	caches    *Caches
+	factories map[string]dynamicinformer.DynamicSharedInformerFactory
+
+	mu       sync.Mutex
+	handlers []cache.ResourceEventHandler
+	apis     map[schema.GroupVersionResource]*optionalAPI
+}
+
+// NewOptionalAPIs registers the optional APIs; their CRD watches are built, not started.
+func NewOptionalAPIs(ctx context.Context, dynamicClient dynamic.Interface, apiextClient apiextclient.Interface, resync time.Duration, caches *Caches, apis ...OptionalAPI) *OptionalAPIs {
+	o := &OptionalAPIs{
+		ctx:       ctx,
+		dynamic:   dynamicClient,
+		resync:    resync,
+		caches:    caches,
+		factories: map[string]dynamicinformer.DynamicSharedInformerFactory{},
+		apis:      map[schema.GroupVersionResource]*optionalAPI{},
+	}
+	for _, api := range mergeOptionalAPIs(apis) {
+		o.apis[api.GVR] = &optionalAPI{OptionalAPI: api, crd: NewCRDWatch(apiextClient, CRDName(api.GVR), resync)}
+		if _, ok := o.factories[api.Namespace]; !ok {
+			o.factories[api.Namespace] = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynamicClient, resync, api.Namespace,
+				func(lo *metav1.ListOptions) { lo.LabelSelector = ManagedBySelector() })
+		}
+	}
+	return o
+}
+
+// mergeOptionalAPIs keeps one entry per API: operands that use an API in different namespaces
+// share one informer over all namespaces.
+func mergeOptionalAPIs(apis []OptionalAPI) []OptionalAPI {
+	var out []OptionalAPI
+	index := map[schema.GroupVersionResource]int{}
+	for _, api := range apis {
+		i, seen := index[api.GVR]
+		if !seen {
+			index[api.GVR] = len(out)
+			out = append(out, api)
+			continue
+		}
+		if out[i].Namespace != api.Namespace {
+			out[i].Namespace = metav1.NamespaceAll
+		}
+	}
+	return out
+}
+
+// AddEventHandler makes every event of the optional APIs' objects reach handler: an operand
+// maps them to its queue keys. Handlers added after an informer started are added to it too.
+func (o *OptionalAPIs) AddEventHandler(handler cache.ResourceEventHandler) {
+	o.mu.Lock()
+	o.handlers = append(o.handlers, handler)
+	o.mu.Unlock()
+	for _, api := range o.apis {
+		api.mu.Lock()
+		if api.informer != nil {
+			_, _ = api.informer.AddEventHandler(handler)
+		}
+		api.mu.Unlock()
+	}
+}
+
+// CRDWatches are the watches of the optional APIs' CRDs, in a stable order, for controllers to
+// be triggered by and for the caller to start.
+func (o *OptionalAPIs) CRDWatches() []*CRDWatch {
+	var out []*CRDWatch
+	for _, api := range o.apis {
+		out = append(out, api.crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Installed says whether every given API is served, and starts the informers of APIs that have
+// just appeared. Applying does not wait for those informers to sync: until they do, reads fall
+// back to the API. The error names the missing CRDs.
+func (o *OptionalAPIs) Installed(gvrs ...schema.GroupVersionResource) error {
+	var missing []string
+	for _, gvr := range gvrs {
+		api, ok := o.apis[gvr]
+		if !ok {
+			return fmt.Errorf("optional API %s is not registered", gvr)
+		}
+		if !api.crd.Established() {
+			missing = append(missing, api.crd.Name)
+			continue
+		}
+		o.ensureInformer(api)
+	}
+	if len(missing) > 0 {
+		return &MissingCRDsError{CRDs: missing}
+	}
+	return nil
+}
+
+// MissingCRDsError names the CRDs of optional APIs that are not established.
+type MissingCRDsError struct {
+	CRDs []string
+}
+
+func (e *MissingCRDsError) Error() string {
+	return fmt.Sprintf("CustomResourceDefinitions %v are not established", e.CRDs)
+}
+
+// ensureInformer starts the informer of an installed optional API once.
+func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if api.informer != nil {
+		return
+	}
+	factory := o.factories[api.Namespace]
+	informer := factory.ForResource(api.GVR).Informer()
+	_ = informer.SetTransform(DropManagedFields)
+	o.mu.Lock()
+	for _, h := range o.handlers {
+		_, _ = informer.AddEventHandler(h)
+	}
+	o.mu.Unlock()
+	o.caches.AddInformer(api.GVR.GroupResource(), informer)
+	factory.Start(o.ctx.Done())
+	api.informer = informer
+}

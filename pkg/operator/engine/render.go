@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
+)
+
+// Renderer turns an embedded manifest into the object the operator applies: placeholders
+// substituted, the operator's labels set and an owner reference to the CR.
+type Renderer struct {
+	// Placeholders maps each placeholder (e.g. "${NAMESPACE}") to its value. Substitution is
+	// exact string replacement: manifests may contain "$$" and "$(VAR)" that must stay as they
+	// are.
+	Placeholders map[string]string
+	// Labels are set on every rendered object, on top of the manifest's own.
+	Labels map[string]string
+	// Owner is the CR; nil renders without an owner reference.
+	Owner *metav1.OwnerReference
+	// Unowned says which objects must never get the owner reference: those whose garbage
+	// collection with the CR would destroy users' data (a CRD, say).
+	Unowned func(metav1.Object) bool
+}
+
+// Substitute returns the embedded manifest with the placeholders replaced.
+func (r Renderer) Substitute(asset string) ([]byte, error) {
+	raw, err := bindata.Asset(asset)
+	if err != nil {
+		return nil, err
+	}
+	pairs := make([]string, 0, 2*len(r.Placeholders))
+	for _, k := range slices.Sorted(maps.Keys(r.Placeholders)) {
+		pairs = append(pairs, k, r.Placeholders[k])
+	}
+	return []byte(strings.NewReplacer(pairs...).Replace(string(raw))), nil
+}
+
+// Object renders an embedded manifest into an unstructured object.
+func (r Renderer) Object(asset string) (*unstructured.Unstructured, error) {
+	raw, err := r.Substitute(asset)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := DecodeManifest(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", asset, err)
+	}
+	r.Stamp(obj)
+	return obj, nil
+}
+
+// DecodeManifest parses one YAML object.
+func DecodeManifest(raw []byte) (*unstructured.Unstructured, error) {
+	jsonBytes, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(jsonBytes); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	return obj, nil
+}
+
+// Stamp sets the operator's labels and owner reference on an object it manages.
+func (r Renderer) Stamp(obj metav1.Object) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	for k, v := range r.Labels {
+		labels[k] = v
+	}
+	labels[ManagedByLabel] = ManagedByValue
+	obj.SetLabels(labels)
+
+	if r.Owner == nil || (r.Unowned != nil && r.Unowned(obj)) {
+		return
+	}
+	obj.SetOwnerReferences([]metav1.OwnerReference{*r.Owner})
+}
+
+// RenderTyped renders an embedded manifest into its typed form, for steps that change the
+// object before applying it.
+func RenderTyped[T any](r Renderer, asset string) (*T, error) {
+	obj, err := r.Object(asset)
+	if err != nil {
+		return nil, err
+	}
+	return FromUnstructured[T](obj)
+}
+
+// FromUnstructured converts a rendered object into its typed form.
+func FromUnstructured[T any](obj interface{ UnstructuredContent() map[string]any }) (*T, error) {
+	into := new(T)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.UnstructuredContent(), into); err != nil {
+		return nil, fmt.Errorf("convert a rendered manifest: %w", err)
+	}
+	return into, nil
+}

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+)
+
+func TestRenderUnknownAsset(t *testing.T) {
+	if _, err := (Renderer{}).Object("assets/missing.yaml"); err == nil {
+		t.Error("expected an error for a missing asset")
+	}
+}
+
+func TestStamp(t *testing.T) {
+	owner := &metav1.OwnerReference{APIVersion: "v1", Kind: "Thing", Name: "cr", UID: "uid", Controller: ptr.To(true)}
+	r := Renderer{
+		Labels:  map[string]string{PartOfLabel: "operand"},
+		Owner:   owner,
+		Unowned: func(o metav1.Object) bool { return o.GetName() == "keep-me" },
+	}
+	tests := []struct {
+		name      string
+		labels    map[string]string
+		wantOwner bool
+	}{
+		{name: "owned", labels: map[string]string{"app": "x"}, wantOwner: true},
+		{name: "keep-me", wantOwner: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := &unstructured.Unstructured{}
+			obj.SetName(tt.name)
+			obj.SetLabels(tt.labels)
+			r.Stamp(obj)
+			l := obj.GetLabels()
+			if l[ManagedByLabel] != ManagedByValue || l[PartOfLabel] != "operand" {
+				t.Errorf("labels = %v", l)
+			}
+			for k, v := range tt.labels {
+				if l[k] != v {
+					t.Errorf("the manifest's label %s=%s was lost: %v", k, v, l)
+				}
+			}
+			if got := len(obj.GetOwnerReferences()) == 1; got != tt.wantOwner {
+				t.Errorf("owner reference set = %v, want %v", got, tt.wantOwner)
+			}
+		})
+	}
+}
+
+func TestDecodeManifestRejectsGarbage(t *testing.T) {
+	if _, err := DecodeManifest([]byte("kind: [unclosed")); err == nil {
+		t.Error("expected a parse error")
+	}
+}

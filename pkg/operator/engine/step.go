@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// Step is one row of an operand's reconcile table: a named piece of the operand, the embedded
+// manifests of the objects it owns, and how it is applied and removed. Applying walks the table
+// forwards; removal walks the same table backwards.
+type Step[R AssetRun] struct {
+	// Name says what the step manages; it appears in conditions and events.
+	Name string
+	// Assets are the embedded manifests of the objects this step owns.
+	Assets []string
+	// Apply makes the step's objects match the CR. Nil applies every asset with the run's
+	// ApplyAsset.
+	Apply func(ctx context.Context, run R, assets []string) error
+	// Remove undoes the step. Nil removes every asset with the run's RemoveAsset, last first.
+	Remove func(ctx context.Context, run R, assets []string) error
+}
+
+// AssetRun is what the default apply and removal of a step need from an operand's sync.
+type AssetRun interface {
+	// ApplyAsset renders one embedded manifest for the CR and applies it (or, where the CR
+	// does not ask for the object, deletes it if the operator made it).
+	ApplyAsset(ctx context.Context, asset string) error
+	// RemoveAsset deletes the object of one embedded manifest, if the operator made it.
+	RemoveAsset(ctx context.Context, asset string) error
+}
+
+// Direction is the way a walk goes through the table.
+type Direction int
+
+const (
+	// Forward applies the operand, first step first.
+	Forward Direction = iota
+	// Backward removes the operand, last step first.
+	Backward
+)
+
+// Walk runs every step of the table in the given direction and collects their outcomes. Going
+// forward, a failing step is recorded and the next steps still run, unless it blocks them
+// (their prerequisites are missing). Going backward, every step runs: removal does as much as
+// it can and reports what it could not do.
+func Walk[R AssetRun](ctx context.Context, steps []Step[R], run R, dir Direction) *Outcome {
+	result := &Outcome{}
+	for i := range steps {
+		s := steps[i]
+		if dir == Backward {
+			s = steps[len(steps)-1-i]
+		}
+		if err := runStep(ctx, s, run, dir); err != nil {
+			if dir == Backward {
+				result.Add(&StepError{
+					Condition: ConditionDegraded,
+					Reason:    ReasonRemovalFailed,
+					Message:   fmt.Sprintf("remove %s: %v", s.Name, err),
+					Retry:     fmt.Errorf("remove %s: %w", s.Name, err),
+				})
+				continue
+			}
+			se := AsStepError(s.Name, ReasonApplyFailed, err)
+			result.Add(se)
+			if se.Blocking {
+				break
+			}
+		}
+	}
+	return result
+}
+
+func runStep[R AssetRun](ctx context.Context, s Step[R], run R, dir Direction) error {
+	if dir == Forward {
+		if s.Apply != nil {
+			return s.Apply(ctx, run, s.Assets)
+		}
+		return ApplyAssets(ctx, run, s.Assets)
+	}
+	if s.Remove != nil {
+		return s.Remove(ctx, run, s.Assets)
+	}
+	return RemoveAssets(ctx, run, s.Assets)
+}
+
+// ApplyAssets applies every asset in order and stops at the first failure.
+func ApplyAssets[R AssetRun](ctx context.Context, run R, assets []string) error {
+	for _, asset := range assets {
+		if err := run.ApplyAsset(ctx, asset); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RemoveAssets removes every asset, last first, and stops at the first failure.
+func RemoveAssets[R AssetRun](ctx context.Context, run R, assets []string) error {
+	for i := len(assets) - 1; i >= 0; i-- {
+		if err := run.RemoveAsset(ctx, assets[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NothingToRemove is the removal of a step that creates nothing itself.
+func NothingToRemove[R AssetRun](context.Context, R, []string) error { return nil }
+
+// AllAssets lists the assets of a table in step order: the operand's one list of manifests,
+// for code, tests, e2e and benchmarks alike.
+func AllAssets[R AssetRun](steps []Step[R]) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Assets...)
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+// Package lws manages the LeaderWorkerSet controller (sigs.k8s.io/lws): it renders the embedded
+// operand manifests for the LeaderWorkerSetOperator named "cluster" and keeps them applied, on
+// the shared engine (pkg/operator/engine).
+package lws
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+)
+
+const (
+	// ControllerName prefixes the per-controller conditions library-go writes
+	// (LWSTargetConfigControllerDegraded).
+	ControllerName = "LWSTargetConfigController"
+
+	// Finalizer keeps the LeaderWorkerSetOperator until its operand objects are cleaned up.
+	Finalizer = "operator.llm-infra.io/lws-cleanup"
+
+	// PartOfValue is the part-of label value on every object of this operand.
+	PartOfValue = "leaderworkerset"
+
+	// Names of operand objects that code refers to (the manifests name the rest).
+	deploymentName      = "lws-controller-manager"
+	configMapName       = "lws-manager-config"
+	configMapKey        = "controller_manager_config.yaml"
+	webhookSecretName   = "webhook-server-cert"
+	metricsSecretName   = "metrics-server-cert"
+	lwsCRDName          = "leaderworkersets.leaderworkerset.x-k8s.io"
+	managerContainer    = "manager"
+	zapLogLevelArgument = "--zap-log-level="
+)
+
+// ServiceMonitorGVR is the Prometheus operator's ServiceMonitor.
+var ServiceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+
+// OptionalAPIs are the optional APIs this operand uses, all in its namespace.
+func OptionalAPIs(namespace string) []engine.OptionalAPI {
+	return []engine.OptionalAPI{
+		{GVR: engine.IssuerGVR, Namespace: namespace},
+		{GVR: engine.CertificateGVR, Namespace: namespace},
+		{GVR: ServiceMonitorGVR, Namespace: namespace},
+	}
+}
+
+// CRDName is the LeaderWorkerSet CRD, which the operand installs and watches.
+const CRDName = lwsCRDName

@@ -1,0 +1,57 @@
+package lws
+
+import (
+	"context"
+	"fmt"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/openshift/library-go/pkg/operator/loglevel"
+
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+)
+
+// applyDeployment renders the controller's Deployment, runs the hooks and applies it with the
+// generation the operator last wrote, so a manual edit (replicas, image) is reverted.
+func applyDeployment(ctx context.Context, run *syncRun, assets []string) error {
+	required, err := engine.RenderTyped[appsv1.Deployment](run.render, assets[0])
+	if err != nil {
+		return err
+	}
+	hashes, err := engine.ConfigHashAnnotations(run.mountedConfigMaps, run.mountedSecrets)
+	if err != nil {
+		return err
+	}
+	err = engine.RunHooks(required,
+		withLogLevel(run.cr.Spec.LogLevel),
+		withNodePlacement(run.cr.Spec.NodePlacement),
+		engine.WithPodTemplateAnnotations(hashes),
+		engine.WithRestrictedSecurityContext,
+	)
+	if err != nil {
+		return err
+	}
+	actual, err := run.applier.ApplyDeployment(ctx, required, run.cr.Status.Generations)
+	if err != nil {
+		return err
+	}
+	run.deployment = actual
+	run.appliedDeployment = actual
+	return nil
+}
+
+// withLogLevel sets the controller's --zap-log-level from the CR's logLevel, with library-go's
+// mapping (Normal 2, Debug 4, Trace 6, TraceAll 8).
+func withLogLevel(level operatorv1.LogLevel) engine.DeploymentHook {
+	return engine.WithContainerArg(managerContainer, zapLogLevelArgument, fmt.Sprint(loglevel.LogLevelToVerbosity(level)))
+}
+
+// withNodePlacement applies the CR's nodePlacement, when set.
+func withNodePlacement(placement *lwsoperatorv1.NodePlacement) engine.DeploymentHook {
+	if placement == nil {
+		return func(*appsv1.Deployment) error { return nil }
+	}
+	return engine.WithNodePlacement(placement.NodeSelector, placement.Tolerations)
+}
