@@ -48,8 +48,9 @@ instance::use() {
 }
 
 instance::names() {
-  local row
-  for row in "${INSTANCES[@]}"; do printf '%s ' "${row%% *}"; done
+  local row names=()
+  for row in "${INSTANCES[@]}"; do names+=("${row%% *}"); done
+  echo "${names[*]}"
 }
 
 # instance::env: the variables that reach the instance in use, as `VAR=value ...` for messages
