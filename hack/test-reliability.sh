@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test-reliability: suites that check the scripts hold up under adverse conditions, each
 # on the `reliability` instance of hack/lib/instance.sh (_output/reliability-cluster, ports
-# 4xxxx), so they run beside run-local, e2e and bench. Too long for `make ci`.
+# 5xxxx), so they run beside run-local, e2e and bench. Too long for `make ci`. It refuses to
+# start while another process listens on one of its ports (a start could only fail then).
 #
 # Usage: hack/test-reliability.sh [SUITE...]   (default: every suite, in this order)
 #
@@ -90,19 +91,26 @@ proc::on_exit cleanup
 # cluster CMD...: hack/local-cluster.sh at the starter's niceness.
 cluster() { nice -n "${RELIABILITY_NICE}" "${CLUSTER}" "$@"; }
 
+PORTS=("${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}")
+
+# ports_free: no port of the instance is listening; says which one is.
+ports_free() {
+  local p
+  for p in "${PORTS[@]}"; do
+    if [[ -n "$(ss -Htln "sport = :${p}" 2>/dev/null)" ]]; then
+      echo "port ${p} is listening: $(ss -Htlnp "sport = :${p}" 2>/dev/null | grep -o 'users:.*' | head -n1)"
+      return 1
+    fi
+  done
+}
+
 # nothing_left: no component of the instance alive, no port of it listening.
 nothing_left() {
-  local p
   if proc::any_alive "${LOCAL_CLUSTER_DIR}/pids"; then
     echo "processes of the cluster still alive: $(grep -l . "${LOCAL_CLUSTER_DIR}"/pids/*.pid 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')"
     return 1
   fi
-  for p in "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}"; do
-    if [[ -n "$(ss -Htln "sport = :${p}" 2>/dev/null)" ]]; then
-      echo "port ${p} still listening"
-      return 1
-    fi
-  done
+  ports_free
 }
 
 # down_clean OUT: hack/local-cluster.sh down (output appended to OUT), then nothing_left; says
@@ -137,6 +145,10 @@ suite_cluster_start() {
   if "${CLUSTER}" status >/dev/null 2>&1 || proc::any_alive "${LOCAL_CLUSTER_DIR}/pids"; then
     die "a cluster runs in ${LOCAL_CLUSTER_DIR}; stop it first: $(instance::env) ${CLUSTER} down"
   fi
+  local why
+  if ! why="$(ports_free)"; then
+    die "another process uses the ports of the reliability instance (${why}); set ETCD_PORT, ETCD_PEER_PORT, APISERVER_PORT, KCM_PORT and SCHEDULER_PORT to free ones"
+  fi
   # Built (or found up to date) before the load starts: the suite measures starts, not builds.
   if [[ "${SKIP_BUILD:-false}" != "true" ]]; then
     "${ROOT}/hack/build-cluster-binaries.sh"
@@ -144,7 +156,7 @@ suite_cluster_start() {
   export SKIP_BUILD=true WITH_CERT_MANAGER=true
 
   load_start
-  local i ok=0 failed=0 t0 t out times=() why
+  local i ok=0 failed=0 t0 t out times=()
   for ((i = 1; i <= RELIABILITY_STARTS; i++)); do
     out="${dir}/start-${i}.out"
     CLUSTER_MAYBE_UP=true

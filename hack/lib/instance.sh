@@ -7,7 +7,7 @@
 #   local       local-cluster                        1xxxx  make run-local, make cluster-up
 #   bench       bench-cluster                        2xxxx  make bench
 #   e2e         e2e-cluster                          3xxxx  make test-e2e-local
-#   reliability reliability-cluster                  4xxxx  make test-reliability
+#   reliability reliability-cluster                  5xxxx  make test-reliability
 #
 # instance::use NAME sets, for each of these variables the caller has not set, the instance's
 # value, and exports them all (hack/local-cluster.sh and hack/lib/operator.sh read them):
@@ -23,7 +23,7 @@ INSTANCES=(
   "local       local-cluster       12379 12380 16443 17257 17259 18443"
   "bench       bench-cluster       22379 22380 26443 27257 27259 28443"
   "e2e         e2e-cluster         32379 32380 36443 37257 37259 38443"
-  "reliability reliability-cluster 42379 42380 46443 47257 47259 48443"
+  "reliability reliability-cluster 52379 52380 56443 57257 57259 58443"
 )
 
 # instance::use NAME: see the header.
