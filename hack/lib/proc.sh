@@ -11,7 +11,8 @@
 # STARTTIME is field 22 of /proc/PID/stat (clock ticks since boot, fixed at fork) and BOOT_ID the
 # kernel's boot id, so a pid that was recycled (after the process exited, or after a reboot) is
 # never mistaken for ours and never signalled. PHASE is `forked` from the fork until the process
-# is seen to have exec'd BINARY, then `exec`.
+# is seen to have exec'd BINARY, then `exec`. (So BINARY cannot be bash itself: a forked copy of
+# the shell would already look like it.)
 #
 # proc::state PIDFILE prints one of
 #   none      no pid file (never started, or stopped by proc::stop)
@@ -249,8 +250,11 @@ proc::stop() {
       return 1
     fi
   fi
-  # Reap it when it was our child, so no zombie outlives the stop.
-  wait "${pid}" 2>/dev/null || true
+  # Reap it when it was our child, so no zombie outlives the stop; `wait` only on a pid that is
+  # gone or a zombie (it would block on a live one).
+  if ! proc::_stat "${pid}" || [[ "${PROC_STAT_STATE}" == "Z" ]]; then
+    wait "${pid}" 2>/dev/null || true
+  fi
   rm -f "${pidfile}"
 }
 
