@@ -4,15 +4,15 @@
 # ServiceAccount's permissions, then the e2e suite (test/e2e), then teardown. Exits with the
 # suite's status. On failure the logs are kept (copied aside) and their place is printed.
 #
-# The cluster is its own instance (state in _output/e2e-cluster, ports 3xxxx), so the suite
+# The cluster is its own instance (state in _output/e2e-cluster, ports 32xxx), so the suite
 # runs beside `make run-local` (_output/local-cluster, ports 1xxxx) and `make bench`
 # (_output/bench-cluster, ports 2xxxx) on the same machine. It refuses to start when a cluster
 # already runs in its directory, and stops only what it started.
 #
 # Environment (defaults in brackets): those of hack/local-cluster.sh and hack/lib/operator.sh,
 # with the `e2e` instance's defaults (hack/lib/instance.sh: LOCAL_CLUSTER_DIR [_output/e2e-cluster],
-# ETCD_PORT [32379] ETCD_PEER_PORT [32380] APISERVER_PORT [36443] KCM_PORT [37257]
-# SCHEDULER_PORT [37259] OPERATOR_LISTEN [127.0.0.1:38443]), and
+# ETCD_PORT [32379] ETCD_PEER_PORT [32380] APISERVER_PORT [32443] KCM_PORT [32257]
+# SCHEDULER_PORT [32259] OPERATOR_LISTEN [127.0.0.1:32543]), and
 #   E2E_TIMEOUT [45m]     go test -timeout
 #   E2E_ARGS []           extra go test arguments, e.g. -ginkgo.focus=drift
 #   KEEP_CLUSTER [false]  leave the cluster and the operator running afterwards

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # make test-reliability: suites that check the scripts hold up under adverse conditions, each
 # on the `reliability` instance of hack/lib/instance.sh (_output/reliability-cluster, ports
-# 5xxxx), so they run beside run-local, e2e and bench. Too long for `make ci`. It refuses to
-# start while another process listens on one of its ports (a start could only fail then).
+# 31xxx), so they run beside run-local, e2e and bench. Too long for `make ci`. This machine is
+# shared, and clusters started by hand may take any ports: before each start, when another
+# process listens on one of the instance's ports, the suite moves to a free block of five
+# consecutive ports from 30100 on (said in its output; below the ephemeral range, like the
+# instances), so a suite measures starts, not port collisions.
 #
 # Usage: hack/test-reliability.sh [SUITE...]   (default: every suite, in this order)
 #
@@ -91,9 +94,33 @@ proc::on_exit cleanup
 # cluster CMD...: hack/local-cluster.sh at the starter's niceness.
 cluster() { nice -n "${RELIABILITY_NICE}" "${CLUSTER}" "$@"; }
 
-PORTS=("${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}")
+INSTANCE_PORTS=("${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}")
+PORTS=("${INSTANCE_PORTS[@]}")
 
-# ports_free: no port of the instance is listening; says which one is.
+# use_ports ETCD PEER APISERVER KCM SCHEDULER: the ports the next `up` and checks use.
+use_ports() {
+  PORTS=("$@")
+  export ETCD_PORT="$1" ETCD_PEER_PORT="$2" APISERVER_PORT="$3" KCM_PORT="$4" SCHEDULER_PORT="$5"
+}
+
+# pick_ports: the instance's ports when they are all free, else the first free block of five
+# consecutive ports from 30100 on (another process, e.g. a cluster someone started by hand,
+# holds one of them).
+pick_ports() {
+  local why base
+  use_ports "${INSTANCE_PORTS[@]}"
+  why="$(ports_free)" && return 0
+  for ((base = 30100; base < 31000; base += 100)); do
+    use_ports "${base}" $((base + 1)) $((base + 2)) $((base + 3)) $((base + 4))
+    if ports_free >/dev/null; then
+      log "${why}: not ours, so this start uses ports ${base}-$((base + 4))"
+      return 0
+    fi
+  done
+  die "no free block of ports (${why})"
+}
+
+# ports_free: no port in use is listening; says which one is.
 ports_free() {
   local p
   for p in "${PORTS[@]}"; do
@@ -146,9 +173,6 @@ suite_cluster_start() {
     die "a cluster runs in ${LOCAL_CLUSTER_DIR}; stop it first: $(instance::env) ${CLUSTER} down"
   fi
   local why
-  if ! why="$(ports_free)"; then
-    die "another process uses the ports of the reliability instance (${why}); set ETCD_PORT, ETCD_PEER_PORT, APISERVER_PORT, KCM_PORT and SCHEDULER_PORT to free ones"
-  fi
   # Built (or found up to date) before the load starts: the suite measures starts, not builds.
   if [[ "${SKIP_BUILD:-false}" != "true" ]]; then
     "${ROOT}/hack/build-cluster-binaries.sh"
@@ -159,6 +183,7 @@ suite_cluster_start() {
   local i ok=0 failed=0 t0 t out times=()
   for ((i = 1; i <= RELIABILITY_STARTS; i++)); do
     out="${dir}/start-${i}.out"
+    pick_ports
     CLUSTER_MAYBE_UP=true
     t0="$(now)"
     if cluster up >"${out}" 2>&1; then
@@ -190,6 +215,7 @@ suite_cluster_start() {
     var="$(echo "${c}" | tr 'a-z-' 'A-Z_')_EXTRA_ARGS"
     out="${dir}/bad-${c}.out"
     err="${dir}/bad-${c}.err"
+    pick_ports
     CLUSTER_MAYBE_UP=true
     # stdout is stamped line by line, to know when the component was started.
     t0="$(now)"

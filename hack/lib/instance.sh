@@ -6,8 +6,13 @@
 #   instance    state directory (under OUTPUT_DIR)   ports
 #   local       local-cluster                        1xxxx  make run-local, make cluster-up
 #   bench       bench-cluster                        2xxxx  make bench
-#   e2e         e2e-cluster                          3xxxx  make test-e2e-local
-#   reliability reliability-cluster                  5xxxx  make test-reliability
+#   e2e         e2e-cluster                          32xxx  make test-e2e-local
+#   reliability reliability-cluster                  31xxx  make test-reliability
+#
+# Every port is below 32768, where Linux's ephemeral range begins
+# (/proc/sys/net/ipv4/ip_local_port_range): a port in that range may be the source port of
+# some outgoing connection (a busy machine has hundreds: apiservers to their etcd, informers)
+# at the moment a component binds it, and the bind fails with "address already in use".
 #
 # instance::use NAME sets, for each of these variables the caller has not set, the instance's
 # value, and exports them all (hack/local-cluster.sh and hack/lib/operator.sh read them):
@@ -22,8 +27,8 @@ INSTANCE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 INSTANCES=(
   "local       local-cluster       12379 12380 16443 17257 17259 18443"
   "bench       bench-cluster       22379 22380 26443 27257 27259 28443"
-  "e2e         e2e-cluster         32379 32380 36443 37257 37259 38443"
-  "reliability reliability-cluster 52379 52380 56443 57257 57259 58443"
+  "e2e         e2e-cluster         32379 32380 32443 32257 32259 32543"
+  "reliability reliability-cluster 31379 31380 31443 31257 31259 31543"
 )
 
 # instance::use NAME: see the header.

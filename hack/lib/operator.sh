@@ -21,7 +21,7 @@
 #                                       as hack/local-cluster.sh (hack/lib/instance.sh)
 #   OPERATOR_NAMESPACE [openshift-llm-infra-operator]
 #   OPERATOR_LISTEN [127.0.0.1:18443]   controllercmd's secure server (/healthz, /metrics); the
-#                                       instance's port (bench 28443, e2e 38443, ...)
+#                                       instance's port (bench 28443, e2e 32543, ...)
 #   OPERAND_IMAGE [registry.k8s.io/lws/lws:<operand-git-ref>]
 #   OPERATOR_ARGS []                    extra arguments for `llm-infra-operator operator`
 #   OPERATOR_START_TIMEOUT [60]  OPERATOR_STOP_TIMEOUT [30]   seconds
