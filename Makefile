@@ -73,6 +73,10 @@ test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
 test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
 	hack/test-e2e-local.sh
 
+.PHONY: test-reliability
+test-reliability: ## Reliability suites (the cluster starting under CPU load, ...): make test-reliability [SUITES=cluster-start]
+	hack/test-reliability.sh $(SUITES)
+
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint and start-up.
 	hack/bench.sh

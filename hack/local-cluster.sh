@@ -21,19 +21,28 @@
 #   WITH_CERT_MANAGER [true]   `up` also runs start-cert-manager
 #   SKIP_BUILD [false]         `up` does not call the build script (binaries must exist)
 #   OUTPUT_DIR [<repo>/_output]            binaries in $OUTPUT_DIR/bin
+#   LOCAL_CLUSTER_INSTANCE [local]   which row of hack/lib/instance.sh gives the defaults of:
 #   LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]   state, logs, pids, kubeconfig
 #   ETCD_PORT [12379] ETCD_PEER_PORT [12380] APISERVER_PORT [16443]
 #   KCM_PORT [17257] SCHEDULER_PORT [17259]    (all bound to 127.0.0.1)
+#   <COMPONENT>_EXTRA_ARGS []  extra arguments for one component, a word list: ETCD_,
+#                              KUBE_APISERVER_, KUBE_CONTROLLER_MANAGER_, KUBE_SCHEDULER_, KWOK_,
+#                              CERT_MANAGER_EXTRA_ARGS (e.g. KWOK_EXTRA_ARGS=--v=4)
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
+#   PROC_EXEC_TIMEOUT [60] PROC_LOG_TAIL [25]   see hack/lib/proc.sh
 #   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
 #   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
 #   LOCK_TIMEOUT [900]         seconds to wait for another up/down on the same LOCAL_CLUSTER_DIR
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}"
+# shellcheck source=hack/lib/proc.sh
+source "${ROOT}/hack/lib/proc.sh"
+# shellcheck source=hack/lib/instance.sh
+source "${ROOT}/hack/lib/instance.sh"
+instance::use "${LOCAL_CLUSTER_INSTANCE:-local}"
 BIN="${OUTPUT_DIR}/bin"
-STATE="${LOCAL_CLUSTER_DIR:-${OUTPUT_DIR}/local-cluster}"
+STATE="${LOCAL_CLUSTER_DIR}"
 PKI="${STATE}/pki"
 LOGS="${STATE}/logs"
 PIDS="${STATE}/pids"
@@ -42,11 +51,6 @@ KUBECONFIG_FILE="${STATE}/kubeconfig"
 
 WITH_CERT_MANAGER="${WITH_CERT_MANAGER:-true}"
 SKIP_BUILD="${SKIP_BUILD:-false}"
-ETCD_PORT="${ETCD_PORT:-12379}"
-ETCD_PEER_PORT="${ETCD_PEER_PORT:-12380}"
-APISERVER_PORT="${APISERVER_PORT:-16443}"
-KCM_PORT="${KCM_PORT:-17257}"
-SCHEDULER_PORT="${SCHEDULER_PORT:-17259}"
 START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
 SA_TOKEN_DURATION="${SA_TOKEN_DURATION:-24h}"
@@ -66,20 +70,20 @@ CORE_COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok
 
 KUBECTL="${BIN}/kubectl"
 
-# fd 3 is the original stderr: die() may run inside a polled check whose
-# output is silenced, and its message must still reach the user.
-exec 3>&2
 log() { echo "[local-cluster] $*"; }
-die() { echo "[local-cluster] ERROR: $*" >&3; exit 1; }
+# die MESSAGE [LOG]: the message and, with LOG, its last lines, on the caller's stderr (also
+# from inside a polled check, whose output is silenced), then exit 1.
+die() { proc::die "[local-cluster]" "$@"; }
 
 # kubectl as the cluster admin.
 kc() { "${KUBECTL}" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
 
 # ---------------------------------------------------------------------------
-# Processes. Each component's pid is recorded in $PIDS/<name>.pid. A pid only
-# counts as ours if /proc/<pid>/cmdline still starts with the binary we
-# launched: after a reboot or a crash the pid may belong to someone else, and
-# we never signal a process we did not start.
+# Processes (hack/lib/proc.sh). Each component's pid file $PIDS/<name>.pid
+# holds its pid, start time and boot id, so a recycled pid is never taken for
+# ours nor signalled. A component is started detached in its own session, so
+# a Ctrl-C on `up` or a test runner killing its children does not take the
+# cluster down; only `down` does.
 # ---------------------------------------------------------------------------
 
 binary_of() {
@@ -89,93 +93,66 @@ binary_of() {
   esac
 }
 
-# pid_of NAME: prints the live pid of the component, or fails.
-pid_of() {
-  local name="$1" pidfile="${PIDS}/$1.pid" pid exe
-  [[ -f "${pidfile}" ]] || return 1
-  pid="$(cat "${pidfile}")"
-  [[ "${pid}" =~ ^[0-9]+$ ]] || return 1
-  [[ -r "/proc/${pid}/cmdline" ]] || return 1
-  exe="$(tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | head -n1)" || return 1
-  [[ "${exe}" == "$(binary_of "${name}")" ]] || return 1
-  # A zombie (exited, not yet reaped) is not running.
-  [[ "$(awk '{print $3}' "/proc/${pid}/stat" 2>/dev/null)" != "Z" ]] || return 1
-  echo "${pid}"
-}
+pidfile_of() { echo "${PIDS}/$1.pid"; }
 
-is_running() { pid_of "$1" >/dev/null; }
+# pid_of NAME: prints the pid of the live component, or fails.
+pid_of() { proc::pid "$(pidfile_of "$1")"; }
 
-# start_proc NAME ARGS...: starts the component in the background, detached
-# in its own session (setsid) so that signals to the caller's process group,
-# e.g. Ctrl-C on `up` or a test runner killing its children, do not take the
-# cluster down; only `down` does, through the recorded pid.
+# is_running NAME: the component is ours and alive (starting or running).
+is_running() { proc::alive "$(pidfile_of "$1")"; }
+
+# Components started by this invocation: every readiness wait checks them all,
+# so one that dies while another is awaited is reported at once.
+STARTED=()
+
+# start_proc NAME ARGS...: start the component (ARGS, then the words of
+# <NAME>_EXTRA_ARGS), and return once it has exec'd its binary; if it exits
+# first, fail with the tail of its log.
 start_proc() {
   local name="$1"; shift
-  local bin
+  local bin extra_var
   bin="$(binary_of "${name}")"
   [[ -x "${bin}" ]] || die "${bin} is missing: run hack/build-cluster-binaries.sh"
-  mkdir -p "${LOGS}" "${PIDS}"
+  extra_var="$(echo "${name}" | tr 'a-z-' 'A-Z_')_EXTRA_ARGS"
+  local -a extra=()
+  read -r -a extra <<<"${!extra_var:-}"
   log "starting ${name} (log: ${LOGS}/${name}.log)"
-  # In a non-interactive shell the background child is not a process group
-  # leader, so setsid does not fork and $! is the component's own pid.
-  # fds 3 (saved stderr) and 9 (the lock) are closed: a long-lived child
-  # holding them would keep the caller's pipe open and the lock taken.
-  setsid "${bin}" "$@" >>"${LOGS}/${name}.log" 2>&1 </dev/null 3>&- 9>&- &
-  echo "$!" >"${PIDS}/${name}.pid"
+  proc::start "$(pidfile_of "${name}")" "${LOGS}/${name}.log" "${bin}" -- \
+    "${bin}" "$@" "${extra[@]}" || die "${name} ${PROC_FAILURE}; see ${LOGS}/${name}.log" "${LOGS}/${name}.log"
+  STARTED+=("${name}")
 }
 
-# stop_proc NAME: TERM, wait up to STOP_TIMEOUT, then KILL, and wait until
+# stop_proc NAME: TERM, up to STOP_TIMEOUT seconds, then KILL, and wait until
 # the process is really gone.
 stop_proc() {
-  local name="$1" pid
-  if ! pid="$(pid_of "${name}")"; then
-    rm -f "${PIDS}/${name}.pid"
-    return 0
-  fi
-  log "stopping ${name} (pid ${pid})"
-  kill -TERM "${pid}" 2>/dev/null || true
-  if ! poll "${STOP_TIMEOUT}" 0.2 is_running_pid "${name}" "${pid}" --negate; then
-    log "${name} did not stop within ${STOP_TIMEOUT}s: sending KILL"
-    kill -KILL "${pid}" 2>/dev/null || true
-    poll 10 0.1 is_running_pid "${name}" "${pid}" --negate ||
-      die "${name} (pid ${pid}) survived KILL"
-  fi
-  rm -f "${PIDS}/${name}.pid"
+  proc::stop "$1" "$(pidfile_of "$1")" "${STOP_TIMEOUT}" "[local-cluster]" ||
+    die "$1 could not be stopped"
 }
 
-# is_running_pid NAME PID: the recorded pid is still that component.
-is_running_pid() {
-  local got
-  got="$(pid_of "$1")" && [[ "${got}" == "$2" ]]
-}
-
-# poll TIMEOUT INTERVAL CMD... [--negate]: runs CMD every INTERVAL seconds
-# until it succeeds (or fails, with --negate as last argument), for at most
-# TIMEOUT seconds. This is how every step synchronises: no blind sleeps.
-poll() {
-  local timeout="$1" interval="$2"; shift 2
-  local negate=false
-  if [[ "${!#}" == "--negate" ]]; then
-    negate=true
-    set -- "${@:1:$(($# - 1))}"
-  fi
-  local deadline=$((SECONDS + timeout))
-  while true; do
-    if "$@" >/dev/null 2>&1; then
-      [[ "${negate}" == "false" ]] && return 0
-    else
-      [[ "${negate}" == "true" ]] && return 0
-    fi
-    ((SECONDS >= deadline)) && return 1
-    sleep "${interval}"
+# check_started: every component started by this invocation is still alive;
+# otherwise fail with the tail of the first dead one's log.
+check_started() {
+  local c
+  for c in "${STARTED[@]}"; do
+    is_running "${c}" && continue
+    proc::reap "${PROC_PID:-}"
+    die "${c} exited${PROC_EXIT_NOTE}; see ${LOGS}/${c}.log" "${LOGS}/${c}.log"
   done
 }
+
+# ready CMD...: check_started, then CMD: the condition of every wait_for.
+ready() {
+  check_started
+  "$@"
+}
+
+poll() { proc::poll "$@"; }
 
 # wait_for DESCRIPTION CMD...: poll with START_TIMEOUT; on timeout show where
 # to look and fail.
 wait_for() {
   local what="$1"; shift
-  if ! poll "${START_TIMEOUT}" 0.25 "$@"; then
+  if ! poll "${START_TIMEOUT}" 0.25 ready "$@"; then
     die "timed out after ${START_TIMEOUT}s waiting for ${what}; logs in ${LOGS}"
   fi
 }
@@ -354,7 +331,6 @@ start_etcd() {
 }
 
 etcd_healthy() {
-  is_running etcd || die "etcd exited; see ${LOGS}/etcd.log"
   curl -sf --max-time 2 "http://127.0.0.1:${ETCD_PORT}/health" | grep -q '"health":"true"'
 }
 
@@ -390,7 +366,6 @@ start_apiserver() {
 }
 
 apiserver_ready() {
-  is_running kube-apiserver || die "kube-apiserver exited; see ${LOGS}/kube-apiserver.log"
   curl -sf --max-time 2 --cacert "${PKI}/ca.crt" \
     -H "Authorization: Bearer $(token_of admin)" \
     "https://127.0.0.1:${APISERVER_PORT}/readyz" | grep -q '^ok$'
@@ -434,7 +409,6 @@ start_scheduler() {
 # healthz PORT NAME: the controller manager's and scheduler's own /healthz
 # (self-signed serving certificate; /healthz needs no authentication).
 healthz() {
-  is_running "$2" || die "$2 exited; see ${LOGS}/$2.log"
   curl -skf --max-time 2 "https://127.0.0.1:$1/healthz" | grep -q '^ok$'
 }
 
@@ -489,7 +463,6 @@ status:
 }
 
 nodes_ready() {
-  is_running kwok || die "kwok exited; see ${LOGS}/kwok.log"
   local ready
   ready="$(kc get nodes -l type=kwok \
     -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
@@ -537,7 +510,6 @@ cmd_start_cert_manager() {
 }
 
 cert_manager_ready() {
-  is_running cert-manager || die "cert-manager runner exited; see ${LOGS}/cert-manager.log"
   [[ -f "${STATE}/cert-manager.ready" ]]
 }
 
@@ -629,14 +601,15 @@ cmd_down() {
 }
 
 cmd_status() {
-  local c pid up=true
+  local c up=true
   for c in "${CORE_COMPONENTS[@]}" cert-manager; do
-    if pid="$(pid_of "${c}")"; then
-      printf '  %-24s running (pid %s)\n' "${c}" "${pid}"
-    else
-      printf '  %-24s stopped\n' "${c}"
-      [[ "${c}" == "cert-manager" ]] || up=false
-    fi
+    proc::_state "$(pidfile_of "${c}")"
+    case "${PROC_STATE}" in
+      running | starting) printf '  %-24s %s (pid %s)\n' "${c}" "${PROC_STATE}" "${PROC_PID}" ;;
+      exited) printf '  %-24s exited (see %s)\n' "${c}" "${LOGS}/${c}.log" ;;
+      *) printf '  %-24s stopped\n' "${c}" ;;
+    esac
+    [[ "${PROC_STATE}" == "running" || "${c}" == "cert-manager" ]] || up=false
   done
   if [[ "${up}" == "true" ]] && apiserver_ready 2>/dev/null; then
     echo "cluster is up: export KUBECONFIG=${KUBECONFIG_FILE}"

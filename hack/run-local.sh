@@ -11,48 +11,34 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The `local` instance of hack/lib/instance.sh: _output/local-cluster, ports 1xxxx.
 # shellcheck source=hack/lib/operator.sh
 source "${ROOT}/hack/lib/operator.sh"
 
-CLUSTER="${ROOT}/hack/local-cluster.sh"
 AVAILABLE_TIMEOUT="${AVAILABLE_TIMEOUT:-180}"
-KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
 
-STARTED_CLUSTER=false
-STARTED_OPERATOR=false
 cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
   echo
-  [[ "${STARTED_OPERATOR}" == "true" ]] && { op::stop || true; }
-  if [[ "${STARTED_CLUSTER}" != "true" ]]; then
+  op::teardown
+  if [[ "${OP_STARTED_CLUSTER}" != "true" ]]; then
     op::log "the cluster was already running before: left up"
-  elif [[ "${KEEP_CLUSTER}" == "true" ]]; then
-    op::log "cluster left up (KEEP_CLUSTER=true): ${CLUSTER} down stops it"
-  else
-    "${CLUSTER}" down || true
   fi
-  exit "${rc}"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+proc::on_exit cleanup
 
 # A cluster that already runs is reused and left running on exit: it is not ours to stop.
-if "${CLUSTER}" status >/dev/null 2>&1; then
+if "${OP_CLUSTER}" status >/dev/null 2>&1; then
   op::log "reusing the running local cluster"
 else
   if op::cluster_processes; then
-    op::die "a local cluster is partly running in ${OP_STATE}; stop it first: ${CLUSTER} down"
+    op::die "a local cluster is partly running in ${OP_STATE}; stop it first: ${OP_CLUSTER} down"
   fi
-  STARTED_CLUSTER=true
-  "${CLUSTER}" up
+  op::cluster_up
 fi
 op::install
 if op::is_running; then
   op::die "an operator already runs (pid $(op::pid)) for this cluster: hack/lib/operator.sh stop"
 fi
-STARTED_OPERATOR=true
 op::start
 op::log "applying deploy/examples/leaderworkersetoperator_cluster.yaml"
 op::kubectl apply -f "${ROOT}/deploy/examples/leaderworkersetoperator_cluster.yaml" >/dev/null
@@ -75,10 +61,10 @@ Look at it:
 Ctrl-C stops the operator and the cluster.
 MSG
 
-# Wait for Ctrl-C, or for the operator to exit by itself.
+# Wait for Ctrl-C, or for the operator to exit by itself. The sleep runs in the background and
+# is waited for, so that a Ctrl-C interrupts the wait at once.
 while op::is_running; do
   sleep 2 &
   wait $! || true
 done
-op::log "the operator exited; see ${OP_LOG}"
-exit 1
+op::check_alive

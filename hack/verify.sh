@@ -16,6 +16,11 @@ fi
 echo "== go vet"
 go vet ./cmd/... ./pkg/... ./bindata/... ./test/... || failed=1
 
+echo "== shell scripts parse (bash -n)"
+for script in hack/*.sh hack/lib/*.sh .ci/run; do
+  bash -n "${script}" || { echo "${script}: syntax error"; failed=1; }
+done
+
 echo "== operand-git-ref agrees with go.mod"
 ref=$(tr -d '[:space:]' < operand-git-ref)
 mod=$(go list -m -f '{{.Version}}' sigs.k8s.io/lws)

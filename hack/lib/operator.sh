@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Helpers shared by hack/run-local.sh and hack/test-e2e-local.sh: install deploy/ into the
+# Helpers shared by hack/run-local.sh, hack/test-e2e-local.sh and hack/bench.sh (and, through
+# this command line, the bench's Go program and the e2e suite's hooks): install deploy/ into the
 # local cluster (hack/local-cluster.sh) and run the operator there as a local process that
-# authenticates as its own ServiceAccount, so the RBAC in deploy/ is what it really gets.
+# authenticates as its own ServiceAccount, so the RBAC in deploy/ is what it really gets; bring
+# up the cluster and tear down on exit what the calling script started (op::cluster_up,
+# op::teardown).
 #
 # Source it (functions op::*), or run it:
 #   hack/lib/operator.sh install     apply deploy/ (CRD first, wait Established; all but 10_*)
@@ -14,48 +17,59 @@
 #                                    poll the CR `cluster` until Available=True
 #
 # Environment (defaults in brackets):
-#   OUTPUT_DIR [<repo>/_output]  LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]  (as local-cluster.sh)
+#   OUTPUT_DIR [<repo>/_output]  LOCAL_CLUSTER_INSTANCE [local]  LOCAL_CLUSTER_DIR and ports
+#                                       as hack/local-cluster.sh (hack/lib/instance.sh)
 #   OPERATOR_NAMESPACE [openshift-llm-infra-operator]
-#   OPERATOR_LISTEN [127.0.0.1:18443]   controllercmd's secure server (/healthz, /metrics)
+#   OPERATOR_LISTEN [127.0.0.1:18443]   controllercmd's secure server (/healthz, /metrics); the
+#                                       instance's port (bench 28443, e2e 32543, ...)
 #   OPERAND_IMAGE [registry.k8s.io/lws/lws:<operand-git-ref>]
 #   OPERATOR_ARGS []                    extra arguments for `llm-infra-operator operator`
 #   OPERATOR_START_TIMEOUT [60]  OPERATOR_STOP_TIMEOUT [30]   seconds
 #   OPERATOR_SKIP_BUILD [false]         do not rebuild the operator binary on start
+#   OPERATOR_BINARY [$OUTPUT_DIR/bin/llm-infra-operator]   the binary built and run
+#   OPERATOR_LOG [$LOCAL_CLUSTER_DIR/logs/operator.log]  OPERATOR_PIDFILE [$LOCAL_CLUSTER_DIR/pids/llm-infra-operator.pid]
+#   OPERATOR_KUBECONFIG []              run the operator with this kubeconfig as it is, instead of
+#                                       a fresh ServiceAccount token from the local cluster
+#   OPERATOR_WAIT_HEALTHY [true]        false: `start` returns once the process runs (exec'd),
+#                                       without waiting for /healthz (the bench times that itself)
+# The operator runs without KUBECONFIG in its environment: only --kubeconfig authenticates it.
 
 OP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OP_OUTPUT_DIR="${OUTPUT_DIR:-${OP_ROOT}/_output}"
-OP_STATE="${LOCAL_CLUSTER_DIR:-${OP_OUTPUT_DIR}/local-cluster}"
+# shellcheck source=hack/lib/proc.sh
+source "${OP_ROOT}/hack/lib/proc.sh"
+# shellcheck source=hack/lib/instance.sh
+source "${OP_ROOT}/hack/lib/instance.sh"
+instance::use "${LOCAL_CLUSTER_INSTANCE:-local}"
+OP_OUTPUT_DIR="${OUTPUT_DIR}"
+OP_STATE="${LOCAL_CLUSTER_DIR}"
 OP_BIN="${OP_OUTPUT_DIR}/bin"
 OP_KUBECTL="${OP_BIN}/kubectl"
 OP_ADMIN_KUBECONFIG="${OP_STATE}/kubeconfig"
-OP_BINARY="${OP_BIN}/llm-infra-operator"
+OP_BINARY="${OPERATOR_BINARY:-${OP_BIN}/llm-infra-operator}"
 OP_NAMESPACE="${OPERATOR_NAMESPACE:-openshift-llm-infra-operator}"
 OP_SERVICEACCOUNT="llm-infra-operator"
-OP_LISTEN="${OPERATOR_LISTEN:-127.0.0.1:18443}"
+OP_LISTEN="${OPERATOR_LISTEN}"
 OP_OPERAND_IMAGE="${OPERAND_IMAGE:-registry.k8s.io/lws/lws:$(cat "${OP_ROOT}/operand-git-ref")}"
 OP_START_TIMEOUT="${OPERATOR_START_TIMEOUT:-60}"
 OP_STOP_TIMEOUT="${OPERATOR_STOP_TIMEOUT:-30}"
 # local-cluster.sh moves logs/ aside on every `up`: the operator's files are resolved after it.
-OP_LOG="${OP_STATE}/logs/operator.log"
-OP_PIDFILE="${OP_STATE}/pids/llm-infra-operator.pid"
+OP_LOG="${OPERATOR_LOG:-${OP_STATE}/logs/operator.log}"
+OP_PIDFILE="${OPERATOR_PIDFILE:-${OP_STATE}/pids/llm-infra-operator.pid}"
 OP_SA_KUBECONFIG="${OP_STATE}/operator-sa.kubeconfig"
 OP_CRD_NAME="leaderworkersetoperators.operator.openshift.io"
+OP_CLUSTER="${OP_ROOT}/hack/local-cluster.sh"
+# What the calling script started, so that op::teardown stops that and nothing else.
+OP_STARTED_CLUSTER=false
+OP_STARTED_OPERATOR=false
 
 op::log() { echo "[operator] $*"; }
-op::die() { echo "[operator] ERROR: $*" >&2; exit 1; }
+# op::die MESSAGE [LOG]: on the caller's stderr, with the tail of LOG when given; exit 1.
+op::die() { proc::die "[operator]" "$@"; }
 
 # op::kubectl: kubectl as the local cluster's admin.
 op::kubectl() { "${OP_KUBECTL}" --kubeconfig="${OP_ADMIN_KUBECONFIG}" "$@"; }
 
-# op::poll TIMEOUT INTERVAL CMD...: run CMD until it succeeds, at most TIMEOUT seconds.
-op::poll() {
-  local timeout="$1" interval="$2"; shift 2
-  local deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS >= deadline)) && return 1
-    sleep "${interval}"
-  done
-}
+op::poll() { proc::poll "$@"; }
 
 # op::install: the CRD first (and wait until it is served), then every other deploy/ manifest
 # except 10_* (the operator's own Deployment: here the operator runs as a local process).
@@ -81,40 +95,29 @@ op::install() {
 
 op::build() {
   op::log "building ${OP_BINARY#"${OP_ROOT}/"}"
+  mkdir -p "$(dirname "${OP_BINARY}")"
   (cd "${OP_ROOT}" && GOFLAGS=-mod=vendor go build -o "${OP_BINARY}" ./cmd/llm-infra-operator)
 }
 
-# op::pid: the live pid of the operator we started, or fail. Like local-cluster.sh, a pid only
-# counts if /proc/<pid>/cmdline still starts with our binary, so a recycled pid is never signalled.
-op::pid() {
-  local pid exe
-  [[ -f "${OP_PIDFILE}" ]] || return 1
-  pid="$(cat "${OP_PIDFILE}")"
-  [[ "${pid}" =~ ^[0-9]+$ ]] || return 1
-  exe="$(tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | head -n1)" || return 1
-  [[ "${exe}" == "${OP_BINARY}" ]] || return 1
-  [[ "$(awk '{print $3}' "/proc/${pid}/stat" 2>/dev/null)" != "Z" ]] || return 1
-  echo "${pid}"
-}
+# op::pid: the pid of the operator we started, while it lives, or fail (hack/lib/proc.sh: a
+# recycled pid is never taken for it).
+op::pid() { proc::pid "${OP_PIDFILE}"; }
 
-op::is_running() { op::pid >/dev/null; }
+op::is_running() { proc::alive "${OP_PIDFILE}"; }
 
 op::healthy() { curl -skf --max-time 2 "https://${OP_LISTEN}/healthz" | grep -q '^ok$'; }
 
-# op::wait_healthy: /healthz answers ok; fails at once if the process exits meanwhile.
-op::wait_healthy() {
-  local deadline=$((SECONDS + OP_START_TIMEOUT))
-  until op::healthy; do
-    op::is_running || return 1
-    ((SECONDS >= deadline)) && return 1
-    sleep 0.25
-  done
+# op::check_alive: fail with the log's tail when the operator has exited.
+op::check_alive() {
+  op::is_running && return 0
+  proc::reap "${PROC_PID:-}"
+  op::die "the operator exited${PROC_EXIT_NOTE}; see ${OP_LOG}" "${OP_LOG}"
 }
 
 # op::start: a fresh ServiceAccount token (tokens are bound to the SA's UID, which changes
-# whenever the cluster is recreated), then the operator in its own session (setsid) so that a
-# Ctrl-C aimed at the calling script does not kill it behind the script's back; only op::stop
-# does, through the recorded pid.
+# whenever the cluster is recreated) unless OPERATOR_KUBECONFIG is given, then the operator,
+# detached (hack/lib/proc.sh) so that a Ctrl-C aimed at the calling script does not kill it
+# behind the script's back; only op::stop does. Waits for /healthz (OPERATOR_WAIT_HEALTHY).
 op::start() {
   if op::is_running; then
     op::log "already running (pid $(op::pid))"
@@ -123,59 +126,74 @@ op::start() {
   if [[ "${OPERATOR_SKIP_BUILD:-false}" != "true" || ! -x "${OP_BINARY}" ]]; then
     op::build
   fi
-  "${OP_ROOT}/hack/local-cluster.sh" sa-kubeconfig "${OP_NAMESPACE}" "${OP_SERVICEACCOUNT}" "${OP_SA_KUBECONFIG}" >/dev/null
-  mkdir -p "$(dirname "${OP_LOG}")" "$(dirname "${OP_PIDFILE}")"
+  local kubeconfig="${OPERATOR_KUBECONFIG:-}"
+  if [[ -z "${kubeconfig}" ]]; then
+    kubeconfig="${OP_SA_KUBECONFIG}"
+    "${OP_CLUSTER}" sa-kubeconfig "${OP_NAMESPACE}" "${OP_SERVICEACCOUNT}" "${kubeconfig}" >/dev/null
+  fi
+  mkdir -p "$(dirname "${OP_LOG}")"
+  OP_STARTED_OPERATOR=true
   op::log "starting the operator as ${OP_NAMESPACE}/${OP_SERVICEACCOUNT} (log: ${OP_LOG})"
   echo "===== $(date -u +%FT%TZ) start" >>"${OP_LOG}"
-  # shellcheck disable=SC2086 # OPERATOR_ARGS is a word list on purpose
-  RELATED_IMAGE_OPERAND_IMAGE="${OP_OPERAND_IMAGE}" setsid "${OP_BINARY}" operator \
-    --kubeconfig "${OP_SA_KUBECONFIG}" \
+  local -a extra=()
+  read -r -a extra <<<"${OPERATOR_ARGS:-}"
+  proc::start "${OP_PIDFILE}" "${OP_LOG}" "${OP_BINARY}" -- \
+    env -u KUBECONFIG RELATED_IMAGE_OPERAND_IMAGE="${OP_OPERAND_IMAGE}" "${OP_BINARY}" operator \
+    --kubeconfig "${kubeconfig}" \
     --namespace "${OP_NAMESPACE}" \
     --listen "${OP_LISTEN}" \
-    ${OPERATOR_ARGS:-} >>"${OP_LOG}" 2>&1 </dev/null &
-  echo "$!" >"${OP_PIDFILE}"
-  if ! op::wait_healthy; then
-    tail -n 30 "${OP_LOG}" >&2 || true
-    op::die "the operator did not become healthy within ${OP_START_TIMEOUT}s; see ${OP_LOG}"
+    "${extra[@]}" || op::die "the operator ${PROC_FAILURE}; see ${OP_LOG}" "${OP_LOG}"
+  if [[ "${OPERATOR_WAIT_HEALTHY:-true}" != "true" ]]; then
+    op::log "operator running (pid $(op::pid))"
+    return 0
+  fi
+  if ! op::poll "${OP_START_TIMEOUT}" 0.25 op::ready; then
+    op::die "the operator did not become healthy within ${OP_START_TIMEOUT}s; see ${OP_LOG}" "${OP_LOG}"
   fi
   op::log "operator running (pid $(op::pid)), /healthz ok on ${OP_LISTEN}"
 }
 
-op::stop() {
-  local pid
-  if ! pid="$(op::pid)"; then
-    rm -f "${OP_PIDFILE}"
-    return 0
-  fi
-  op::log "stopping the operator (pid ${pid})"
-  kill -TERM "${pid}" 2>/dev/null || true
-  if ! op::poll "${OP_STOP_TIMEOUT}" 0.2 op::not_pid "${pid}"; then
-    op::log "the operator did not stop within ${OP_STOP_TIMEOUT}s: sending KILL"
-    kill -KILL "${pid}" 2>/dev/null || true
-    op::poll 10 0.1 op::not_pid "${pid}" || op::die "the operator (pid ${pid}) survived KILL"
-  fi
-  echo "===== $(date -u +%FT%TZ) stopped (pid ${pid})" >>"${OP_LOG}" 2>/dev/null || true
-  rm -f "${OP_PIDFILE}"
+# op::ready: alive (or fail at once with the log's tail) and /healthz answers ok.
+op::ready() {
+  op::check_alive
+  op::healthy
 }
 
-# op::not_pid PID: the operator is no longer running as PID.
-op::not_pid() {
-  local got
-  ! got="$(op::pid)" || [[ "${got}" != "$1" ]]
+op::stop() {
+  if op::is_running; then
+    local pid="${PROC_PID}"
+    proc::stop "the operator" "${OP_PIDFILE}" "${OP_STOP_TIMEOUT}" "[operator]" ||
+      op::die "the operator (pid ${pid}) could not be stopped"
+    echo "===== $(date -u +%FT%TZ) stopped (pid ${pid})" >>"${OP_LOG}" 2>/dev/null || true
+  fi
+  rm -f "${OP_PIDFILE}"
 }
 
 # op::cluster_processes: succeeds when a process recorded in the cluster's pid directory (a
 # cluster component or the operator) is still alive: someone's cluster runs in OP_STATE.
-op::cluster_processes() {
-  local f pid exe
-  for f in "${OP_STATE}"/pids/*.pid; do
-    [[ -f "${f}" ]] || continue
-    pid="$(cat "${f}")"
-    [[ "${pid}" =~ ^[0-9]+$ ]] || continue
-    exe="$(tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | head -n1)" || continue
-    [[ "${exe}" == "${OP_BIN}/"* ]] && return 0
-  done
-  return 1
+op::cluster_processes() { proc::any_alive "${OP_STATE}/pids"; }
+
+# op::cluster_running: a cluster, whole or in part, runs in this instance's directory.
+op::cluster_running() { "${OP_CLUSTER}" status >/dev/null 2>&1 || op::cluster_processes; }
+
+# op::cluster_up: hack/local-cluster.sh up, remembered for op::teardown.
+op::cluster_up() {
+  OP_STARTED_CLUSTER=true
+  "${OP_CLUSTER}" up
+}
+
+# op::teardown: stop the operator if this script started it, and bring the cluster down if this
+# script started it, unless KEEP_CLUSTER=true. For the scripts' exit hooks (proc::on_exit).
+op::teardown() {
+  if [[ "${OP_STARTED_OPERATOR}" == "true" ]]; then
+    op::stop || true
+  fi
+  [[ "${OP_STARTED_CLUSTER}" == "true" ]] || return 0
+  if [[ "${KEEP_CLUSTER:-false}" == "true" ]]; then
+    op::log "cluster left up (KEEP_CLUSTER=true); stop it with: $(instance::env) ${OP_CLUSTER} down"
+  else
+    "${OP_CLUSTER}" down || true
+  fi
 }
 
 op::restart() {

@@ -2,8 +2,8 @@
 // quiet resync, drift repair, footprint and start-up. `make bench` (hack/bench.sh) brings up
 // the local cluster and runs it; see hack/bench.sh for the environment it reads.
 //
-// The operator runs as a local process this program starts (so its pid, /proc figures and
-// restarts are in hand), authenticated as its own ServiceAccount, so the apiserver's audit log
+// The operator runs as a local process this program starts and stops through
+// hack/lib/operator.sh (so its pid, /proc figures and restarts are in hand), authenticated as its own ServiceAccount, so the apiserver's audit log
 // tells its requests apart from everyone else's: every count of writes and requests comes from
 // that log (user system:serviceaccount:<namespace>:<serviceaccount>).
 package main
@@ -123,9 +123,9 @@ func run() error {
 		root:           root,
 		namespace:      envOr("BENCH_NAMESPACE", "openshift-llm-infra-operator"),
 		serviceAccount: "llm-infra-operator",
-		listen:         envOr("BENCH_OPERATOR_LISTEN", "127.0.0.1:28443"),
+		listen:         envOr("OPERATOR_LISTEN", envOr("BENCH_OPERATOR_LISTEN", "127.0.0.1:28443")),
 		operandImage:   envOr("OPERAND_IMAGE", "registry.k8s.io/lws/lws:"+strings.TrimSpace(string(operandRef))),
-		operatorBinary: envOr("BENCH_OPERATOR_BINARY", filepath.Join(root, "_output", "bin", "llm-infra-operator")),
+		operatorBinary: envOr("OPERATOR_BINARY", filepath.Join(root, "_output", "bench", "bin", "llm-infra-operator")),
 		workDir:        envOr("BENCH_WORK_DIR", filepath.Join(root, "_output", "bench", "work")),
 		runs:           envInt("BENCH_RUNS", 3),
 		touches:        envInt("BENCH_TOUCHES", 20),
@@ -153,8 +153,8 @@ func run() error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	b.operatorLog = filepath.Join(b.workDir, "operator.log")
-	b.saKubeconfig = filepath.Join(b.workDir, "operator-sa.kubeconfig")
+	b.operatorLog = envOr("OPERATOR_LOG", filepath.Join(b.workDir, "operator.log"))
+	b.saKubeconfig = envOr("OPERATOR_KUBECONFIG", filepath.Join(b.workDir, "operator-sa.kubeconfig"))
 
 	kubeconfig := os.Getenv("KUBECONFIG")
 	if kubeconfig == "" {

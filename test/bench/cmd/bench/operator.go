@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -19,80 +19,118 @@ import (
 // architecture Go supports (the kernel ABI fixes it, whatever CONFIG_HZ is).
 const clockTicks = 100
 
-// operatorProc is the operator running as a local process the bench started.
+// operatorProc is the operator running as a local process, started and stopped by
+// hack/lib/operator.sh (the same code as make run-local and the e2e suite use); the bench keeps
+// its pid for /proc figures and its start time for start-up latency.
 type operatorProc struct {
+	b       *bench
 	pid     int
-	started time.Time
-	cmd     *exec.Cmd
-	done    chan struct{}
-	log     *os.File
+	ticks   uint64    // start time in clock ticks since boot (/proc/<pid>/stat field 22): its identity
+	started time.Time // when the process was forked
 }
 
-// startOperator starts the operator binary with the ServiceAccount kubeconfig. It returns once
-// the process runs; readiness is measured by the caller.
+// operatorScript runs hack/lib/operator.sh with the bench's settings and returns its stdout; its
+// stderr goes to the bench's.
+func (b *bench) operatorScript(args ...string) (string, error) {
+	cmd := exec.Command(filepath.Join(b.root, "hack", "lib", "operator.sh"), args...)
+	cmd.Env = append(os.Environ(),
+		"LOCAL_CLUSTER_INSTANCE="+envOr("LOCAL_CLUSTER_INSTANCE", "bench"),
+		"OPERATOR_BINARY="+b.operatorBinary,
+		"OPERATOR_SKIP_BUILD=true",
+		"OPERATOR_KUBECONFIG="+b.saKubeconfig,
+		"OPERATOR_LOG="+b.operatorLog,
+		"OPERATOR_LISTEN="+b.listen,
+		"OPERATOR_NAMESPACE="+b.namespace,
+		"OPERAND_IMAGE="+b.operandImage,
+		// The bench times /healthz itself, from the process's start.
+		"OPERATOR_WAIT_HEALTHY=false",
+	)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("hack/lib/operator.sh %s: %w", strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+// startOperator starts the operator with the ServiceAccount kubeconfig (hack/lib/operator.sh
+// start). It returns once the process runs; readiness is measured by the caller.
 func (b *bench) startOperator() (*operatorProc, error) {
-	logFile, err := os.OpenFile(b.operatorLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	out, err := b.operatorScript("start")
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "===== %s bench: starting the operator\n", time.Now().UTC().Format(time.RFC3339Nano))
-	cmd := exec.Command(b.operatorBinary, "operator",
-		"--kubeconfig", b.saKubeconfig,
-		"--namespace", b.namespace,
-		"--listen", b.listen)
-	// Only what the operator needs from the environment: no KUBECONFIG, so nothing but the
-	// ServiceAccount kubeconfig can authenticate it.
-	env := []string{"RELATED_IMAGE_OPERAND_IMAGE=" + b.operandImage}
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	// Its own process group: a Ctrl-C on the terminal reaches the bench, which stops the
-	// operator in order; Pdeathsig stops it should the bench die.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	started := time.Now()
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
+	os.Stderr.WriteString(out)
+	if out, err = b.operatorScript("pid"); err != nil {
 		return nil, err
 	}
-	p := &operatorProc{pid: cmd.Process.Pid, started: started, cmd: cmd, done: make(chan struct{}), log: logFile}
-	go func() {
-		_ = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-func (p *operatorProc) running() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		return nil, fmt.Errorf("hack/lib/operator.sh pid: %q is not a pid", out)
 	}
+	ticks, started, err := processStart(pid)
+	if err != nil {
+		return nil, err
+	}
+	return &operatorProc{b: b, pid: pid, ticks: ticks, started: started}, nil
 }
 
-// stop sends TERM (the operator releases its leader Lease on the way out) and KILL after 30s.
+// running: the process is still the one started (same pid and start time) and not a zombie.
+func (p *operatorProc) running() bool {
+	if p == nil {
+		return false
+	}
+	f, err := procStat(p.pid)
+	if err != nil || len(f) < 20 {
+		return false
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64)
+	return err == nil && ticks == p.ticks && f[0] != "Z" && f[0] != "X"
+}
+
+// stop stops the operator (hack/lib/operator.sh stop: TERM, so it releases its leader Lease on
+// the way out, and KILL after 30s).
 func (p *operatorProc) stop() {
 	if p == nil {
 		return
 	}
-	defer p.log.Close()
-	if !p.running() {
-		return
+	if out, err := p.b.operatorScript("stop"); err != nil {
+		logf("stopping the operator: %v", err)
+	} else {
+		os.Stderr.WriteString(out)
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
+}
+
+// processStart returns the start time of a process: in clock ticks since boot (field 22 of
+// /proc/<pid>/stat), and as a wall-clock time, from its age against /proc/uptime (10ms
+// resolution).
+func processStart(pid int) (uint64, time.Time, error) {
+	f, err := procStat(pid)
+	if err != nil {
+		return 0, time.Time{}, err
 	}
-	fmt.Fprintf(p.log, "===== %s bench: operator (pid %d) stopped\n", time.Now().UTC().Format(time.RFC3339Nano), p.pid)
+	if len(f) < 20 {
+		return 0, time.Time{}, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("parse /proc/%d/stat: %w", pid, err)
+	}
+	now := time.Now()
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	fields := strings.Fields(string(up))
+	if len(fields) == 0 {
+		return 0, time.Time{}, fmt.Errorf("malformed /proc/uptime")
+	}
+	uptime, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("parse /proc/uptime: %w", err)
+	}
+	age := time.Duration((uptime - float64(ticks)/clockTicks) * float64(time.Second))
+	return ticks, now.Add(-age), nil
 }
 
 // waitHealthy polls the operator's /healthz until it answers ok; it returns when that was.
@@ -191,20 +229,29 @@ func (b *bench) scrapeHeap(ctx context.Context) float64 {
 	return math.NaN()
 }
 
-// cpuSeconds is utime+stime from /proc/<pid>/stat.
-func cpuSeconds(pid int) (float64, error) {
+// procStat returns the fields of /proc/<pid>/stat from field 3 (state) on: f[0] is field 3,
+// f[i] field i+3. The command name (field 2) is in parentheses and may contain spaces: count
+// from after it.
+func procStat(pid int) ([]string, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	// The command name (field 2) is in parentheses and may contain spaces: count from after it.
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
 	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); utime is field 14, stime field 15.
+	return strings.Fields(s[i+1:]), nil
+}
+
+// cpuSeconds is utime+stime from /proc/<pid>/stat.
+func cpuSeconds(pid int) (float64, error) {
+	f, err := procStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	// utime is field 14, stime field 15.
 	if len(f) < 13 {
 		return 0, fmt.Errorf("short /proc/%d/stat", pid)
 	}

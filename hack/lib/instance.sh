@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Local cluster instances: one table of the state directories and loopback ports of every
+# cluster the scripts run, so that `make run-local`, `make bench`, `make test-e2e-local` and
+# `make test-reliability` can run side by side on one machine. Source it; functions instance::*.
+#
+#   instance    state directory (under OUTPUT_DIR)   ports
+#   local       local-cluster                        1xxxx  make run-local, make cluster-up
+#   bench       bench-cluster                        2xxxx  make bench
+#   e2e         e2e-cluster                          32xxx  make test-e2e-local
+#   reliability reliability-cluster                  31xxx  make test-reliability
+#
+# Every port is below 32768, where Linux's ephemeral range begins
+# (/proc/sys/net/ipv4/ip_local_port_range): a port in that range may be the source port of
+# some outgoing connection (a busy machine has hundreds: apiservers to their etcd, informers)
+# at the moment a component binds it, and the bind fails with "address already in use".
+#
+# instance::use NAME sets, for each of these variables the caller has not set, the instance's
+# value, and exports them all (hack/local-cluster.sh and hack/lib/operator.sh read them):
+#   LOCAL_CLUSTER_INSTANCE  LOCAL_CLUSTER_DIR  ETCD_PORT  ETCD_PEER_PORT  APISERVER_PORT  KCM_PORT
+#   SCHEDULER_PORT  OPERATOR_LISTEN (127.0.0.1:<port>)
+# So `LOCAL_CLUSTER_INSTANCE=e2e hack/local-cluster.sh down` reaches the e2e cluster, and a
+# variable set by hand still wins. kwok and the cert-manager runner listen on no port.
+
+INSTANCE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# name  directory  etcd  etcd-peer  apiserver  controller-manager  scheduler  operator
+INSTANCES=(
+  "local       local-cluster       12379 12380 16443 17257 17259 18443"
+  "bench       bench-cluster       22379 22380 26443 27257 27259 28443"
+  "e2e         e2e-cluster         32379 32380 32443 32257 32259 32543"
+  "reliability reliability-cluster 31379 31380 31443 31257 31259 31543"
+)
+
+# instance::use NAME: see the header.
+instance::use() {
+  local want="$1" row name dir etcd peer apiserver kcm scheduler operator
+  for row in "${INSTANCES[@]}"; do
+    read -r name dir etcd peer apiserver kcm scheduler operator <<<"${row}"
+    [[ "${name}" == "${want}" ]] || continue
+    export OUTPUT_DIR="${OUTPUT_DIR:-${INSTANCE_ROOT}/_output}"
+    export LOCAL_CLUSTER_INSTANCE="${want}"
+    export LOCAL_CLUSTER_DIR="${LOCAL_CLUSTER_DIR:-${OUTPUT_DIR}/${dir}}"
+    export ETCD_PORT="${ETCD_PORT:-${etcd}}"
+    export ETCD_PEER_PORT="${ETCD_PEER_PORT:-${peer}}"
+    export APISERVER_PORT="${APISERVER_PORT:-${apiserver}}"
+    export KCM_PORT="${KCM_PORT:-${kcm}}"
+    export SCHEDULER_PORT="${SCHEDULER_PORT:-${scheduler}}"
+    export OPERATOR_LISTEN="${OPERATOR_LISTEN:-127.0.0.1:${operator}}"
+    return 0
+  done
+  echo "unknown local cluster instance '${want}' (one of: $(instance::names))" >&2
+  return 1
+}
+
+instance::names() {
+  local row names=()
+  for row in "${INSTANCES[@]}"; do names+=("${row%% *}"); done
+  echo "${names[*]}"
+}
+
+# instance::env: the variables that reach the instance in use, as `VAR=value ...` for messages
+# such as "stop it with: <this> hack/local-cluster.sh down".
+instance::env() {
+  echo "LOCAL_CLUSTER_DIR=${LOCAL_CLUSTER_DIR} ETCD_PORT=${ETCD_PORT} ETCD_PEER_PORT=${ETCD_PEER_PORT} APISERVER_PORT=${APISERVER_PORT} KCM_PORT=${KCM_PORT} SCHEDULER_PORT=${SCHEDULER_PORT} OPERATOR_LISTEN=${OPERATOR_LISTEN}"
+}
