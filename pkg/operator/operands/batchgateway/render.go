@@ -585,20 +585,34 @@ func withFileStorageVolume(storage *batchv1alpha1.FileStorageSpec) deploymentHoo
 	)
 }
 
-// withAPIServerTLSVolume mounts the apiserver's serving certificate at /etc/tls: the CR's
-// Secret, or the one cert-manager issues for the Certificate.
+// withAPIServerTLSVolume mounts the apiserver's serving certificate at /etc/tls.
 func withAPIServerTLSVolume(tls *batchv1alpha1.TLSSpec, issuedSecret string) deploymentHook {
 	if tls == nil || !tls.Enabled {
 		return noHook
 	}
-	secret := tls.SecretName
-	if secret == "" {
-		secret = issuedSecret
+	secret, err := apiServerTLSSecret(tls, issuedSecret)
+	if err != nil {
+		return func(*appsv1.Deployment) error { return err }
 	}
 	return withVolume(
 		corev1.Volume{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret}}},
 		corev1.VolumeMount{Name: "tls", MountPath: "/etc/tls", ReadOnly: true},
 	)
+}
+
+// apiServerTLSSecret is the Secret with the apiserver's serving certificate: the CR's, or the
+// one cert-manager issues for the Certificate. Exactly one of the two, as upstream's chart
+// requires (the CRD's rules say so too).
+func apiServerTLSSecret(tls *batchv1alpha1.TLSSpec, issuedSecret string) (string, error) {
+	switch {
+	case tls.SecretName != "" && tls.CertManager != nil:
+		return "", fmt.Errorf("spec.tls: secretName and certManager are mutually exclusive")
+	case tls.SecretName != "":
+		return tls.SecretName, nil
+	case tls.CertManager != nil:
+		return issuedSecret, nil
+	}
+	return "", fmt.Errorf("spec.tls.enabled needs secretName or certManager")
 }
 
 // withAsyncConfigVolume mounts the async-processor's ConfigMap when it exists.
@@ -823,11 +837,7 @@ func asyncTLSArgs(tls *batchv1alpha1.AsyncTLSSpec) []string {
 // issuer. Without dnsNames in the CR, the Service's DNS names (the manifest's), which upstream
 // leaves to the user to guess (reference §7.9).
 func apiServerCertificate(r *renderer, cert *unstructured.Unstructured) error {
-	tls := r.spec().TLS
-	if tls.SecretName != "" {
-		return fmt.Errorf("spec.tls: secretName and certManager are mutually exclusive")
-	}
-	cm := tls.CertManager
+	cm := r.spec().TLS.CertManager
 	if err := unstructured.SetNestedField(cert.Object, cm.IssuerName, "spec", "issuerRef", "name"); err != nil {
 		return err
 	}
