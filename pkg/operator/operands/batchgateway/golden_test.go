@@ -126,11 +126,11 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func goldenCases(t *testing.T) []string {
-	t.Helper()
+func goldenCases(tb testing.TB) []string {
+	tb.Helper()
 	entries, err := os.ReadDir(goldenDir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var cases []string
 	for _, e := range entries {
@@ -139,7 +139,7 @@ func goldenCases(t *testing.T) []string {
 		}
 	}
 	if len(cases) != 11 {
-		t.Fatalf("found %d golden cases, want 11", len(cases))
+		tb.Fatalf("found %d golden cases, want 11", len(cases))
 	}
 	return cases
 }
@@ -153,15 +153,15 @@ func casesOf(d intendedDifference, all []string) []string {
 
 // goldenCR reads a case's CR. Strict decoding also checks that the API types take every field
 // of upstream's YAML.
-func goldenCR(t *testing.T, name string) *batchv1alpha1.LLMBatchGateway {
-	t.Helper()
+func goldenCR(tb testing.TB, name string) *batchv1alpha1.LLMBatchGateway {
+	tb.Helper()
 	data, err := os.ReadFile(filepath.Join(goldenDir, name, "cr.yaml"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	cr := &batchv1alpha1.LLMBatchGateway{}
 	if err := yaml.UnmarshalStrict(data, cr); err != nil {
-		t.Fatalf("cr.yaml: %v", err)
+		tb.Fatalf("cr.yaml: %v", err)
 	}
 	return cr
 }
