@@ -235,6 +235,19 @@ func marshalConfig(config interface{}) (string, error) {
 
 // --- shared blocks ---
 
+// sharedConfig holds the blocks the three components' config files share.
+type sharedConfig struct {
+	DBClient   dbClientConfig
+	FileClient fileClientConfig
+	OTEL       otelConfig
+}
+
+// sharedConfigFor builds the shared blocks once for the three config files.
+func sharedConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (sharedConfig, error) {
+	fc, err := fileClientFor(spec.FileStorage)
+	return sharedConfig{DBClient: dbClientFor(spec), FileClient: fc, OTEL: otelFor(spec)}, err
+}
+
 // dbClientFor is db_client: the metadata database type and the Redis client's TLS settings.
 func dbClientFor(spec *batchv1alpha1.LLMBatchGatewaySpec) dbClientConfig {
 	db := dbClientConfig{
@@ -317,11 +330,7 @@ func otelFor(spec *batchv1alpha1.LLMBatchGatewaySpec) otelConfig {
 // --- apiserver ---
 
 // apiServerConfigFor builds the apiserver's config.yaml from the CR.
-func apiServerConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*apiServerConfig, error) {
-	fc, err := fileClientFor(spec.FileStorage)
-	if err != nil {
-		return nil, err
-	}
+func apiServerConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) *apiServerConfig {
 	c := &apiServerConfig{
 		Port:                                strconv.Itoa(defaultAPIServerPort),
 		ObservabilityPort:                   strconv.Itoa(defaultObservabilityPort),
@@ -332,8 +341,8 @@ func apiServerConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*apiServerConf
 		IdleTimeoutSeconds:                  90,
 		APIShutdownTimeoutSeconds:           60,
 		ObservabilityShutdownTimeoutSeconds: 60,
-		DBClient:                            dbClientFor(spec),
-		FileClient:                          fc,
+		DBClient:                            shared.DBClient,
+		FileClient:                          shared.FileClient,
 		BatchAPI: batchAPIConfig{
 			BatchEventTTLSeconds: 30 * 24 * 60 * 60,
 			PassThroughHeaders:   []string{defaultPassThroughHeader},
@@ -343,7 +352,7 @@ func apiServerConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*apiServerConf
 			MaxSizeBytes:             200 << 20,
 			MaxLineCount:             50000,
 		},
-		OTEL: otelFor(spec),
+		OTEL: shared.OTEL,
 	}
 	if spec.TLS != nil && spec.TLS.Enabled {
 		c.SSLCertFile, c.SSLKeyFile = tlsCertFile, tlsKeyFile
@@ -351,7 +360,7 @@ func apiServerConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*apiServerConf
 	if cfg := spec.APIServer.Config; cfg != nil {
 		applyAPIServerConfigSpec(c, cfg)
 	}
-	return c, nil
+	return c
 }
 
 // applyAPIServerConfigSpec applies spec.apiServer.config: zero values keep the defaults,
@@ -399,11 +408,7 @@ func observabilityPort(cfg *batchv1alpha1.APIServerConfigSpec) int32 {
 // --- processor ---
 
 // processorConfigFor builds the processor's config.yaml from the CR.
-func processorConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*processorConfig, error) {
-	fc, err := fileClientFor(spec.FileStorage)
-	if err != nil {
-		return nil, err
-	}
+func processorConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) (*processorConfig, error) {
 	c := &processorConfig{
 		Addr:         ":9090",
 		TaskWaitTime: "1s",
@@ -423,15 +428,15 @@ func processorConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*processorConf
 		ShutdownTimeout:                "30s",
 		HeartbeatInterval:              "5m",
 		WorkDir:                        processorWorkDir,
-		DBClient:                       dbClientFor(spec),
+		DBClient:                       shared.DBClient,
 		DispatchMode:                   orDefault(spec.Processor.DispatchMode, batchv1alpha1.DispatchModeSync),
 		DefaultOutputExpirationSeconds: 90 * 24 * 60 * 60,
 		ProgressTTLSeconds:             24 * 60 * 60,
-		FileClient:                     fc,
+		FileClient:                     shared.FileClient,
 		QueueTimeBucket:                histogramBuckets{Start: 0.1, Factor: 2, Count: 10},
 		ProcessTimeBucket:              histogramBuckets{Start: 0.1, Factor: 2, Count: 15},
 		E2ELatencyBucket:               histogramBuckets{Start: 1, Factor: 3, Count: 12},
-		OTEL:                           otelFor(spec),
+		OTEL:                           shared.OTEL,
 	}
 	// resultPollTimeout goes to the processor (not the async-processor), in either mode.
 	if async := spec.Processor.AsyncConfig; async != nil && async.ResultPollTimeout != "" {
@@ -519,24 +524,20 @@ func applyProcessorConfigSpec(c *processorConfig, cfg *batchv1alpha1.ProcessorCo
 
 // --- gc ---
 
-// gcConfigFor builds the garbage collector's config.yaml from the CR.
-func gcConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec) (*gcConfig, error) {
-	fc, err := fileClientFor(spec.FileStorage)
-	if err != nil {
-		return nil, err
-	}
+// gcConfigFor builds the garbage collector's config.yaml from the CR. It has no otel block.
+func gcConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) *gcConfig {
 	c := &gcConfig{
 		Collector:   collectorConfig{Interval: orDefault(spec.GC.Interval, defaultGCInterval), MaxConcurrency: 10},
 		MetricsAddr: ":9091",
-		DBClient:    dbClientFor(spec),
-		FileClient:  fc,
+		DBClient:    shared.DBClient,
+		FileClient:  shared.FileClient,
 		Reconciler:  reconcilerConfig{Enabled: true, Interval: "60m"},
 	}
 	if cfg := spec.GC.Config; cfg != nil {
 		c.DryRun = cfg.DryRun
 		setIfNonZero(&c.Collector.MaxConcurrency, cfg.MaxConcurrency)
 	}
-	return c, nil
+	return c
 }
 
 // --- async-processor ---

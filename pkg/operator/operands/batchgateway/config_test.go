@@ -44,6 +44,43 @@ func defaultDBClient() dbClientConfig {
 	}}
 }
 
+// configCase is one row of a config builder's table: a change to minimalSpec, and the change
+// it must make to the builder's output for minimalSpec (and nothing else).
+type configCase[C any] struct {
+	name string
+	spec func(*batchv1alpha1.LLMBatchGatewaySpec)
+	want func(*C)
+}
+
+func runConfigCases[C any](t *testing.T, defaults func() C, build func(*batchv1alpha1.LLMBatchGatewaySpec, sharedConfig) (*C, error), cases []configCase[C]) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := minimalSpec()
+			tc.spec(&spec)
+			want := defaults()
+			tc.want(&want)
+			shared, err := sharedConfigFor(&spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := build(&spec, shared)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("got\n%+v\nwant\n%+v", *got, want)
+			}
+		})
+	}
+}
+
+// noError adapts a builder that cannot fail to runConfigCases.
+func noError[C any](build func(*batchv1alpha1.LLMBatchGatewaySpec, sharedConfig) *C) func(*batchv1alpha1.LLMBatchGatewaySpec, sharedConfig) (*C, error) {
+	return func(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) (*C, error) {
+		return build(spec, shared), nil
+	}
+}
+
 func TestAPIServerConfigFor(t *testing.T) {
 	defaults := apiServerConfig{
 		Port: "8000", ObservabilityPort: "8081",
@@ -55,11 +92,11 @@ func TestAPIServerConfigFor(t *testing.T) {
 		BatchAPI:   batchAPIConfig{BatchEventTTLSeconds: 2592000, PassThroughHeaders: []string{"Authorization"}},
 		FileAPI:    fileAPIConfig{DefaultExpirationSeconds: 7776000, MaxSizeBytes: 209715200, MaxLineCount: 50000},
 	}
-	for _, tc := range []struct {
-		name string
-		spec func(*batchv1alpha1.LLMBatchGatewaySpec)
-		want func(*apiServerConfig)
-	}{
+	runConfigCases(t, func() apiServerConfig {
+		c := defaults
+		c.InputHeaders = copyMap(defaults.InputHeaders)
+		return c
+	}, noError(apiServerConfigFor), []configCase[apiServerConfig]{
 		{"defaults", func(*batchv1alpha1.LLMBatchGatewaySpec) {}, func(*apiServerConfig) {}},
 		{"empty config keeps the defaults", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.APIServer.Config = &batchv1alpha1.APIServerConfigSpec{}
@@ -106,22 +143,7 @@ func TestAPIServerConfigFor(t *testing.T) {
 			c.DBClient.Redis.EnableTLS, c.DBClient.Redis.Insecure = true, true
 		}},
 		{"no dbBackend is the CRD's default", func(s *batchv1alpha1.LLMBatchGatewaySpec) { s.DBBackend = "" }, func(*apiServerConfig) {}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := minimalSpec()
-			tc.spec(&spec)
-			want := defaults
-			want.InputHeaders = copyMap(defaults.InputHeaders)
-			tc.want(&want)
-			got, err := apiServerConfigFor(&spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(*got, want) {
-				t.Errorf("got\n%+v\nwant\n%+v", *got, want)
-			}
-		})
-	}
+	})
 }
 
 func TestProcessorConfigFor(t *testing.T) {
@@ -145,11 +167,7 @@ func TestProcessorConfigFor(t *testing.T) {
 			E2ELatencyBucket:  histogramBuckets{Start: 1, Factor: 3, Count: 12},
 		}
 	}
-	for _, tc := range []struct {
-		name string
-		spec func(*batchv1alpha1.LLMBatchGatewaySpec)
-		want func(*processorConfig)
-	}{
+	runConfigCases(t, defaults, processorConfigFor, []configCase[processorConfig]{
 		{"defaults", func(*batchv1alpha1.LLMBatchGatewaySpec) {}, func(*processorConfig) {}},
 		{"global gateway fields, tlsInsecureSkipVerify never taken", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.Processor.GlobalInferenceGateway = &batchv1alpha1.InferenceGatewaySpec{
@@ -204,21 +222,7 @@ func TestProcessorConfigFor(t *testing.T) {
 		}, func(c *processorConfig) {
 			c.DefaultOutputExpirationSeconds, c.ProgressTTLSeconds, c.SendFairnessHeader, c.EnablePprof = 60, 120, true, true
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := minimalSpec()
-			tc.spec(&spec)
-			want := defaults()
-			tc.want(&want)
-			got, err := processorConfigFor(&spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(*got, want) {
-				t.Errorf("got\n%+v\nwant\n%+v", *got, want)
-			}
-		})
-	}
+	})
 }
 
 func TestProcessorConfigForRejectsABackoffFactorThatIsNoNumber(t *testing.T) {
@@ -226,7 +230,7 @@ func TestProcessorConfigForRejectsABackoffFactorThatIsNoNumber(t *testing.T) {
 	spec.Processor.Config = &batchv1alpha1.ProcessorConfigSpec{Concurrency: &batchv1alpha1.ConcurrencyConfig{
 		AIMD: &batchv1alpha1.AIMDConfig{BackoffFactor: "half"},
 	}}
-	if _, err := processorConfigFor(&spec); err == nil || !strings.Contains(err.Error(), "backoffFactor") {
+	if _, err := processorConfigFor(&spec, sharedConfig{}); err == nil || !strings.Contains(err.Error(), "backoffFactor") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -239,32 +243,14 @@ func TestGCConfigFor(t *testing.T) {
 		FileClient:  defaultFileClient(),
 		Reconciler:  reconcilerConfig{Enabled: true, Interval: "60m"},
 	}
-	for _, tc := range []struct {
-		name string
-		spec func(*batchv1alpha1.LLMBatchGatewaySpec)
-		want func(*gcConfig)
-	}{
+	runConfigCases(t, func() gcConfig { return defaults }, noError(gcConfigFor), []configCase[gcConfig]{
 		{"defaults", func(*batchv1alpha1.LLMBatchGatewaySpec) {}, func(*gcConfig) {}},
 		{"interval", func(s *batchv1alpha1.LLMBatchGatewaySpec) { s.GC.Interval = "59m" }, func(c *gcConfig) { c.Collector.Interval = "59m" }},
 		{"no interval is the CRD's default", func(s *batchv1alpha1.LLMBatchGatewaySpec) { s.GC.Interval = "" }, func(*gcConfig) {}},
 		{"dry run and concurrency", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.GC.Config = &batchv1alpha1.GCConfigSpec{DryRun: true, MaxConcurrency: 3}
 		}, func(c *gcConfig) { c.DryRun, c.Collector.MaxConcurrency = true, 3 }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := minimalSpec()
-			tc.spec(&spec)
-			want := defaults
-			tc.want(&want)
-			got, err := gcConfigFor(&spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(*got, want) {
-				t.Errorf("got\n%+v\nwant\n%+v", *got, want)
-			}
-		})
-	}
+	})
 }
 
 func TestFileClientFor(t *testing.T) {
@@ -325,8 +311,9 @@ func TestConfigFilesArePlainYAML(t *testing.T) {
 	spec.Processor.Config = &batchv1alpha1.ProcessorConfigSpec{Concurrency: &batchv1alpha1.ConcurrencyConfig{
 		AIMD: &batchv1alpha1.AIMDConfig{BackoffFactor: "0.3"},
 	}}
-	api, _ := apiServerConfigFor(&spec)
-	proc, _ := processorConfigFor(&spec)
+	shared, _ := sharedConfigFor(&spec)
+	api := apiServerConfigFor(&spec, shared)
+	proc, _ := processorConfigFor(&spec, shared)
 	var text strings.Builder
 	for _, c := range []interface{}{api, proc} {
 		data, err := marshalConfig(c)

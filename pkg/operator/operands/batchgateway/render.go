@@ -53,7 +53,11 @@ func credentialsSecretFor(cr *batchv1alpha1.LLMBatchGateway) string {
 // error means the CR asks for something the operand cannot run with (the CRD's rules normally
 // stop it earlier); the message names the field.
 func renderAll(in renderInput) ([]renderedObject, error) {
-	r := &renderer{renderInput: in, names: NamesFor(in.cr.Name)}
+	shared, err := sharedConfigFor(&in.cr.Spec)
+	if err != nil {
+		return nil, err
+	}
+	r := &renderer{renderInput: in, names: NamesFor(in.cr.Name), shared: shared}
 	r.replacer = r.placeholderReplacer()
 	out := make([]renderedObject, 0, len(bindata.BatchGatewayAssets))
 	for _, asset := range bindata.BatchGatewayAssets {
@@ -71,6 +75,8 @@ type renderer struct {
 	renderInput
 	names    Names
 	replacer *strings.Replacer
+	// shared are the config blocks of the three batch components' config files.
+	shared sharedConfig
 }
 
 func (r *renderer) spec() *batchv1alpha1.LLMBatchGatewaySpec { return &r.cr.Spec }
@@ -196,15 +202,7 @@ func typed[T any, PT interface {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, obj); err != nil {
 			return nil, fmt.Errorf("convert: %w", err)
 		}
-		if !wanted {
-			return obj, nil
-		}
-		for _, f := range apply {
-			if err := f(r, obj); err != nil {
-				return nil, err
-			}
-		}
-		return obj, nil
+		return applyCR(r, obj, wanted, apply)
 	}
 }
 
@@ -212,17 +210,22 @@ func typed[T any, PT interface {
 // functions, in order.
 func unstructuredWith(apply ...func(*renderer, *unstructured.Unstructured) error) func(*renderer, map[string]interface{}, bool) (runtime.Object, error) {
 	return func(r *renderer, content map[string]interface{}, wanted bool) (runtime.Object, error) {
-		obj := &unstructured.Unstructured{Object: content}
-		if !wanted {
-			return obj, nil
-		}
-		for _, f := range apply {
-			if err := f(r, obj); err != nil {
-				return nil, err
-			}
-		}
+		return applyCR(r, &unstructured.Unstructured{Object: content}, wanted, apply)
+	}
+}
+
+// applyCR applies the CR to an object it wants; an unwanted object keeps the manifest's
+// content, enough to name it for deletion.
+func applyCR[O runtime.Object](r *renderer, obj O, wanted bool, apply []func(*renderer, O) error) (runtime.Object, error) {
+	if !wanted {
 		return obj, nil
 	}
+	for _, f := range apply {
+		if err := f(r, obj); err != nil {
+			return nil, err
+		}
+	}
+	return obj, nil
 }
 
 // --- when the CR wants an asset ---
@@ -288,15 +291,11 @@ func asyncImagePullSecrets(r *renderer, sa *corev1.ServiceAccount) error {
 }
 
 func apiServerConfigMap(r *renderer, cm *corev1.ConfigMap) error {
-	config, err := apiServerConfigFor(r.spec())
-	if err != nil {
-		return err
-	}
-	return setConfigFile(cm, config)
+	return setConfigFile(cm, apiServerConfigFor(r.spec(), r.shared))
 }
 
 func processorConfigMap(r *renderer, cm *corev1.ConfigMap) error {
-	config, err := processorConfigFor(r.spec())
+	config, err := processorConfigFor(r.spec(), r.shared)
 	if err != nil {
 		return err
 	}
@@ -304,11 +303,7 @@ func processorConfigMap(r *renderer, cm *corev1.ConfigMap) error {
 }
 
 func gcConfigMap(r *renderer, cm *corev1.ConfigMap) error {
-	config, err := gcConfigFor(r.spec())
-	if err != nil {
-		return err
-	}
-	return setConfigFile(cm, config)
+	return setConfigFile(cm, gcConfigFor(r.spec(), r.shared))
 }
 
 func setConfigFile(cm *corev1.ConfigMap, config interface{}) error {
