@@ -858,7 +858,11 @@ func apiServerHTTPRoute(r *renderer, route *unstructured.Unstructured) error {
 		return nil
 	}
 	refs := make([]interface{}, 0, len(hr.ParentRefs))
-	for _, ref := range hr.ParentRefs {
+	for i, ref := range hr.ParentRefs {
+		if ref.Name == "" {
+			// The Gateway API rejects the route; upstream's chart refuses to render it.
+			return fmt.Errorf("spec.httpRoute.parentRefs[%d].name is empty", i)
+		}
 		m := map[string]interface{}{"name": ref.Name}
 		if ref.Namespace != "" {
 			m["namespace"] = ref.Namespace

@@ -523,6 +523,9 @@ func TestRenderAllErrors(t *testing.T) {
 		{"TLS with both certificate sources", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.TLS = &batchv1alpha1.TLSSpec{Enabled: true, SecretName: "c", CertManager: &batchv1alpha1.CertManagerSpec{IssuerName: "ca"}}
 		}, goldenImages, "mutually exclusive"},
+		{"HTTPRoute parent without a name", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.HTTPRoute = &batchv1alpha1.HTTPRouteSpec{Enabled: true, ParentRefs: []batchv1alpha1.ParentReference{{Name: "g"}, {Namespace: "x"}}}
+		}, goldenImages, "parentRefs[1].name"},
 		{"no image", func(*batchv1alpha1.LLMBatchGatewaySpec) {}, Images{APIServer: "a", Processor: "p"}, "no container image configured for the gc"},
 		{"no async image in async mode", func(s *batchv1alpha1.LLMBatchGatewaySpec) { *s = asyncSpec() },
 			Images{APIServer: "a", Processor: "p", GC: "g"}, "async-processor"},
