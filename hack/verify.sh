@@ -37,7 +37,9 @@ generated=(
   pkg/apis/batch/v1alpha1/zz_generated.deepcopy.go
   pkg/generated
   manifests/operator.openshift.io_leaderworkersetoperators.yaml
+  manifests/batch.llm-d.ai_llmbatchgateways.yaml
   deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
+  deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml
   bindata/assets/lws/crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml
