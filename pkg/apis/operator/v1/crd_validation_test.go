@@ -76,8 +76,8 @@ status:
 			wantErrs: []string{"spec: Invalid value: spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed"},
 		},
 		{
-			name:     "unknown logLevel",
-			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, logLevel: Loud}}`,
+			name: "unknown logLevel",
+			obj:  `{metadata: {name: cluster}, spec: {managementState: Managed, logLevel: Loud}}`,
 			// An enum error keeps the API server from running the CEL rules, and it says so.
 			wantErrs: []string{`spec.logLevel: Unsupported value: "Loud": supported values: "", "Normal", "Debug", "Trace", "TraceAll"`, crdtest.RulesNotCheckedMessage},
 		},
