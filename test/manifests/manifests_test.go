@@ -31,6 +31,12 @@ import (
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 )
 
+// crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
+var crdBundleFiles = []string{
+	"manifests/batch.llm-d.ai_llmbatchgateways.yaml",
+	"manifests/operator.openshift.io_leaderworkersetoperators.yaml",
+}
+
 const (
 	root           = "../.."
 	namespace      = "openshift-llm-infra-operator"
@@ -42,7 +48,6 @@ const (
 	operandImageEnv   = "RELATED_IMAGE_OPERAND_IMAGE"
 
 	csvFile         = "manifests/llm-infra-operator.clusterserviceversion.yaml"
-	crdBundleFile   = "manifests/operator.openshift.io_leaderworkersetoperators.yaml"
 	annotationsFile = "metadata/annotations.yaml"
 	exampleFile     = "deploy/examples/leaderworkersetoperator_cluster.yaml"
 	clusterRoleFile = "deploy/03_clusterrole.yaml"
@@ -149,6 +154,14 @@ type permission struct {
 	Rules              []rbacv1.PolicyRule `json:"rules"`
 }
 
+type ownedCRD struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Kind        string `json:"kind"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
+}
+
 type csv struct {
 	metav1.TypeMeta
 	Metadata metav1.ObjectMeta `json:"metadata"`
@@ -174,13 +187,7 @@ type csv struct {
 			Supported bool   `json:"supported"`
 		} `json:"installModes"`
 		CustomResourceDefinitions struct {
-			Owned []struct {
-				Name        string `json:"name"`
-				Version     string `json:"version"`
-				Kind        string `json:"kind"`
-				DisplayName string `json:"displayName"`
-				Description string `json:"description"`
-			} `json:"owned"`
+			Owned []ownedCRD `json:"owned"`
 		} `json:"customresourcedefinitions"`
 		RelatedImages []struct {
 			Name  string `json:"name"`
@@ -248,6 +255,7 @@ func TestDeployFiles(t *testing.T) {
 	namespaced := func(kind, name string) object { return object{kind, namespace, name} }
 	want := map[string][]object{
 		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
+		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -871,16 +879,24 @@ func TestRelatedImages(t *testing.T) {
 
 func TestBundle(t *testing.T) {
 	c := readCSV(t)
-	crd := decodeFile[apiextensionsv1.CustomResourceDefinition](t, crdBundleFile)
 
+	// Each CRD of the bundle is owned, once, with a name, kind and served version that match.
 	owned := c.Spec.CustomResourceDefinitions.Owned
-	if len(owned) != 1 {
-		t.Fatalf("%d owned CRDs, want 1", len(owned))
+	if len(owned) != len(crdBundleFiles) {
+		t.Errorf("%d owned CRDs, want %d (one per CRD in manifests/)", len(owned), len(crdBundleFiles))
 	}
-	o := owned[0]
-	if o.Name != crd.Name || o.Kind != crd.Spec.Names.Kind || o.DisplayName == "" || o.Description == "" ||
-		!slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == o.Version && v.Served }) {
-		t.Errorf("owned CRD %+v does not match %s (%s %s)", o, crdBundleFile, crd.Name, crd.Spec.Names.Kind)
+	for _, file := range crdBundleFiles {
+		crd := decodeFile[apiextensionsv1.CustomResourceDefinition](t, file)
+		i := slices.IndexFunc(owned, func(o ownedCRD) bool { return o.Name == crd.Name })
+		if i < 0 {
+			t.Errorf("%s (%s) is not among the CSV's owned CRDs", crd.Name, file)
+			continue
+		}
+		o := owned[i]
+		if o.Kind != crd.Spec.Names.Kind || o.DisplayName == "" || o.Description == "" ||
+			!slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == o.Version && v.Served }) {
+			t.Errorf("owned CRD %+v does not match %s (%s %s)", o, file, crd.Name, crd.Spec.Names.Kind)
+		}
 	}
 	if c.Spec.MinKubeVersion != "1.30.0" {
 		t.Errorf("minKubeVersion = %q", c.Spec.MinKubeVersion)
@@ -909,8 +925,13 @@ func TestBundle(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{filepath.Base(csvFile), filepath.Base(crdBundleFile)}; !slices.Equal(names, want) {
-		t.Errorf("manifests/ holds %v, want %v", names, want)
+	bundleFiles := []string{filepath.Base(csvFile)}
+	for _, file := range crdBundleFiles {
+		bundleFiles = append(bundleFiles, filepath.Base(file))
+	}
+	sort.Strings(bundleFiles)
+	if !slices.Equal(names, bundleFiles) {
+		t.Errorf("manifests/ holds %v, want %v", names, bundleFiles)
 	}
 
 	var annotations struct {

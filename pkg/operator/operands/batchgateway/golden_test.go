@@ -28,6 +28,12 @@ import (
 // see test/golden/README.md) and compares every object, field by field, with upstream's. Every
 // difference must be listed in intendedDifferences with its reason; a listed difference that
 // no longer occurs fails too, so the list stays honest.
+//
+// Intended differences the golden CRs do not exercise are tested in render_test.go and
+// config_test.go instead: the resources merge that never makes requests exceed limits and
+// passes every resource name (TestMergeResources, reference §7.3), asyncConfig.replicas
+// (TestFieldMappings, §7.11), default Certificate dnsNames (§7.9), the scrape label on the
+// model-server PodMonitor, and the dashboards and alert texts, which are our own.
 
 const goldenDir = "../../../../test/golden/batch-gateway"
 
