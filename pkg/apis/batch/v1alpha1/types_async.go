@@ -141,7 +141,6 @@ type AsyncQueueConfig struct {
 
 	// workerPoolID is the name of the workerPools entry whose workers serve this queue.
 	// +optional
-	// +kubebuilder:validation:MaxLength=253
 	WorkerPoolID string `json:"workerPoolID,omitempty"`
 
 	// igwBaseURL is the gateway URL for this queue's requests, instead of

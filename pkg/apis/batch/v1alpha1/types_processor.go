@@ -105,7 +105,7 @@ type ProcessorSpec struct {
 // requests to, and how it retries them. The request timeout and retry fields are always passed
 // to the processor, with their defaults when unset.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.tlsInsecureSkipVerify) || !self.tlsInsecureSkipVerify",fieldPath=".tlsInsecureSkipVerify",reason="FieldValueForbidden",message="tlsInsecureSkipVerify must not be true: give the processor the endpoint's CA with tlsCACertFile instead"
+// +kubebuilder:validation:XValidation:rule="!has(self.tlsInsecureSkipVerify) || !self.tlsInsecureSkipVerify",fieldPath=".tlsInsecureSkipVerify",reason="FieldValueForbidden",message="tlsInsecureSkipVerify must not be true: trust the endpoint's CA instead (tlsCACertFile; for the async-processor, asyncConfig.tls)"
 type InferenceGatewaySpec struct {
 	// url is the endpoint's base URL, for example http://inference-gateway.llm.svc:8000.
 	// Required in sync mode. Under asyncConfig.inferenceGateway it is where the async-processor

@@ -18,7 +18,7 @@ const (
 	MessageTLSNeedsCertificate       = "spec.tls.enabled needs a certificate: set spec.tls.secretName or spec.tls.certManager"
 	MessageTLSOneCertificateSource   = "spec.tls.secretName and spec.tls.certManager are mutually exclusive: keep one"
 	MessageCertManagerIssuerName     = "spec.tls.certManager.issuerName must name a cert-manager Issuer or ClusterIssuer"
-	MessageTLSInsecureSkipVerify     = "tlsInsecureSkipVerify must not be true: give the processor the endpoint's CA with tlsCACertFile instead"
+	MessageTLSInsecureSkipVerify     = "tlsInsecureSkipVerify must not be true: trust the endpoint's CA instead (tlsCACertFile; for the async-processor, asyncConfig.tls)"
 	MessageAsyncConfigRequired       = "spec.processor.asyncConfig is required when spec.processor.dispatchMode is async"
 	MessageInferenceGatewayRequired  = "spec.processor needs an inference gateway: set spec.processor.globalInferenceGateway or spec.processor.modelGateways"
 	MessageInferenceGatewayExclusive = "spec.processor.globalInferenceGateway and spec.processor.modelGateways are mutually exclusive: keep one"

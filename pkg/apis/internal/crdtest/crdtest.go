@@ -11,6 +11,7 @@
 package crdtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,6 +95,31 @@ func Load(path string) (*CRD, error) {
 	}
 	c.celValidator = cel.NewValidator(c.structural, true, celconfig.PerCallLimit)
 	return c, nil
+}
+
+// LoadGenerated loads a CRD that hack/update-crds.sh writes twice, into manifests/ and deploy/,
+// and fails t unless the two copies are the same and the API server would accept the CRD.
+func LoadGenerated(t testing.TB, manifestPath, deployPath string) *CRD {
+	t.Helper()
+	crd, err := Load(manifestPath)
+	if err != nil {
+		t.Fatalf("%v (run hack/update-crds.sh)", err)
+	}
+	manifest, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy, err := os.ReadFile(deployPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(manifest, deploy) {
+		t.Errorf("%s and %s differ: run hack/update-crds.sh", manifestPath, deployPath)
+	}
+	if errs := crd.ValidateDefinition(); len(errs) > 0 {
+		t.Errorf("the API server would refuse %s:\n%s", manifestPath, List(errs))
+	}
+	return crd
 }
 
 // ValidateDefinition is the API server's validation of the CRD itself on create: structural

@@ -56,8 +56,7 @@ type ProcessorSpecApplyConfiguration struct {
 	// modelGateways maps each model name, as clients write it in their requests, to the endpoint
 	// that serves it: its url in sync mode, its inferencePoolName in async mode (one pool per
 	// model). A request for a model that is not listed fails. Mutually exclusive with
-	// globalInferenceGateway. At most 256 models: the admission rules compare the entries with
-	// each other, and the API server bounds the cost of such rules.
+	// globalInferenceGateway. At most 128 models.
 	ModelGateways map[string]InferenceGatewaySpecApplyConfiguration `json:"modelGateways,omitempty"`
 	// asyncConfig configures the async-processor. Required when dispatchMode is async; in sync
 	// mode only its resultPollTimeout is used.
