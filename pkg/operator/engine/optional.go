@@ -231,7 +231,8 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 }
 
 // List returns the cached objects of an installed optional API in a namespace. It fails when
-// the API is not installed, and returns what the informer holds so far right after it started.
+// the API is not installed. An informer that has just started is waited for (within a bound),
+// so that a first sync does not mistake "not listed yet" for "none".
 func (o *OptionalAPIs) List(gvr schema.GroupVersionResource, namespace string) ([]runtime.Object, error) {
 	if err := o.Installed(gvr); err != nil {
 		return nil, err
@@ -240,5 +241,15 @@ func (o *OptionalAPIs) List(gvr schema.GroupVersionResource, namespace string) (
 	api.mu.Lock()
 	informer := api.informer
 	api.mu.Unlock()
+	if !informer.HasSynced() {
+		ctx, cancel := context.WithTimeout(o.ctx, listSyncTimeout)
+		defer cancel()
+		if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+			return nil, fmt.Errorf("the informer of %s has not synced yet", gvr.GroupResource())
+		}
+	}
 	return cache.NewGenericLister(informer.GetIndexer(), gvr.GroupResource()).ByNamespace(namespace).List(labels.Everything())
 }
+
+// listSyncTimeout bounds how long List waits for a new informer's first list.
+const listSyncTimeout = 10 * time.Second
