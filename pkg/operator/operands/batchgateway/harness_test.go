@@ -76,7 +76,9 @@ type envSetup struct {
 
 type envOption func(*envSetup)
 
-func withCRDs(names ...string) envOption { return func(s *envSetup) { s.crds = append(s.crds, names...) } }
+func withCRDs(names ...string) envOption {
+	return func(s *envSetup) { s.crds = append(s.crds, names...) }
+}
 
 // withObjects pre-creates built-in objects.
 func withObjects(objs ...runtime.Object) envOption {
