@@ -11,10 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // renderInput is everything rendering depends on. Rendering is a pure function of it.
@@ -58,7 +58,6 @@ func renderAll(in renderInput) ([]renderedObject, error) {
 		return nil, err
 	}
 	r := &renderer{renderInput: in, names: NamesFor(in.cr.Name), shared: shared}
-	r.replacer = r.placeholderReplacer()
 	out := make([]renderedObject, 0, len(bindata.BatchGatewayAssets))
 	for _, asset := range bindata.BatchGatewayAssets {
 		obj, wanted, err := r.render(asset)
@@ -74,28 +73,27 @@ func renderAll(in renderInput) ([]renderedObject, error) {
 type renderer struct {
 	renderInput
 	names    Names
-	replacer *strings.Replacer
 	// shared are the config blocks of the three batch components' config files.
 	shared sharedConfig
 }
 
 func (r *renderer) spec() *batchv1alpha1.LLMBatchGatewaySpec { return &r.cr.Spec }
 
-// placeholderReplacer substitutes the placeholders of bindata/batchgateway.go.
-func (r *renderer) placeholderReplacer() *strings.Replacer {
-	return strings.NewReplacer(
-		bindata.NamespacePlaceholder, r.cr.Namespace,
-		bindata.BatchGatewayInstancePlaceholder, r.cr.Name,
-		bindata.BatchGatewayAPIServerNamePlaceholder, r.names.APIServer,
-		bindata.BatchGatewayProcessorNamePlaceholder, r.names.Processor,
-		bindata.BatchGatewayGCNamePlaceholder, r.names.GC,
-		bindata.BatchGatewayAsyncProcessorNamePlaceholder, r.names.AsyncProcessor,
-		bindata.BatchGatewayAPIServerImagePlaceholder, r.images.APIServer,
-		bindata.BatchGatewayProcessorImagePlaceholder, r.images.Processor,
-		bindata.BatchGatewayGCImagePlaceholder, r.images.GC,
-		bindata.BatchGatewayAsyncProcessorImagePlaceholder, r.images.AsyncProcessor,
-		bindata.BatchGatewayCredentialsSecretPlaceholder, r.credentialsSecret,
-	)
+// placeholders are the values of the placeholders of bindata/batchgateway.go.
+func (r *renderer) placeholders() map[string]string {
+	return map[string]string{
+		bindata.NamespacePlaceholder:                       r.cr.Namespace,
+		bindata.BatchGatewayInstancePlaceholder:            r.cr.Name,
+		bindata.BatchGatewayAPIServerNamePlaceholder:       r.names.APIServer,
+		bindata.BatchGatewayProcessorNamePlaceholder:       r.names.Processor,
+		bindata.BatchGatewayGCNamePlaceholder:              r.names.GC,
+		bindata.BatchGatewayAsyncProcessorNamePlaceholder:  r.names.AsyncProcessor,
+		bindata.BatchGatewayAPIServerImagePlaceholder:      r.images.APIServer,
+		bindata.BatchGatewayProcessorImagePlaceholder:      r.images.Processor,
+		bindata.BatchGatewayGCImagePlaceholder:             r.images.GC,
+		bindata.BatchGatewayAsyncProcessorImagePlaceholder: r.images.AsyncProcessor,
+		bindata.BatchGatewayCredentialsSecretPlaceholder:   r.credentialsSecret,
+	}
 }
 
 // render renders one asset: the manifest with its placeholders substituted and, when the CR
@@ -114,40 +112,14 @@ func (r *renderer) render(asset string) (runtime.Object, bool, error) {
 	return obj, wanted, err
 }
 
-// manifest parses an embedded manifest and substitutes the placeholders inside its string
-// values, so a substituted value (a CR name, a Secret name) can never change its structure.
+// manifest parses an embedded manifest with its placeholders substituted (inside string
+// values only: engine.Renderer).
 func (r *renderer) manifest(asset string) (map[string]interface{}, error) {
-	raw, err := bindata.Asset(asset)
+	obj, err := engine.Renderer{Placeholders: r.placeholders()}.Manifest(asset)
 	if err != nil {
 		return nil, err
 	}
-	jsonBytes, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
-	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(jsonBytes); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
-	}
-	return substituteStrings(obj.Object, r.replacer).(map[string]interface{}), nil
-}
-
-// substituteStrings replaces placeholders in every string value of a parsed manifest (never in
-// keys).
-func substituteStrings(node interface{}, replacer *strings.Replacer) interface{} {
-	switch n := node.(type) {
-	case map[string]interface{}:
-		for k, v := range n {
-			n[k] = substituteStrings(v, replacer)
-		}
-	case []interface{}:
-		for i, v := range n {
-			n[i] = substituteStrings(v, replacer)
-		}
-	case string:
-		return replacer.Replace(n)
-	}
-	return node
+	return obj.Object, nil
 }
 
 // --- the asset table ---
@@ -350,18 +322,15 @@ const (
 // --- Deployments ---
 
 // deploymentHook changes a rendered Deployment for one CR field group. Each does one thing.
-type deploymentHook func(*appsv1.Deployment) error
+type deploymentHook = engine.DeploymentHook
 
+// runHooks runs the hooks on a component's Deployment; every component has one container,
+// which the hooks change.
 func runHooks(d *appsv1.Deployment, hooks ...deploymentHook) error {
 	if len(d.Spec.Template.Spec.Containers) != 1 {
 		return fmt.Errorf("the manifest must have exactly one container")
 	}
-	for _, hook := range hooks {
-		if err := hook(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return engine.RunHooks(d, hooks...)
 }
 
 func apiServerDeployment(r *renderer, d *appsv1.Deployment) error {
@@ -433,7 +402,7 @@ func asyncProcessorDeployment(r *renderer, d *appsv1.Deployment) error {
 		env = append(env, corev1.EnvVar{Name: "OTEL_SERVICE_NAME", Value: asyncChartName})
 	}
 	if async.Redis != nil {
-		env = append(env, secretEnv("REDIS_URL", r.credentialsSecret, redisURLKey))
+		env = append(env, secretEnv("REDIS_URL", r.credentialsSecret, keyRedisURL))
 	}
 	return runHooks(d,
 		r.withImage(componentAsyncProcessor),
@@ -446,9 +415,6 @@ func asyncProcessorDeployment(r *renderer, d *appsv1.Deployment) error {
 		withAsyncTLSVolume(async.TLS),
 	)
 }
-
-// redisURLKey is the key of the credentials Secret that holds the Redis URL.
-const redisURLKey = "redis-url"
 
 // withImage fails when the component has no image; the manifest's placeholder already holds it.
 func (r *renderer) withImage(component string) deploymentHook {
