@@ -72,7 +72,7 @@ func renderAll(in renderInput) ([]renderedObject, error) {
 // renderer renders the assets of one CR.
 type renderer struct {
 	renderInput
-	names    Names
+	names Names
 	// shared are the config blocks of the three batch components' config files.
 	shared sharedConfig
 }
