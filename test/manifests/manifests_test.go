@@ -29,6 +29,7 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
 
 // crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
@@ -44,8 +45,9 @@ const (
 	operatorName   = "llm-infra-operator"
 	operatorImage  = "quay.io/llm-infra/llm-infra-operator:latest"
 	// The operand image's registry and repository; the tag is operand-git-ref.
-	operandRepository = "registry.k8s.io/lws/lws"
-	operandImageEnv   = "RELATED_IMAGE_OPERAND_IMAGE"
+	operandRepository  = "registry.k8s.io/lws/lws"
+	operandImageEnv    = "RELATED_IMAGE_OPERAND_IMAGE"
+	relatedImagePrefix = "RELATED_IMAGE_"
 
 	csvFile         = "manifests/llm-infra-operator.clusterserviceversion.yaml"
 	annotationsFile = "metadata/annotations.yaml"
@@ -138,6 +140,15 @@ func decodeAsset[T any](t *testing.T, name string) *T {
 	obj := new(T)
 	decodeStrict(t, name, asset(t, name), obj)
 	return obj
+}
+
+// batchGatewayImages are the LLM batch gateway's default images: upstream's
+// (config/base/params.env of llm-d-batch-gateway-operator).
+var batchGatewayImages = batchgateway.Images{
+	APIServer:      "quay.io/opendatahub/odh-llm-d-batch-gateway-apiserver:odh-stable",
+	Processor:      "quay.io/opendatahub/odh-llm-d-batch-gateway-processor:odh-stable",
+	GC:             "quay.io/opendatahub/odh-llm-d-batch-gateway-gc:odh-stable",
+	AsyncProcessor: "quay.io/opendatahub/odh-llm-d-async:odh-stable",
 }
 
 func operandImage(t *testing.T) string {
@@ -759,6 +770,10 @@ func TestOperatorDeployment(t *testing.T) {
 	}
 	wantEnv := []corev1.EnvVar{
 		{Name: operandImageEnv, Value: operandImage(t)},
+		{Name: batchgateway.APIServerImageEnv, Value: batchGatewayImages.APIServer},
+		{Name: batchgateway.ProcessorImageEnv, Value: batchGatewayImages.Processor},
+		{Name: batchgateway.GCImageEnv, Value: batchGatewayImages.GC},
+		{Name: batchgateway.AsyncProcessorImageEnv, Value: batchGatewayImages.AsyncProcessor},
 		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 		{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
 	}
@@ -850,29 +865,40 @@ func TestALMExamples(t *testing.T) {
 // ---------------------------------------------------------------------------------------------
 // (f) images, and the rest of the bundle
 
+// TestRelatedImages requires the CSV's relatedImages to be exactly the operator's image and the
+// value of every RELATED_IMAGE_* variable of its Deployment, each under the variable's name
+// (RELATED_IMAGE_BATCH_GATEWAY_GC -> batch-gateway-gc): image mirroring tools and the
+// disconnected feature annotation rely on the list being complete.
 func TestRelatedImages(t *testing.T) {
 	c := readCSV(t)
 	d := decodeFile[appsv1.Deployment](t, deploymentFile)
-	var images []string
+	container := d.Spec.Template.Spec.Containers[0]
+	want := map[string]string{operatorName: container.Image}
+	for _, e := range container.Env {
+		name, ok := strings.CutPrefix(e.Name, relatedImagePrefix)
+		if !ok {
+			continue
+		}
+		if e.Value == "" || e.ValueFrom != nil {
+			t.Errorf("%s must hold an image reference", e.Name)
+		}
+		want[strings.ToLower(strings.ReplaceAll(name, "_", "-"))] = e.Value
+	}
+	// Every image the operator reads from its environment.
+	for _, env := range []string{operandImageEnv, batchgateway.APIServerImageEnv, batchgateway.ProcessorImageEnv, batchgateway.GCImageEnv, batchgateway.AsyncProcessorImageEnv} {
+		if !slices.ContainsFunc(container.Env, func(e corev1.EnvVar) bool { return e.Name == env }) {
+			t.Errorf("%s does not set %s", deploymentFile, env)
+		}
+	}
+	got := map[string]string{}
 	for _, ri := range c.Spec.RelatedImages {
-		if ri.Name == "" {
-			t.Errorf("related image %s has no name", ri.Image)
+		if _, dup := got[ri.Name]; dup {
+			t.Errorf("related image name %q appears twice", ri.Name)
 		}
-		images = append(images, ri.Image)
+		got[ri.Name] = ri.Image
 	}
-	want := []string{d.Spec.Template.Spec.Containers[0].Image}
-	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
-		if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
-			want = append(want, e.Value)
-		}
-	}
-	if len(want) != 2 {
-		t.Fatalf("want the operator image and one RELATED_IMAGE_ variable, got %v", want)
-	}
-	for _, image := range want {
-		if !slices.Contains(images, image) {
-			t.Errorf("relatedImages %v lack %s", images, image)
-		}
+	if !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("relatedImages = %v, want %v (the operator image and each %s* variable)", got, want, relatedImagePrefix)
 	}
 	if got := c.Metadata.Annotations["containerImage"]; got != operatorImage {
 		t.Errorf("containerImage = %q, want %q", got, operatorImage)
