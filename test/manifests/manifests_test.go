@@ -8,6 +8,7 @@ package manifests
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
@@ -52,10 +54,14 @@ const (
 	csvFile         = "manifests/llm-infra-operator.clusterserviceversion.yaml"
 	annotationsFile = "metadata/annotations.yaml"
 	exampleFile     = "deploy/examples/leaderworkersetoperator_cluster.yaml"
-	clusterRoleFile = "deploy/03_clusterrole.yaml"
-	roleFile        = "deploy/05_role.yaml"
-	deploymentFile  = "deploy/10_deployment.yaml"
-	namespaceFile   = "deploy/01_namespace.yaml"
+	// batchExampleFile is upstream's sync sample; batchGoldenCR is the same CR in the golden
+	// tests of the batch gateway operand.
+	batchExampleFile = "deploy/examples/llmbatchgateway_sync.yaml"
+	batchGoldenCR    = "test/golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync/cr.yaml"
+	clusterRoleFile  = "deploy/03_clusterrole.yaml"
+	roleFile         = "deploy/05_role.yaml"
+	deploymentFile   = "deploy/10_deployment.yaml"
+	namespaceFile    = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -253,6 +259,8 @@ func newObject(kind string) (interface{}, bool) {
 		return &apiextensionsv1.CustomResourceDefinition{}, true
 	case "LeaderWorkerSetOperator":
 		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
+	case "LLMBatchGateway":
+		return &batchv1alpha1.LLMBatchGateway{}, true
 	}
 	return nil, false
 }
@@ -279,6 +287,8 @@ func TestDeployFiles(t *testing.T) {
 		},
 		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
+		// Namespaced, without a namespace: applied with kubectl -n.
+		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/); each must be in the table.
@@ -799,35 +809,40 @@ func TestOperatorDeployment(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// (e) the sample CR and alm-examples
+// (e) the sample CRs and alm-examples
 
 func TestSampleCR(t *testing.T) {
-	cr := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile)
-	checkSample(t, cr)
+	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
+		cr := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile)
+		checkSample(t, cr)
 
-	// The commented-out nodePlacement example must stay valid when uncommented.
-	var lines []string
-	inExample := false
-	for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
-		if strings.HasPrefix(line, "  # nodePlacement:") {
-			inExample = true
+		// The commented-out nodePlacement example must stay valid when uncommented.
+		var lines []string
+		inExample := false
+		for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
+			if strings.HasPrefix(line, "  # nodePlacement:") {
+				inExample = true
+			}
+			if inExample {
+				line = strings.Replace(line, "# ", "", 1)
+			}
+			lines = append(lines, line)
 		}
-		if inExample {
-			line = strings.Replace(line, "# ", "", 1)
+		if !inExample {
+			t.Fatal("no commented-out nodePlacement example")
 		}
-		lines = append(lines, line)
-	}
-	if !inExample {
-		t.Fatal("no commented-out nodePlacement example")
-	}
-	withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
-	decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
-	np := withPlacement.Spec.NodePlacement
-	wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
-	if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
-		len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
-		t.Errorf("nodePlacement example = %+v", np)
-	}
+		withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
+		decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
+		np := withPlacement.Spec.NodePlacement
+		wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+		if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
+			len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
+			t.Errorf("nodePlacement example = %+v", np)
+		}
+	})
+	t.Run("LLMBatchGateway", func(t *testing.T) {
+		checkBatchSample(t, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -843,22 +858,76 @@ func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 	}
 }
 
+// checkBatchSample requires the LLMBatchGateway sample to be the golden CR of upstream's sync
+// sample (which pkg/apis/batch/v1alpha1's CRD tests admit unchanged) without the namespace,
+// which the user chooses, and the uid; and to pass ValidateSpec.
+func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
+	t.Helper()
+	golden := &batchv1alpha1.LLMBatchGateway{}
+	decodeStrict(t, batchGoldenCR, readFile(t, batchGoldenCR), golden)
+	golden.Namespace, golden.UID = "", ""
+	if !apiequality.Semantic.DeepEqual(cr, golden) {
+		got, _ := yaml.Marshal(cr)
+		want, _ := yaml.Marshal(golden)
+		t.Errorf("differs from %s without namespace and uid (-golden +sample):\n%s", batchGoldenCR, lineDiff(string(want), string(got)))
+	}
+	if errs := cr.ValidateSpec(); len(errs) > 0 {
+		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+	}
+	if cr.Namespace != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
+	}
+}
+
+// TestALMExamples requires one example per owned CRD, each the same object as its sample in
+// deploy/examples.
 func TestALMExamples(t *testing.T) {
 	c := readCSV(t)
 	var examples []json.RawMessage
 	if err := json.Unmarshal([]byte(c.Metadata.Annotations["alm-examples"]), &examples); err != nil {
 		t.Fatalf("alm-examples: %v", err)
 	}
-	if len(examples) != 1 {
-		t.Fatalf("alm-examples holds %d objects, want 1", len(examples))
+	byKind := map[string]json.RawMessage{}
+	for i, raw := range examples {
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal(raw, &tm); err != nil {
+			t.Fatalf("alm-examples[%d]: %v", i, err)
+		}
+		if _, dup := byKind[tm.Kind]; dup {
+			t.Errorf("alm-examples holds two %s", tm.Kind)
+		}
+		byKind[tm.Kind] = raw
 	}
-	cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
-	decodeStrict(t, "alm-examples", examples[0], cr)
-	checkSample(t, cr)
-	if sample := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile); !apiequality.Semantic.DeepEqual(cr, sample) {
-		got, _ := yaml.Marshal(cr)
+	var owned []string
+	for _, o := range c.Spec.CustomResourceDefinitions.Owned {
+		owned = append(owned, o.Kind)
+	}
+	kinds := slices.Sorted(maps.Keys(byKind))
+	slices.Sort(owned)
+	if !slices.Equal(kinds, owned) {
+		t.Fatalf("alm-examples holds %v, want one of each owned kind %v", kinds, owned)
+	}
+
+	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
+		cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
+		decodeStrict(t, "alm-examples", byKind["LeaderWorkerSetOperator"], cr)
+		checkSample(t, cr)
+		checkSameAsSample(t, cr, decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile), exampleFile)
+	})
+	t.Run("LLMBatchGateway", func(t *testing.T) {
+		cr := &batchv1alpha1.LLMBatchGateway{}
+		decodeStrict(t, "alm-examples", byKind["LLMBatchGateway"], cr)
+		checkBatchSample(t, cr)
+		checkSameAsSample(t, cr, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile), batchExampleFile)
+	})
+}
+
+func checkSameAsSample(t *testing.T, example, sample any, file string) {
+	t.Helper()
+	if !apiequality.Semantic.DeepEqual(example, sample) {
+		got, _ := yaml.Marshal(example)
 		want, _ := yaml.Marshal(sample)
-		t.Errorf("alm-examples differs from %s (-%s +alm-examples):\n%s", exampleFile, exampleFile, lineDiff(string(want), string(got)))
+		t.Errorf("alm-examples differs from %s (-%s +alm-examples):\n%s", file, file, lineDiff(string(want), string(got)))
 	}
 }
 
@@ -940,7 +1009,8 @@ func TestBundle(t *testing.T) {
 	for _, m := range c.Spec.InstallModes {
 		modes[m.Type] = m.Supported
 	}
-	if want := map[string]bool{"OwnNamespace": true, "SingleNamespace": false, "MultiNamespace": false, "AllNamespaces": false}; !apiequality.Semantic.DeepEqual(modes, want) {
+	// AllNamespaces: the operator watches LLMBatchGateways in every namespace.
+	if want := map[string]bool{"OwnNamespace": false, "SingleNamespace": false, "MultiNamespace": false, "AllNamespaces": true}; !apiequality.Semantic.DeepEqual(modes, want) {
 		t.Errorf("installModes = %v, want %v", modes, want)
 	}
 
