@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -117,5 +119,100 @@ func TestCRDWatches(t *testing.T) {
 	// The rule stays restricted by name.
 	if m := uncovered(cluster, rule(crds, "list", "")); len(m) == 0 {
 		t.Error("the operator may list every CRD")
+	}
+}
+
+const userRolesFile = "deploy/08_llmbatchgateway-roles.yaml"
+
+// userRoleBundleFiles are the bundle's copies of userRolesFile's ClusterRoles, one object per
+// file as registry+v1 bundles want them.
+var userRoleBundleFiles = []string{
+	"manifests/llm-infra-operator-llmbatchgateways-edit_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+	"manifests/llm-infra-operator-llmbatchgateways-view_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+}
+
+// TestUserRoles checks the ClusterRoles aggregated into Kubernetes' admin, edit and view roles:
+// what each lets a user do with LLMBatchGateways, that they reach nothing else, and that the
+// bundle carries the same objects as deploy/.
+func TestUserRoles(t *testing.T) {
+	docs := documents(t, userRolesFile, readFile(t, userRolesFile))
+	if len(docs) != len(userRoleBundleFiles) {
+		t.Fatalf("%s holds %d objects, want %d", userRolesFile, len(docs), len(userRoleBundleFiles))
+	}
+	roles := map[string]*rbacv1.ClusterRole{}
+	for i, doc := range docs {
+		role := &rbacv1.ClusterRole{}
+		decodeStrict(t, userRolesFile, doc.raw, role)
+		roles[role.Name] = role
+		bundled := decodeFile[rbacv1.ClusterRole](t, userRoleBundleFiles[i])
+		if !apiequality.Semantic.DeepEqual(bundled, role) {
+			got, _ := yaml.Marshal(bundled)
+			want, _ := yaml.Marshal(role)
+			t.Errorf("%s differs from %s's %s (-deploy +bundle):\n%s", userRoleBundleFiles[i], userRolesFile, role.Name, lineDiff(string(want), string(got)))
+		}
+	}
+
+	const batch = batchv1alpha1.GroupName
+	crs := schema.GroupVersionResource{Group: batch, Resource: "llmbatchgateways"}
+	status := schema.GroupVersionResource{Group: batch, Resource: "llmbatchgateways/status"}
+	finalizers := schema.GroupVersionResource{Group: batch, Resource: "llmbatchgateways/finalizers"}
+	read := []string{"get", "list", "watch"}
+	write := []string{"create", "update", "patch", "delete", "deletecollection"}
+	for _, tc := range []struct {
+		name       string
+		aggregates []string
+		allowed    map[schema.GroupVersionResource][]string
+		denied     map[schema.GroupVersionResource][]string
+	}{
+		{
+			name:       "llm-infra-operator-llmbatchgateways-edit",
+			aggregates: []string{"admin", "edit"},
+			allowed:    map[schema.GroupVersionResource][]string{crs: append(slices.Clone(read), write...), status: {"get"}},
+			// Status and owner references are the operator's.
+			denied: map[schema.GroupVersionResource][]string{status: {"update", "patch"}, finalizers: {"update"}},
+		},
+		{
+			name:       "llm-infra-operator-llmbatchgateways-view",
+			aggregates: []string{"view"},
+			allowed:    map[schema.GroupVersionResource][]string{crs: read, status: read},
+			denied:     map[schema.GroupVersionResource][]string{crs: write, status: {"update", "patch"}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			role := roles[tc.name]
+			if role == nil {
+				t.Fatalf("%s does not define it", userRolesFile)
+			}
+			wantLabels := map[string]string{"app.kubernetes.io/name": operatorName}
+			for _, a := range tc.aggregates {
+				wantLabels["rbac.authorization.k8s.io/aggregate-to-"+a] = "true"
+			}
+			if !apiequality.Semantic.DeepEqual(role.Labels, wantLabels) {
+				t.Errorf("labels = %v, want %v", role.Labels, wantLabels)
+			}
+			for gvr, verbs := range tc.allowed {
+				for _, verb := range verbs {
+					if m := uncovered(role.Rules, rule(gvr, verb, "")); len(m) > 0 {
+						t.Errorf("lacks %v", m)
+					}
+				}
+			}
+			for gvr, verbs := range tc.denied {
+				for _, verb := range verbs {
+					if m := uncovered(role.Rules, rule(gvr, verb, "")); len(m) == 0 {
+						t.Errorf("grants %s %s", verb, gvr.Resource)
+					}
+				}
+			}
+			// Nothing beyond LLMBatchGateways: aggregation adds these rules to every admin,
+			// editor or viewer of every namespace.
+			for _, r := range role.Rules {
+				if !slices.Equal(r.APIGroups, []string{batch}) || len(r.NonResourceURLs) > 0 || len(r.ResourceNames) > 0 ||
+					slices.ContainsFunc(r.Resources, func(res string) bool { return res != crs.Resource && res != status.Resource }) ||
+					slices.Contains(r.Verbs, rbacv1.VerbAll) {
+					t.Errorf("rule %+v reaches beyond LLMBatchGateways and their status, or uses a wildcard", r)
+				}
+			}
+		})
 	}
 }

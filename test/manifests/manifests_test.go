@@ -285,6 +285,10 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRoleBinding", "llm-infra-operator-auth-delegator"),
 			{"RoleBinding", "kube-system", "llm-infra-operator-authentication-reader"},
 		},
+		"08_llmbatchgateway-roles.yaml": {
+			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-edit"),
+			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-view"),
+		},
 		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
@@ -1024,7 +1028,7 @@ func TestBundle(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	bundleFiles := []string{filepath.Base(csvFile)}
-	for _, file := range crdBundleFiles {
+	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles...) {
 		bundleFiles = append(bundleFiles, filepath.Base(file))
 	}
 	sort.Strings(bundleFiles)
