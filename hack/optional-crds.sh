@@ -17,7 +17,7 @@
 #                example/prometheus-operator-crd/*.yaml: the monitoring.coreos.com CRDs
 #                ServiceMonitor, PodMonitor, PrometheusRule, Probe, ScrapeConfig,
 #                Prometheus, PrometheusAgent, Alertmanager, AlertmanagerConfig, ThanosRuler
-#                (4.2 MB of YAML: 15-30 s to install on a busy 2-core machine)
+#                (4.2 MB of YAML: 5-30 s to install on a busy 2-core machine)
 #   monitoring-core  the same module, only ServiceMonitor, PodMonitor and PrometheusRule,
 #                which is all the operands use: a few seconds. `uninstall monitoring`
 #                removes these too; `uninstall monitoring-core` only these.
@@ -25,7 +25,8 @@
 #
 # Usage:
 #   hack/optional-crds.sh install SET...     server-side apply, then wait until every CRD is
-#                                            Established and served in discovery (idempotent)
+#                                            Established, in discovery, and its resources can be
+#                                            listed (idempotent)
 #   hack/optional-crds.sh uninstall SET...   delete the set's objects (the CRDs' custom
 #                                            resources go with them), wait until gone (idempotent)
 #   hack/optional-crds.sh status [SET...]    what is installed; exit 0 only if every SET
@@ -301,8 +302,8 @@ requeue_stuck_crds() {
 cmd_install() {
   local set
   select_sets "$@"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
   need_cluster
+  for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local base start applied names
     base="$(cache_base "${set}")"
@@ -327,8 +328,8 @@ cmd_install() {
 cmd_uninstall() {
   local set
   select_sets "$@"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
   need_cluster
+  for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local start objects
     start=${SECONDS}
@@ -353,8 +354,8 @@ cmd_status() {
   local set rc=0
   if [[ $# -eq 0 ]]; then set -- all; fi
   select_sets "$@"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
   need_cluster
+  for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local names others table lines=() established=0 present=0 obj name row est versions extra=""
     mapfile -t names < <(crd_names "${set}")
