@@ -17,7 +17,7 @@
 #                example/prometheus-operator-crd/*.yaml: the monitoring.coreos.com CRDs
 #                ServiceMonitor, PodMonitor, PrometheusRule, Probe, ScrapeConfig,
 #                Prometheus, PrometheusAgent, Alertmanager, AlertmanagerConfig, ThanosRuler
-#                (4.2 MB of YAML: 15-30 s to install on a busy 2-core machine)
+#                (4.2 MB of YAML: 5-30 s to install on a busy 2-core machine)
 #   monitoring-core  the same module, only ServiceMonitor, PodMonitor and PrometheusRule,
 #                which is all the operands use: a few seconds. `uninstall monitoring`
 #                removes these too; `uninstall monitoring-core` only these.
@@ -25,7 +25,8 @@
 #
 # Usage:
 #   hack/optional-crds.sh install SET...     server-side apply, then wait until every CRD is
-#                                            Established and served in discovery (idempotent)
+#                                            Established, in discovery, and its resources can be
+#                                            listed (idempotent)
 #   hack/optional-crds.sh uninstall SET...   delete the set's objects (the CRDs' custom
 #                                            resources go with them), wait until gone (idempotent)
 #   hack/optional-crds.sh status [SET...]    what is installed; exit 0 only if every SET
@@ -233,17 +234,23 @@ crd_names() {
   grep '^customresourcedefinition\.apiextensions\.k8s\.io/' "$(cache_base "$1").objects" | sed 's|^[^/]*/||'
 }
 
-# crd_table NAME...: "name established group plural served-versions" for the
-# CRDs that exist, one a line.
+# crd_table NAME...: one line per existing CRD of NAMEs, fields separated by |:
+#   name|Established status|group|plural|served versions (v1,v2,)|deletionTimestamp|Terminating reason
 crd_table() {
-  kc get crd "$@" --ignore-not-found -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.conditions[?(@.type=="Established")].status}{" "}{.spec.group}{" "}{.status.acceptedNames.plural}{" "}{range .spec.versions[?(@.served==true)]}{.name}{","}{end}{"\n"}{end}'
+  local fields='{.metadata.name}{"|"}{.status.conditions[?(@.type=="Established")].status}{"|"}{.spec.group}{"|"}{.status.acceptedNames.plural}{"|"}{range .spec.versions[?(@.served==true)]}{.name}{","}{end}{"|"}{.metadata.deletionTimestamp}{"|"}{.status.conditions[?(@.type=="Terminating")].reason}{"\n"}'
+  # kubectl prints a List for several names but the object itself for one.
+  if [[ $# -eq 1 ]]; then
+    kc get crd "$@" --ignore-not-found -o jsonpath="${fields}"
+  else
+    kc get crd "$@" --ignore-not-found -o jsonpath="{range .items[*]}${fields}{end}"
+  fi
 }
 
 # all_established NAME...: every named CRD exists and is Established=True.
 all_established() {
   local table
   table="$(crd_table "$@" 2>/dev/null)" || return 1
-  [[ "$(awk '$2 == "True"' <<<"${table}" | wc -l)" -eq $# ]]
+  [[ "$(awk -F'|' '$2 == "True"' <<<"${table}" | wc -l)" -eq $# ]]
 }
 
 # all_discoverable NAME...: each served group/version of each CRD lists its
@@ -252,7 +259,7 @@ all_discoverable() {
   local table gv group plural versions v
   table="$(crd_table "$@" 2>/dev/null)" || return 1
   declare -A seen=()
-  while read -r _ _ group plural versions; do
+  while IFS='|' read -r _ _ group plural versions _; do
     for v in ${versions//,/ }; do
       gv="${group}/${v}"
       [[ -n "${seen[${gv}]:-}" ]] || seen[${gv}]="$(kc get --raw "/apis/${gv}" 2>/dev/null)" || return 1
@@ -261,11 +268,42 @@ all_discoverable() {
   done <<<"${table}"
 }
 
+# all_listable NAME...: a list of each CRD's custom resources from the watch
+# cache succeeds. kube-apiserver creates a CRD's storage and watch cache only
+# at the first request for its resources; until then nothing has been proven
+# served. It also matters for uninstall: if the storage is first created by
+# the API server's CRD finalizer at deletion, its list fails with "storage is
+# (re)initializing" and, on a busy machine, the retry can be lost (a stale
+# informer read ends in a conflict that is dropped, and the finalizer ignores
+# updates of its own Terminating condition), leaving the CRD Terminating until
+# the informer's 5-minute resync.
+all_listable() {
+  local table group plural versions
+  table="$(crd_table "$@" 2>/dev/null)" || return 1
+  while IFS='|' read -r _ _ group plural versions _; do
+    kc --request-timeout=10s get --raw "/apis/${group}/${versions%%,*}/${plural}?limit=1&resourceVersion=0" >/dev/null 2>&1 ||
+      return 1
+  done <<<"${table}"
+}
+
+# requeue_stuck_crds NAME...: touches every CRD of NAMEs whose deletion failed
+# (Terminating condition InstanceDeletionFailed), so the API server's CRD
+# finalizer, which ignores changes to that condition, runs again. See
+# all_listable for how a deletion gets stuck.
+requeue_stuck_crds() {
+  local stuck name
+  stuck="$(crd_table "$@" 2>/dev/null | awk -F'|' '$6 != "" && $7 == "InstanceDeletionFailed" { print $1 }')" || return 0
+  for name in ${stuck}; do
+    log "CRD ${name}: its deletion failed in the API server ($(kc get crd "${name}" --ignore-not-found -o jsonpath='{.status.conditions[?(@.type=="Terminating")].message}' 2>&1)); re-queueing it"
+    kc annotate crd "${name}" --overwrite "optional-crds.llm-infra.io/requeued=$(date -u +%Y%m%dT%H%M%S.%NZ)" >/dev/null 2>&1 || true
+  done
+}
+
 cmd_install() {
   local set
   select_sets "$@"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
   need_cluster
+  for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local base start applied names
     base="$(cache_base "${set}")"
@@ -281,6 +319,8 @@ cmd_install() {
       die "${set}: not every CRD is Established after ${CRDS_TIMEOUT}s:"$'\n'"$(crd_table "${names[@]}")"
     poll "${CRDS_TIMEOUT}" all_discoverable "${names[@]}" ||
       die "${set}: not every CRD is served in discovery after ${CRDS_TIMEOUT}s"
+    poll "${CRDS_TIMEOUT}" all_listable "${names[@]}" ||
+      die "${set}: the custom resources of not every CRD can be listed after ${CRDS_TIMEOUT}s"
     log "${set}: ${#names[@]} CRDs Established and served in $((SECONDS - start))s (apply $((applied_at - start))s)"
   done
 }
@@ -288,8 +328,8 @@ cmd_install() {
 cmd_uninstall() {
   local set
   select_sets "$@"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
   need_cluster
+  for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local start objects
     start=${SECONDS}
@@ -298,9 +338,14 @@ cmd_uninstall() {
     log "uninstalling ${set} (${#objects[@]} objects)"
     kc delete --ignore-not-found --wait=false "${objects[@]}" >/dev/null
     # A CRD is gone once the API server has deleted all its custom resources.
-    if ! kc wait --for=delete --timeout="${CRDS_TIMEOUT}s" "${objects[@]}" >/dev/null 2>&1; then
-      die "${set}: still present after ${CRDS_TIMEOUT}s:"$'\n'"$(kc get "${objects[@]}" --ignore-not-found 2>&1)"
-    fi
+    # Waited for in slices, so that a CRD whose deletion got stuck is re-queued.
+    local deadline=$((SECONDS + CRDS_TIMEOUT)) names
+    mapfile -t names < <(crd_names "${set}")
+    until kc wait --for=delete --timeout=10s "${objects[@]}" >/dev/null 2>&1; do
+      ((SECONDS < deadline)) ||
+        die "${set}: still present after ${CRDS_TIMEOUT}s:"$'\n'"$(kc get "${objects[@]}" --ignore-not-found 2>&1)"
+      requeue_stuck_crds "${names[@]}"
+    done
     log "${set}: removed ($((SECONDS - start))s)"
   done
 }
@@ -309,8 +354,8 @@ cmd_status() {
   local set rc=0
   if [[ $# -eq 0 ]]; then set -- all; fi
   select_sets "$@"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
   need_cluster
+  for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local names others table lines=() established=0 present=0 obj name row est versions extra=""
     mapfile -t names < <(crd_names "${set}")
@@ -318,14 +363,13 @@ cmd_status() {
     mapfile -t others < <(grep -v '^customresourcedefinition\.apiextensions\.k8s\.io/' "$(cache_base "${set}").objects" || true)
     table="$(crd_table "${names[@]}")"
     for name in "${names[@]}"; do
-      row="$(awk -v n="${name}" '$1 == n' <<<"${table}")"
+      row="$(awk -F'|' -v n="${name}" '$1 == n' <<<"${table}")"
       if [[ -z "${row}" ]]; then
         lines+=("$(printf '  %-52s absent' "${name}")")
         continue
       fi
       present=$((present + 1))
-      # row: name established group plural served-versions,
-      read -r _ est _ _ versions <<<"${row}"
+      IFS='|' read -r _ est _ _ versions _ <<<"${row}"
       [[ "${est}" == "True" ]] && established=$((established + 1))
       lines+=("$(printf '  %-52s Established=%s served=%s' "${name}" "${est:-Unknown}" "${versions%,}")")
     done

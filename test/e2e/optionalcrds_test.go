@@ -14,9 +14,9 @@ import (
 // shell commands the environment hands the suite, the set's name appended:
 //
 //	E2E_INSTALL_CRDS     installs a set and returns once every CRD is Established and served,
-//	                     e.g. "$REPO/hack/optional-crds.sh install"
+//	                     e.g. "<repo>/hack/optional-crds.sh install"
 //	E2E_UNINSTALL_CRDS   removes a set (its custom resources go with it) and returns once gone,
-//	                     e.g. "$REPO/hack/optional-crds.sh uninstall"
+//	                     e.g. "<repo>/hack/optional-crds.sh uninstall"
 //
 // go test runs in test/e2e, so the commands need absolute paths. KUBECONFIG is passed on.
 const (
@@ -34,11 +34,13 @@ var crdSetName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // installOptionalCRDs installs a set of optional CRDs with $E2E_INSTALL_CRDS.
 func installOptionalCRDs(ctx context.Context, set string) {
+	GinkgoHelper()
 	runOptionalCRDsHook(ctx, "E2E_INSTALL_CRDS", "install", set)
 }
 
 // uninstallOptionalCRDs removes a set of optional CRDs with $E2E_UNINSTALL_CRDS.
 func uninstallOptionalCRDs(ctx context.Context, set string) {
+	GinkgoHelper()
 	runOptionalCRDsHook(ctx, "E2E_UNINSTALL_CRDS", "uninstall", set)
 }
 
@@ -52,7 +54,7 @@ func runOptionalCRDsHook(ctx context.Context, envName, verb, set string) {
 	command := os.Getenv(envName)
 	if command == "" {
 		Fail(fmt.Sprintf("%s is not set: this spec must %s the optional CRDs %q. Set it to a shell command "+
-			"that takes the set's name as its last argument, e.g. %s=\"$PWD/hack/optional-crds.sh %s\" "+
+			"that takes the set's name as its last argument, e.g. %s=\"<repo>/hack/optional-crds.sh %s\" "+
 			"(an absolute path: go test runs in test/e2e); hack/test-e2e-local.sh sets it for the local cluster",
 			envName, verb, set, envName, verb))
 	}
