@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the LeaderWorkerSetOperator CRD from the Go types in pkg/apis with controller-gen:
-#   - manifests/operator.openshift.io_leaderworkersetoperators.yaml   (the operator bundle's copy)
-#   - deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml (same content; 00_ so that
-#     `kubectl apply -f deploy/` creates the CRD before anything that uses it)
+# Regenerates the CRDs of the operator's custom resources from the Go types in pkg/apis with
+# controller-gen. For each CRD <group>_<plural>.yaml:
+#   - manifests/<group>_<plural>.yaml          (the operator bundle's copy)
+#   - deploy/00_<group>_<plural>.crd.yaml      (same content; 00_ so that `kubectl apply -f deploy/`
+#                                               creates the CRDs before anything that uses them)
 #
 # Usage: hack/update-crds.sh
 #
@@ -31,13 +32,18 @@ mkdir -p "${WORK_DIR}"
 
 "${BIN_DIR}/controller-gen" crd paths=./pkg/apis/... output:crd:dir="${WORK_DIR}"
 
-CRD="operator.openshift.io_leaderworkersetoperators.yaml"
-if [[ ! -f "${WORK_DIR}/${CRD}" ]]; then
-  echo "controller-gen did not write ${CRD}; it wrote: $(ls "${WORK_DIR}")" >&2
+CRDS=(
+  operator.openshift.io_leaderworkersetoperators.yaml
+  batch.llm-d.ai_llmbatchgateways.yaml
+)
+if [[ "$(ls "${WORK_DIR}")" != "$(printf '%s\n' "${CRDS[@]}" | sort)" ]]; then
+  echo "controller-gen wrote $(ls "${WORK_DIR}" | xargs), want ${CRDS[*]}: update CRDS in $0" >&2
   exit 1
 fi
 
 mkdir -p manifests deploy
-cp "${WORK_DIR}/${CRD}" "manifests/${CRD}"
-cp "${WORK_DIR}/${CRD}" "deploy/00_${CRD%.yaml}.crd.yaml"
+for crd in "${CRDS[@]}"; do
+  cp "${WORK_DIR}/${crd}" "manifests/${crd}"
+  cp "${WORK_DIR}/${crd}" "deploy/00_${crd%.yaml}.crd.yaml"
+done
 rm -rf "${WORK_DIR}"

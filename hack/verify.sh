@@ -8,13 +8,14 @@ export GOFLAGS=-mod=vendor
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi
 
 echo "== go vet"
-go vet ./cmd/... ./pkg/... ./bindata/... ./test/... || failed=1
+# ./hack/... is the Go code of this module under hack/ (hack/tools/* are modules of their own).
+go vet ./cmd/... ./pkg/... ./bindata/... ./test/... ./hack/... || failed=1
 
 echo "== shell scripts parse (bash -n)"
 for script in hack/*.sh hack/lib/*.sh .ci/run; do
@@ -38,9 +39,12 @@ hack/update-crds.sh >/dev/null
 hack/generate-operand-manifests.sh >/dev/null
 generated=(
   pkg/apis/operator/v1/zz_generated.deepcopy.go
+  pkg/apis/batch/v1alpha1/zz_generated.deepcopy.go
   pkg/generated
   manifests/operator.openshift.io_leaderworkersetoperators.yaml
+  manifests/batch.llm-d.ai_llmbatchgateways.yaml
   deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
+  deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml
   bindata/assets/lws/crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml

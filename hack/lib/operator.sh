@@ -7,7 +7,7 @@
 # op::teardown).
 #
 # Source it (functions op::*), or run it:
-#   hack/lib/operator.sh install     apply deploy/ (CRD first, wait Established; all but 10_*)
+#   hack/lib/operator.sh install     apply deploy/ (CRDs first, wait Established; all but 10_*)
 #   hack/lib/operator.sh build       go build the operator into _output/bin
 #   hack/lib/operator.sh start       start the operator (fresh SA token), wait for /healthz
 #   hack/lib/operator.sh stop        stop it (TERM, then KILL after OPERATOR_STOP_TIMEOUT)
@@ -56,7 +56,6 @@ OP_STOP_TIMEOUT="${OPERATOR_STOP_TIMEOUT:-30}"
 OP_LOG="${OPERATOR_LOG:-${OP_STATE}/logs/operator.log}"
 OP_PIDFILE="${OPERATOR_PIDFILE:-${OP_STATE}/pids/llm-infra-operator.pid}"
 OP_SA_KUBECONFIG="${OP_STATE}/operator-sa.kubeconfig"
-OP_CRD_NAME="leaderworkersetoperators.operator.openshift.io"
 OP_CLUSTER="${OP_ROOT}/hack/local-cluster.sh"
 # What the calling script started, so that op::teardown stops that and nothing else.
 OP_STARTED_CLUSTER=false
@@ -71,15 +70,18 @@ op::kubectl() { "${OP_KUBECTL}" --kubeconfig="${OP_ADMIN_KUBECONFIG}" "$@"; }
 
 op::poll() { proc::poll "$@"; }
 
-# op::install: the CRD first (and wait until it is served), then every other deploy/ manifest
-# except 10_* (the operator's own Deployment: here the operator runs as a local process).
+# op::install: the CRDs (deploy/00_*) first, and wait until each is served, then every other
+# deploy/ manifest except 10_* (the operator's own Deployment: here the operator runs as a local
+# process).
 op::install() {
   [[ -x "${OP_KUBECTL}" ]] || op::die "${OP_KUBECTL} is missing: run hack/local-cluster.sh up"
-  local crd
-  crd="$(ls "${OP_ROOT}"/deploy/00_*.yaml)"
-  op::log "installing ${crd#"${OP_ROOT}/"}"
-  op::kubectl apply --server-side --force-conflicts -f "${crd}" >/dev/null
-  op::kubectl wait --for=condition=Established --timeout=60s "crd/${OP_CRD_NAME}" >/dev/null
+  local crds=() crd
+  for crd in "${OP_ROOT}"/deploy/00_*.yaml; do
+    op::log "installing ${crd#"${OP_ROOT}/"}"
+    crds+=(-f "${crd}")
+  done
+  op::kubectl apply --server-side --force-conflicts "${crds[@]}" >/dev/null
+  op::kubectl wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
   local f
   for f in "${OP_ROOT}"/deploy/*.yaml; do
     case "$(basename "${f}")" in

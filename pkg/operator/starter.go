@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -18,7 +19,10 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 
+	"github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
+	crinformers "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operatorclient"
 )
@@ -26,6 +30,10 @@ import (
 // resync is how often informers resync and controllers sync without an event. Events drive
 // the real work; the resync is a safety net.
 const resync = 10 * time.Minute
+
+// batchWorkers is how many LLMBatchGateways sync at once. Each sync is short and mostly waits
+// for the API; a few workers keep many CRs from queueing behind one slow write.
+const batchWorkers = 4
 
 // RunOperator builds the clients and informers, starts the controllers and blocks until ctx ends.
 func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
@@ -59,18 +67,24 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	if err != nil {
 		return err
 	}
+	crClient, err := versioned.NewForConfig(config)
+	if err != nil {
+		return err
+	}
 
 	caches := engine.NewCaches()
 	clients := &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: caches}
 
 	namespaced := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithNamespace(namespace))
-	// Cluster-scoped kinds are watched only where they carry the operator's label, so memory
-	// does not grow with the cluster's other ClusterRoles and webhooks.
-	clusterScoped := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
+	// Kinds watched in every namespace (and cluster-scoped kinds) are watched only where they
+	// carry the operator's label, so memory does not grow with the cluster's other objects.
+	managed := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
+	crInformers := crinformers.NewSharedInformerFactory(crClient, resync)
 	lwsCRD := engine.NewCRDWatch(apiextClient, lws.CRDName, resync)
 	caches.AddInformer(engine.CustomResourceDefinitions, lwsCRD.Informer)
-	optional := engine.NewOptionalAPIs(ctx, dynamicClient, apiextClient, resync, caches, lws.OptionalAPIs(namespace)...)
+	optional := engine.NewOptionalAPIs(ctx, dynamicClient, apiextClient, resync, caches,
+		append(lws.OptionalAPIs(namespace), batchgateway.OptionalAPIs()...)...)
 
 	_, lwsController := lws.New(lws.Config{
 		Namespace:      namespace,
@@ -79,9 +93,26 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		Clients:        clients,
 		CRD:            lwsCRD,
 		Optional:       optional,
-		Informers:      lws.RegisterInformers(caches, namespaced, clusterScoped),
+		Informers:      lws.RegisterInformers(caches, namespaced, managed),
 		Recorder:       cc.EventRecorder,
 		Resync:         resync,
+	})
+	batchInformer := crInformers.Batch().V1alpha1().LLMBatchGateways().Informer()
+	_ = batchInformer.SetTransform(engine.DropManagedFields)
+	_, batchController := batchgateway.New(ctx, batchgateway.Config{
+		Images:    images.BatchGateway,
+		Client:    crClient,
+		Informer:  batchInformer,
+		Clients:   clients,
+		Informers: batchgateway.RegisterInformers(caches, managed),
+		Optional:  optional,
+		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
+			return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
+		},
+		Events:   batchgateway.KubeEventSink(kubeClient.CoreV1(), cc.Clock),
+		Recorder: cc.EventRecorder,
+		Clock:    cc.Clock,
+		Resync:   resync,
 	})
 	logLevelController := loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder)
 
@@ -89,7 +120,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	for _, w := range optional.CRDWatches() {
 		crdInformers = append(crdInformers, w.Informer)
 	}
-	for _, start := range []func(<-chan struct{}){namespaced.Start, clusterScoped.Start, operatorInformers.Start} {
+	for _, start := range []func(<-chan struct{}){namespaced.Start, managed.Start, operatorInformers.Start, crInformers.Start} {
 		start(ctx.Done())
 	}
 	for _, informer := range crdInformers {
@@ -98,8 +129,9 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// Controllers start only once every cache is filled, so the first sync sees the cluster
 	// as it is and does not re-create what already exists.
 	for name, synced := range map[string]map[string]bool{
-		"namespaced":     typeSynced(namespaced.WaitForCacheSync(ctx.Done())),
-		"cluster-scoped": typeSynced(clusterScoped.WaitForCacheSync(ctx.Done())),
+		"namespaced":      typeSynced(namespaced.WaitForCacheSync(ctx.Done())),
+		"managed":         typeSynced(managed.WaitForCacheSync(ctx.Done())),
+		"custom resource": typeSynced(crInformers.WaitForCacheSync(ctx.Done())),
 	} {
 		for informer, ok := range synced {
 			if !ok {
@@ -114,9 +146,13 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	if !cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
 		return fmt.Errorf("the LeaderWorkerSetOperator and CRD informers did not sync")
 	}
+	if missing := images.BatchGateway.MissingEnvVars(); len(missing) > 0 {
+		klog.Warningf("The LLM batch gateway images %v are not set: LLMBatchGateways that need them report it in their Ready condition", missing)
+	}
 
 	klog.Infof("Starting controllers for namespace %s with operand image %s", namespace, images.LWS)
 	go lwsController.Run(ctx, 1)
+	go batchController.Run(ctx, batchWorkers)
 	go logLevelController.Run(ctx, 1)
 
 	<-ctx.Done()

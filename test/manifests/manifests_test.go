@@ -8,6 +8,7 @@ package manifests
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,8 +29,16 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
+
+// crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
+var crdBundleFiles = []string{
+	"manifests/batch.llm-d.ai_llmbatchgateways.yaml",
+	"manifests/operator.openshift.io_leaderworkersetoperators.yaml",
+}
 
 const (
 	root           = "../.."
@@ -38,17 +47,21 @@ const (
 	operatorName   = "llm-infra-operator"
 	operatorImage  = "quay.io/llm-infra/llm-infra-operator:latest"
 	// The operand image's registry and repository; the tag is operand-git-ref.
-	operandRepository = "registry.k8s.io/lws/lws"
-	operandImageEnv   = "RELATED_IMAGE_OPERAND_IMAGE"
+	operandRepository  = "registry.k8s.io/lws/lws"
+	operandImageEnv    = "RELATED_IMAGE_OPERAND_IMAGE"
+	relatedImagePrefix = "RELATED_IMAGE_"
 
 	csvFile         = "manifests/llm-infra-operator.clusterserviceversion.yaml"
-	crdBundleFile   = "manifests/operator.openshift.io_leaderworkersetoperators.yaml"
 	annotationsFile = "metadata/annotations.yaml"
 	exampleFile     = "deploy/examples/leaderworkersetoperator_cluster.yaml"
-	clusterRoleFile = "deploy/03_clusterrole.yaml"
-	roleFile        = "deploy/05_role.yaml"
-	deploymentFile  = "deploy/10_deployment.yaml"
-	namespaceFile   = "deploy/01_namespace.yaml"
+	// batchExampleFile is upstream's sync sample; batchGoldenCR is the same CR in the golden
+	// tests of the batch gateway operand.
+	batchExampleFile = "deploy/examples/llmbatchgateway_sync.yaml"
+	batchGoldenCR    = "test/golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync/cr.yaml"
+	clusterRoleFile  = "deploy/03_clusterrole.yaml"
+	roleFile         = "deploy/05_role.yaml"
+	deploymentFile   = "deploy/10_deployment.yaml"
+	namespaceFile    = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -135,6 +148,15 @@ func decodeAsset[T any](t *testing.T, name string) *T {
 	return obj
 }
 
+// batchGatewayImages are the LLM batch gateway's default images: upstream's
+// (config/base/params.env of llm-d-batch-gateway-operator).
+var batchGatewayImages = batchgateway.Images{
+	APIServer:      "quay.io/opendatahub/odh-llm-d-batch-gateway-apiserver:odh-stable",
+	Processor:      "quay.io/opendatahub/odh-llm-d-batch-gateway-processor:odh-stable",
+	GC:             "quay.io/opendatahub/odh-llm-d-batch-gateway-gc:odh-stable",
+	AsyncProcessor: "quay.io/opendatahub/odh-llm-d-async:odh-stable",
+}
+
 func operandImage(t *testing.T) string {
 	t.Helper()
 	return operandRepository + ":" + strings.TrimSpace(string(readFile(t, "operand-git-ref")))
@@ -147,6 +169,14 @@ func operandImage(t *testing.T) string {
 type permission struct {
 	ServiceAccountName string              `json:"serviceAccountName"`
 	Rules              []rbacv1.PolicyRule `json:"rules"`
+}
+
+type ownedCRD struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Kind        string `json:"kind"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
 }
 
 type csv struct {
@@ -174,13 +204,7 @@ type csv struct {
 			Supported bool   `json:"supported"`
 		} `json:"installModes"`
 		CustomResourceDefinitions struct {
-			Owned []struct {
-				Name        string `json:"name"`
-				Version     string `json:"version"`
-				Kind        string `json:"kind"`
-				DisplayName string `json:"displayName"`
-				Description string `json:"description"`
-			} `json:"owned"`
+			Owned []ownedCRD `json:"owned"`
 		} `json:"customresourcedefinitions"`
 		RelatedImages []struct {
 			Name  string `json:"name"`
@@ -235,6 +259,8 @@ func newObject(kind string) (interface{}, bool) {
 		return &apiextensionsv1.CustomResourceDefinition{}, true
 	case "LeaderWorkerSetOperator":
 		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
+	case "LLMBatchGateway":
+		return &batchv1alpha1.LLMBatchGateway{}, true
 	}
 	return nil, false
 }
@@ -248,6 +274,7 @@ func TestDeployFiles(t *testing.T) {
 	namespaced := func(kind, name string) object { return object{kind, namespace, name} }
 	want := map[string][]object{
 		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
+		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -258,8 +285,14 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRoleBinding", "llm-infra-operator-auth-delegator"),
 			{"RoleBinding", "kube-system", "llm-infra-operator-authentication-reader"},
 		},
+		"08_llmbatchgateway-roles.yaml": {
+			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-edit"),
+			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-view"),
+		},
 		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
+		// Namespaced, without a namespace: applied with kubectl -n.
+		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/); each must be in the table.
@@ -568,9 +601,9 @@ func rule(gvr schema.GroupVersionResource, verb, name string) rbacv1.PolicyRule 
 	return r
 }
 
-// TestOperatorAccess lists what the operator does beyond the operand objects (its CR,
-// controllercmd, the optional CRDs, Secrets cert-manager issues) and what it must not be able
-// to do.
+// TestOperatorAccess lists what the operator does for the LeaderWorkerSet operand beyond its
+// objects (its CR, controllercmd, the optional CRDs, Secrets cert-manager issues) and what it
+// must not be able to do. The LLM batch gateway's access: TestBatchGatewayAccess.
 func TestOperatorAccess(t *testing.T) {
 	cluster, inNamespace := operatorRules(t)
 	r := func(group, resource, verb, name string) rbacv1.PolicyRule {
@@ -601,7 +634,9 @@ func TestOperatorAccess(t *testing.T) {
 		{"bind any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "bind", ""), false},
 		{"escalate any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "escalate", ""), false},
 		{"delete another webhook", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "delete", "other"), false},
-		{"read Secrets cluster-wide", cluster, r("", "secrets", "get", ""), false},
+		// Reading Secrets in every namespace is the batch gateway's (TestBatchGatewayAccess);
+		// writing them outside its namespace goes no further than create, update and delete.
+		{"patch Secrets cluster-wide", cluster, r("", "secrets", "patch", ""), false},
 		{"impersonate", cluster, r("", "serviceaccounts", "impersonate", ""), false},
 		{"read its Secrets", inNamespace, r("", "secrets", "list", ""), true},
 		{"delete issued Secrets", inNamespace, r("", "secrets", "delete", "webhook-server-cert"), true},
@@ -749,6 +784,10 @@ func TestOperatorDeployment(t *testing.T) {
 	}
 	wantEnv := []corev1.EnvVar{
 		{Name: operandImageEnv, Value: operandImage(t)},
+		{Name: batchgateway.APIServerImageEnv, Value: batchGatewayImages.APIServer},
+		{Name: batchgateway.ProcessorImageEnv, Value: batchGatewayImages.Processor},
+		{Name: batchgateway.GCImageEnv, Value: batchGatewayImages.GC},
+		{Name: batchgateway.AsyncProcessorImageEnv, Value: batchGatewayImages.AsyncProcessor},
 		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 		{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
 	}
@@ -774,35 +813,40 @@ func TestOperatorDeployment(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// (e) the sample CR and alm-examples
+// (e) the sample CRs and alm-examples
 
 func TestSampleCR(t *testing.T) {
-	cr := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile)
-	checkSample(t, cr)
+	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
+		cr := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile)
+		checkSample(t, cr)
 
-	// The commented-out nodePlacement example must stay valid when uncommented.
-	var lines []string
-	inExample := false
-	for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
-		if strings.HasPrefix(line, "  # nodePlacement:") {
-			inExample = true
+		// The commented-out nodePlacement example must stay valid when uncommented.
+		var lines []string
+		inExample := false
+		for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
+			if strings.HasPrefix(line, "  # nodePlacement:") {
+				inExample = true
+			}
+			if inExample {
+				line = strings.Replace(line, "# ", "", 1)
+			}
+			lines = append(lines, line)
 		}
-		if inExample {
-			line = strings.Replace(line, "# ", "", 1)
+		if !inExample {
+			t.Fatal("no commented-out nodePlacement example")
 		}
-		lines = append(lines, line)
-	}
-	if !inExample {
-		t.Fatal("no commented-out nodePlacement example")
-	}
-	withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
-	decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
-	np := withPlacement.Spec.NodePlacement
-	wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
-	if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
-		len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
-		t.Errorf("nodePlacement example = %+v", np)
-	}
+		withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
+		decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
+		np := withPlacement.Spec.NodePlacement
+		wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+		if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
+			len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
+			t.Errorf("nodePlacement example = %+v", np)
+		}
+	})
+	t.Run("LLMBatchGateway", func(t *testing.T) {
+		checkBatchSample(t, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -818,51 +862,116 @@ func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 	}
 }
 
+// checkBatchSample requires the LLMBatchGateway sample to be the golden CR of upstream's sync
+// sample (which pkg/apis/batch/v1alpha1's CRD tests admit unchanged) without the namespace,
+// which the user chooses, and the uid; and to pass ValidateSpec.
+func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
+	t.Helper()
+	golden := &batchv1alpha1.LLMBatchGateway{}
+	decodeStrict(t, batchGoldenCR, readFile(t, batchGoldenCR), golden)
+	golden.Namespace, golden.UID = "", ""
+	if !apiequality.Semantic.DeepEqual(cr, golden) {
+		got, _ := yaml.Marshal(cr)
+		want, _ := yaml.Marshal(golden)
+		t.Errorf("differs from %s without namespace and uid (-golden +sample):\n%s", batchGoldenCR, lineDiff(string(want), string(got)))
+	}
+	if errs := cr.ValidateSpec(); len(errs) > 0 {
+		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+	}
+	if cr.Namespace != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
+	}
+}
+
+// TestALMExamples requires one example per owned CRD, each the same object as its sample in
+// deploy/examples.
 func TestALMExamples(t *testing.T) {
 	c := readCSV(t)
 	var examples []json.RawMessage
 	if err := json.Unmarshal([]byte(c.Metadata.Annotations["alm-examples"]), &examples); err != nil {
 		t.Fatalf("alm-examples: %v", err)
 	}
-	if len(examples) != 1 {
-		t.Fatalf("alm-examples holds %d objects, want 1", len(examples))
+	byKind := map[string]json.RawMessage{}
+	for i, raw := range examples {
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal(raw, &tm); err != nil {
+			t.Fatalf("alm-examples[%d]: %v", i, err)
+		}
+		if _, dup := byKind[tm.Kind]; dup {
+			t.Errorf("alm-examples holds two %s", tm.Kind)
+		}
+		byKind[tm.Kind] = raw
 	}
-	cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
-	decodeStrict(t, "alm-examples", examples[0], cr)
-	checkSample(t, cr)
-	if sample := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile); !apiequality.Semantic.DeepEqual(cr, sample) {
-		got, _ := yaml.Marshal(cr)
+	var owned []string
+	for _, o := range c.Spec.CustomResourceDefinitions.Owned {
+		owned = append(owned, o.Kind)
+	}
+	kinds := slices.Sorted(maps.Keys(byKind))
+	slices.Sort(owned)
+	if !slices.Equal(kinds, owned) {
+		t.Fatalf("alm-examples holds %v, want one of each owned kind %v", kinds, owned)
+	}
+
+	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
+		cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
+		decodeStrict(t, "alm-examples", byKind["LeaderWorkerSetOperator"], cr)
+		checkSample(t, cr)
+		checkSameAsSample(t, cr, decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile), exampleFile)
+	})
+	t.Run("LLMBatchGateway", func(t *testing.T) {
+		cr := &batchv1alpha1.LLMBatchGateway{}
+		decodeStrict(t, "alm-examples", byKind["LLMBatchGateway"], cr)
+		checkBatchSample(t, cr)
+		checkSameAsSample(t, cr, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile), batchExampleFile)
+	})
+}
+
+func checkSameAsSample(t *testing.T, example, sample any, file string) {
+	t.Helper()
+	if !apiequality.Semantic.DeepEqual(example, sample) {
+		got, _ := yaml.Marshal(example)
 		want, _ := yaml.Marshal(sample)
-		t.Errorf("alm-examples differs from %s (-%s +alm-examples):\n%s", exampleFile, exampleFile, lineDiff(string(want), string(got)))
+		t.Errorf("alm-examples differs from %s (-%s +alm-examples):\n%s", file, file, lineDiff(string(want), string(got)))
 	}
 }
 
 // ---------------------------------------------------------------------------------------------
 // (f) images, and the rest of the bundle
 
+// TestRelatedImages requires the CSV's relatedImages to be exactly the operator's image and the
+// value of every RELATED_IMAGE_* variable of its Deployment, each under the variable's name
+// (RELATED_IMAGE_BATCH_GATEWAY_GC -> batch-gateway-gc): image mirroring tools and the
+// disconnected feature annotation rely on the list being complete.
 func TestRelatedImages(t *testing.T) {
 	c := readCSV(t)
 	d := decodeFile[appsv1.Deployment](t, deploymentFile)
-	var images []string
+	container := d.Spec.Template.Spec.Containers[0]
+	want := map[string]string{operatorName: container.Image}
+	for _, e := range container.Env {
+		name, ok := strings.CutPrefix(e.Name, relatedImagePrefix)
+		if !ok {
+			continue
+		}
+		if e.Value == "" || e.ValueFrom != nil {
+			t.Errorf("%s must hold an image reference", e.Name)
+		}
+		want[strings.ToLower(strings.ReplaceAll(name, "_", "-"))] = e.Value
+	}
+	// Every image the operator reads from its environment.
+	for _, env := range []string{operandImageEnv, batchgateway.APIServerImageEnv, batchgateway.ProcessorImageEnv, batchgateway.GCImageEnv, batchgateway.AsyncProcessorImageEnv} {
+		if !slices.ContainsFunc(container.Env, func(e corev1.EnvVar) bool { return e.Name == env }) {
+			t.Errorf("%s does not set %s", deploymentFile, env)
+		}
+	}
+	got := map[string]string{}
 	for _, ri := range c.Spec.RelatedImages {
-		if ri.Name == "" {
-			t.Errorf("related image %s has no name", ri.Image)
+		if _, dup := got[ri.Name]; dup {
+			t.Errorf("related image name %q appears twice", ri.Name)
 		}
-		images = append(images, ri.Image)
+		got[ri.Name] = ri.Image
 	}
-	want := []string{d.Spec.Template.Spec.Containers[0].Image}
-	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
-		if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
-			want = append(want, e.Value)
-		}
-	}
-	if len(want) != 2 {
-		t.Fatalf("want the operator image and one RELATED_IMAGE_ variable, got %v", want)
-	}
-	for _, image := range want {
-		if !slices.Contains(images, image) {
-			t.Errorf("relatedImages %v lack %s", images, image)
-		}
+	if !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("relatedImages = %v, want %v (the operator image and each %s* variable)", got, want, relatedImagePrefix)
 	}
 	if got := c.Metadata.Annotations["containerImage"]; got != operatorImage {
 		t.Errorf("containerImage = %q, want %q", got, operatorImage)
@@ -871,16 +980,24 @@ func TestRelatedImages(t *testing.T) {
 
 func TestBundle(t *testing.T) {
 	c := readCSV(t)
-	crd := decodeFile[apiextensionsv1.CustomResourceDefinition](t, crdBundleFile)
 
+	// Each CRD of the bundle is owned, once, with a name, kind and served version that match.
 	owned := c.Spec.CustomResourceDefinitions.Owned
-	if len(owned) != 1 {
-		t.Fatalf("%d owned CRDs, want 1", len(owned))
+	if len(owned) != len(crdBundleFiles) {
+		t.Errorf("%d owned CRDs, want %d (one per CRD in manifests/)", len(owned), len(crdBundleFiles))
 	}
-	o := owned[0]
-	if o.Name != crd.Name || o.Kind != crd.Spec.Names.Kind || o.DisplayName == "" || o.Description == "" ||
-		!slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == o.Version && v.Served }) {
-		t.Errorf("owned CRD %+v does not match %s (%s %s)", o, crdBundleFile, crd.Name, crd.Spec.Names.Kind)
+	for _, file := range crdBundleFiles {
+		crd := decodeFile[apiextensionsv1.CustomResourceDefinition](t, file)
+		i := slices.IndexFunc(owned, func(o ownedCRD) bool { return o.Name == crd.Name })
+		if i < 0 {
+			t.Errorf("%s (%s) is not among the CSV's owned CRDs", crd.Name, file)
+			continue
+		}
+		o := owned[i]
+		if o.Kind != crd.Spec.Names.Kind || o.DisplayName == "" || o.Description == "" ||
+			!slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == o.Version && v.Served }) {
+			t.Errorf("owned CRD %+v does not match %s (%s %s)", o, file, crd.Name, crd.Spec.Names.Kind)
+		}
 	}
 	if c.Spec.MinKubeVersion != "1.30.0" {
 		t.Errorf("minKubeVersion = %q", c.Spec.MinKubeVersion)
@@ -896,7 +1013,8 @@ func TestBundle(t *testing.T) {
 	for _, m := range c.Spec.InstallModes {
 		modes[m.Type] = m.Supported
 	}
-	if want := map[string]bool{"OwnNamespace": true, "SingleNamespace": false, "MultiNamespace": false, "AllNamespaces": false}; !apiequality.Semantic.DeepEqual(modes, want) {
+	// AllNamespaces: the operator watches LLMBatchGateways in every namespace.
+	if want := map[string]bool{"OwnNamespace": false, "SingleNamespace": false, "MultiNamespace": false, "AllNamespaces": true}; !apiequality.Semantic.DeepEqual(modes, want) {
 		t.Errorf("installModes = %v, want %v", modes, want)
 	}
 
@@ -909,8 +1027,13 @@ func TestBundle(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{filepath.Base(csvFile), filepath.Base(crdBundleFile)}; !slices.Equal(names, want) {
-		t.Errorf("manifests/ holds %v, want %v", names, want)
+	bundleFiles := []string{filepath.Base(csvFile)}
+	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles...) {
+		bundleFiles = append(bundleFiles, filepath.Base(file))
+	}
+	sort.Strings(bundleFiles)
+	if !slices.Equal(names, bundleFiles) {
+		t.Errorf("manifests/ holds %v, want %v", names, bundleFiles)
 	}
 
 	var annotations struct {

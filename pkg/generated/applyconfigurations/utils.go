@@ -19,7 +19,9 @@ limitations under the License.
 package applyconfigurations
 
 import (
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	v1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/batch/v1alpha1"
 	internal "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/internal"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/operator/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -31,7 +33,85 @@ import (
 // apply configuration type exists for the given GroupVersionKind.
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
-	// Group=operator.openshift.io, Version=v1
+	// Group=batch.llm-d.ai, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("AIMDConfig"):
+		return &batchv1alpha1.AIMDConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("APIServerConfigSpec"):
+		return &batchv1alpha1.APIServerConfigSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("APIServerSpec"):
+		return &batchv1alpha1.APIServerSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncModelServerMonitorSpec"):
+		return &batchv1alpha1.AsyncModelServerMonitorSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncProcessorSpec"):
+		return &batchv1alpha1.AsyncProcessorSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncQueueConfig"):
+		return &batchv1alpha1.AsyncQueueConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncRedisSpec"):
+		return &batchv1alpha1.AsyncRedisSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncRequestTransform"):
+		return &batchv1alpha1.AsyncRequestTransformApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncTLSSpec"):
+		return &batchv1alpha1.AsyncTLSSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncTransformConfig"):
+		return &batchv1alpha1.AsyncTransformConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AsyncWorkerPool"):
+		return &batchv1alpha1.AsyncWorkerPoolApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BatchAPIConfig"):
+		return &batchv1alpha1.BatchAPIConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("CertManagerSpec"):
+		return &batchv1alpha1.CertManagerSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ComponentReplicaStatus"):
+		return &batchv1alpha1.ComponentReplicaStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ComponentStatus"):
+		return &batchv1alpha1.ComponentStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ConcurrencyConfig"):
+		return &batchv1alpha1.ConcurrencyConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FileAPIConfig"):
+		return &batchv1alpha1.FileAPIConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FileRetrySpec"):
+		return &batchv1alpha1.FileRetrySpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FileStorageSpec"):
+		return &batchv1alpha1.FileStorageSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FSStorageSpec"):
+		return &batchv1alpha1.FSStorageSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("GCConfigSpec"):
+		return &batchv1alpha1.GCConfigSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("GCSpec"):
+		return &batchv1alpha1.GCSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("GrafanaSpec"):
+		return &batchv1alpha1.GrafanaSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("HTTPRouteSpec"):
+		return &batchv1alpha1.HTTPRouteSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("InferenceGatewaySpec"):
+		return &batchv1alpha1.InferenceGatewaySpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LLMBatchGateway"):
+		return &batchv1alpha1.LLMBatchGatewayApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LLMBatchGatewaySpec"):
+		return &batchv1alpha1.LLMBatchGatewaySpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LLMBatchGatewayStatus"):
+		return &batchv1alpha1.LLMBatchGatewayStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LoggingConfig"):
+		return &batchv1alpha1.LoggingConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("MonitoringSpec"):
+		return &batchv1alpha1.MonitoringSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("OTELSpec"):
+		return &batchv1alpha1.OTELSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ParentReference"):
+		return &batchv1alpha1.ParentReferenceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ProcessorConfigSpec"):
+		return &batchv1alpha1.ProcessorConfigSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ProcessorSpec"):
+		return &batchv1alpha1.ProcessorSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PrometheusRuleSpec"):
+		return &batchv1alpha1.PrometheusRuleSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RedisClientSpec"):
+		return &batchv1alpha1.RedisClientSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("S3StorageSpec"):
+		return &batchv1alpha1.S3StorageSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TLSSpec"):
+		return &batchv1alpha1.TLSSpecApplyConfiguration{}
+
+		// Group=operator.openshift.io, Version=v1
 	case v1.SchemeGroupVersion.WithKind("LeaderWorkerSetOperator"):
 		return &operatorv1.LeaderWorkerSetOperatorApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("LeaderWorkerSetOperatorSpec"):

@@ -11,6 +11,8 @@ import (
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -66,10 +68,20 @@ func CRDName(gvr schema.GroupVersionResource) string {
 
 // OptionalAPI is an API an operand uses only when it is installed (cert-manager, the Prometheus
 // operator's monitors, Gateway API). Namespace limits its informer to one namespace; empty
-// watches every namespace.
+// watches every namespace. The informer holds only objects carrying the operator's managed-by
+// label, unless AllObjects: objects the operator reads but never makes (a user's
+// ReferenceGrant) carry no label of ours.
 type OptionalAPI struct {
-	GVR       schema.GroupVersionResource
-	Namespace string
+	GVR        schema.GroupVersionResource
+	Namespace  string
+	AllObjects bool
+}
+
+// factoryKey tells apart the informer factories of OptionalAPIs: one per namespace and
+// label filter.
+type factoryKey struct {
+	namespace  string
+	allObjects bool
 }
 
 type optionalAPI struct {
@@ -90,7 +102,7 @@ type OptionalAPIs struct {
 	dynamic   dynamic.Interface
 	resync    time.Duration
 	caches    *Caches
-	factories map[string]dynamicinformer.DynamicSharedInformerFactory
+	factories map[factoryKey]dynamicinformer.DynamicSharedInformerFactory
 
 	mu       sync.Mutex
 	handlers []cache.ResourceEventHandler
@@ -104,14 +116,18 @@ func NewOptionalAPIs(ctx context.Context, dynamicClient dynamic.Interface, apiex
 		dynamic:   dynamicClient,
 		resync:    resync,
 		caches:    caches,
-		factories: map[string]dynamicinformer.DynamicSharedInformerFactory{},
+		factories: map[factoryKey]dynamicinformer.DynamicSharedInformerFactory{},
 		apis:      map[schema.GroupVersionResource]*optionalAPI{},
 	}
 	for _, api := range mergeOptionalAPIs(apis) {
 		o.apis[api.GVR] = &optionalAPI{OptionalAPI: api, crd: NewCRDWatch(apiextClient, CRDName(api.GVR), resync)}
-		if _, ok := o.factories[api.Namespace]; !ok {
-			o.factories[api.Namespace] = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynamicClient, resync, api.Namespace,
-				func(lo *metav1.ListOptions) { lo.LabelSelector = ManagedBySelector() })
+		key := factoryKey{namespace: api.Namespace, allObjects: api.AllObjects}
+		if _, ok := o.factories[key]; !ok {
+			tweak := func(lo *metav1.ListOptions) { lo.LabelSelector = ManagedBySelector() }
+			if api.AllObjects {
+				tweak = nil
+			}
+			o.factories[key] = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynamicClient, resync, api.Namespace, tweak)
 		}
 	}
 	return o
@@ -132,6 +148,7 @@ func mergeOptionalAPIs(apis []OptionalAPI) []OptionalAPI {
 		if out[i].Namespace != api.Namespace {
 			out[i].Namespace = metav1.NamespaceAll
 		}
+		out[i].AllObjects = out[i].AllObjects || api.AllObjects
 	}
 	return out
 }
@@ -200,7 +217,7 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	if api.informer != nil {
 		return
 	}
-	factory := o.factories[api.Namespace]
+	factory := o.factories[factoryKey{namespace: api.Namespace, allObjects: api.AllObjects}]
 	informer := factory.ForResource(api.GVR).Informer()
 	_ = informer.SetTransform(DropManagedFields)
 	o.mu.Lock()
@@ -212,3 +229,27 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	factory.Start(o.ctx.Done())
 	api.informer = informer
 }
+
+// List returns the cached objects of an installed optional API in a namespace. It fails when
+// the API is not installed. An informer that has just started is waited for (within a bound),
+// so that a first sync does not mistake "not listed yet" for "none".
+func (o *OptionalAPIs) List(gvr schema.GroupVersionResource, namespace string) ([]runtime.Object, error) {
+	if err := o.Installed(gvr); err != nil {
+		return nil, err
+	}
+	api := o.apis[gvr]
+	api.mu.Lock()
+	informer := api.informer
+	api.mu.Unlock()
+	if !informer.HasSynced() {
+		ctx, cancel := context.WithTimeout(o.ctx, listSyncTimeout)
+		defer cancel()
+		if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+			return nil, fmt.Errorf("the informer of %s has not synced yet", gvr.GroupResource())
+		}
+	}
+	return cache.NewGenericLister(informer.GetIndexer(), gvr.GroupResource()).ByNamespace(namespace).List(labels.Everything())
+}
+
+// listSyncTimeout bounds how long List waits for a new informer's first list.
+const listSyncTimeout = 10 * time.Second

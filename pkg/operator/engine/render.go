@@ -30,22 +30,21 @@ type Renderer struct {
 	Unowned func(metav1.Object) bool
 }
 
-// Substitute returns the embedded manifest with the placeholders replaced.
-func (r Renderer) Substitute(asset string) ([]byte, error) {
-	raw, err := bindata.Asset(asset)
+// Object renders an embedded manifest into an unstructured object: parsed first, then the
+// placeholders replaced inside string values only, so a substituted value (a CR's name, say)
+// can never change an object's structure, and "$$" or "$(VAR)" elsewhere stay as they are.
+func (r Renderer) Object(asset string) (*unstructured.Unstructured, error) {
+	obj, err := r.Manifest(asset)
 	if err != nil {
 		return nil, err
 	}
-	pairs := make([]string, 0, 2*len(r.Placeholders))
-	for _, k := range slices.Sorted(maps.Keys(r.Placeholders)) {
-		pairs = append(pairs, k, r.Placeholders[k])
-	}
-	return []byte(strings.NewReplacer(pairs...).Replace(string(raw))), nil
+	r.Stamp(obj)
+	return obj, nil
 }
 
-// Object renders an embedded manifest into an unstructured object.
-func (r Renderer) Object(asset string) (*unstructured.Unstructured, error) {
-	raw, err := r.Substitute(asset)
+// Manifest is Object without the operator's labels and owner reference.
+func (r Renderer) Manifest(asset string) (*unstructured.Unstructured, error) {
+	raw, err := bindata.Asset(asset)
 	if err != nil {
 		return nil, err
 	}
@@ -53,8 +52,35 @@ func (r Renderer) Object(asset string) (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", asset, err)
 	}
-	r.Stamp(obj)
+	replacer := r.replacer()
+	obj.Object = substituteStrings(obj.Object, replacer).(map[string]any)
 	return obj, nil
+}
+
+func (r Renderer) replacer() *strings.Replacer {
+	pairs := make([]string, 0, 2*len(r.Placeholders))
+	for _, k := range slices.Sorted(maps.Keys(r.Placeholders)) {
+		pairs = append(pairs, k, r.Placeholders[k])
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// substituteStrings replaces placeholders in every string value of a parsed manifest (never in
+// keys).
+func substituteStrings(node any, replacer *strings.Replacer) any {
+	switch n := node.(type) {
+	case map[string]any:
+		for k, v := range n {
+			n[k] = substituteStrings(v, replacer)
+		}
+	case []any:
+		for i, v := range n {
+			n[i] = substituteStrings(v, replacer)
+		}
+	case string:
+		return replacer.Replace(n)
+	}
+	return node
 }
 
 // DecodeManifest parses one YAML object.

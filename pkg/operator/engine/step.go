@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // Step is one row of an operand's reconcile table: a named piece of the operand, the embedded
@@ -83,14 +85,53 @@ func runStep[R AssetRun](ctx context.Context, s Step[R], run R, dir Direction) e
 	return RemoveAssets(ctx, run, s.Assets)
 }
 
-// ApplyAssets applies every asset in order and stops at the first failure.
+// ApplyAssets applies every asset in order, each whatever happened to the others, and
+// returns their failures merged (MergeErrors).
 func ApplyAssets[R AssetRun](ctx context.Context, run R, assets []string) error {
+	var errs []error
 	for _, asset := range assets {
 		if err := run.ApplyAsset(ctx, asset); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	return MergeErrors(errs)
+}
+
+// MergeErrors merges the failures of one step: outcomes of the same condition and reason
+// become one outcome whose message names every object (three monitors whose CRDs are missing
+// are one problem), anything else becomes one plain error with every message.
+func MergeErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	messages := make([]string, len(errs))
+	var merged *StepError
+	same := true
+	for i, err := range errs {
+		messages[i] = err.Error()
+		var se *StepError
+		if !errors.As(err, &se) {
+			same = false
+			continue
+		}
+		if merged == nil {
+			copied := *se
+			merged = &copied
+		} else if se.Condition != merged.Condition || se.Reason != merged.Reason {
+			same = false
+		} else {
+			merged.Message += "; " + se.Message
+			merged.Blocking = merged.Blocking || se.Blocking
+			merged.Retry = errors.Join(merged.Retry, se.Retry)
+		}
+	}
+	if same {
+		return merged
+	}
+	return errors.New(strings.Join(messages, "; "))
 }
 
 // RemoveAssets removes every asset, last first, and stops at the first failure.

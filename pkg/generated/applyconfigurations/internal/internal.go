@@ -39,6 +39,900 @@ func Parser() *typed.Parser {
 var parserOnce sync.Once
 var parser *typed.Parser
 var schemaYAML = typed.YAMLObject(`types:
+- name: com.github.llm-infra.llm-infra-operator.pkg.apis.batch.v1alpha1.LLMBatchGateway
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        scalar: untyped
+        list:
+          elementType:
+            namedType: __untyped_atomic_
+          elementRelationship: atomic
+        map:
+          elementType:
+            namedType: __untyped_deduced_
+          elementRelationship: separable
+    - name: spec
+      type:
+        map:
+          fields:
+          - name: apiServer
+            type:
+              map:
+                fields:
+                - name: config
+                  type:
+                    map:
+                      fields:
+                      - name: batchAPI
+                        type:
+                          map:
+                            fields:
+                            - name: eventTTLSeconds
+                              type:
+                                scalar: numeric
+                            - name: passThroughHeaders
+                              type:
+                                list:
+                                  elementType:
+                                    scalar: string
+                                  elementRelationship: atomic
+                      - name: enablePprof
+                        type:
+                          scalar: boolean
+                      - name: fileAPI
+                        type:
+                          map:
+                            fields:
+                            - name: defaultExpirationSeconds
+                              type:
+                                scalar: numeric
+                            - name: maxLineCount
+                              type:
+                                scalar: numeric
+                            - name: maxSizeBytes
+                              type:
+                                scalar: numeric
+                      - name: idleTimeoutSeconds
+                        type:
+                          scalar: numeric
+                      - name: inputHeaders
+                        type:
+                          map:
+                            elementType:
+                              scalar: string
+                      - name: logging
+                        type:
+                          map:
+                            fields:
+                            - name: verbosity
+                              type:
+                                scalar: numeric
+                      - name: observabilityPort
+                        type:
+                          scalar: numeric
+                      - name: port
+                        type:
+                          scalar: numeric
+                      - name: readTimeoutSeconds
+                        type:
+                          scalar: numeric
+                      - name: writeTimeoutSeconds
+                        type:
+                          scalar: numeric
+                - name: imagePullPolicy
+                  type:
+                    scalar: string
+                - name: replicas
+                  type:
+                    scalar: numeric
+                  default: 1
+                - name: resources
+                  type:
+                    map:
+                      fields:
+                      - name: claims
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: name
+                                  type:
+                                    scalar: string
+                                - name: request
+                                  type:
+                                    scalar: string
+                            elementRelationship: associative
+                            keys:
+                            - name
+                      - name: limits
+                        type:
+                          map:
+                            elementType:
+                              scalar: untyped
+                      - name: requests
+                        type:
+                          map:
+                            elementType:
+                              scalar: untyped
+          - name: dbBackend
+            type:
+              scalar: string
+            default: postgresql
+          - name: fileStorage
+            type:
+              map:
+                fields:
+                - name: fs
+                  type:
+                    map:
+                      fields:
+                      - name: basePath
+                        type:
+                          scalar: string
+                      - name: claimName
+                        type:
+                          scalar: string
+                - name: retry
+                  type:
+                    map:
+                      fields:
+                      - name: initialBackoff
+                        type:
+                          scalar: string
+                        default: 1s
+                      - name: maxBackoff
+                        type:
+                          scalar: string
+                        default: 10s
+                      - name: maxRetries
+                        type:
+                          scalar: numeric
+                        default: 3
+                - name: s3
+                  type:
+                    map:
+                      fields:
+                      - name: accessKeyId
+                        type:
+                          scalar: string
+                      - name: autoCreateBucket
+                        type:
+                          scalar: boolean
+                      - name: bucket
+                        type:
+                          scalar: string
+                      - name: endpoint
+                        type:
+                          scalar: string
+                      - name: prefix
+                        type:
+                          scalar: string
+                      - name: region
+                        type:
+                          scalar: string
+                      - name: usePathStyle
+                        type:
+                          scalar: boolean
+          - name: gc
+            type:
+              map:
+                fields:
+                - name: config
+                  type:
+                    map:
+                      fields:
+                      - name: dryRun
+                        type:
+                          scalar: boolean
+                      - name: logging
+                        type:
+                          map:
+                            fields:
+                            - name: verbosity
+                              type:
+                                scalar: numeric
+                      - name: maxConcurrency
+                        type:
+                          scalar: numeric
+                - name: imagePullPolicy
+                  type:
+                    scalar: string
+                - name: interval
+                  type:
+                    scalar: string
+                  default: 30m
+                - name: replicas
+                  type:
+                    scalar: numeric
+                  default: 1
+                - name: resources
+                  type:
+                    map:
+                      fields:
+                      - name: claims
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: name
+                                  type:
+                                    scalar: string
+                                - name: request
+                                  type:
+                                    scalar: string
+                            elementRelationship: associative
+                            keys:
+                            - name
+                      - name: limits
+                        type:
+                          map:
+                            elementType:
+                              scalar: untyped
+                      - name: requests
+                        type:
+                          map:
+                            elementType:
+                              scalar: untyped
+          - name: grafana
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+          - name: httpRoute
+            type:
+              map:
+                fields:
+                - name: annotations
+                  type:
+                    map:
+                      elementType:
+                        scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: parentRefs
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: name
+                            type:
+                              scalar: string
+                          - name: namespace
+                            type:
+                              scalar: string
+                          - name: sectionName
+                            type:
+                              scalar: string
+                      elementRelationship: atomic
+          - name: imagePullSecrets
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: name
+                      type:
+                        scalar: string
+                      default: ""
+                    elementRelationship: atomic
+                elementRelationship: atomic
+          - name: monitoring
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+          - name: otel
+            type:
+              map:
+                fields:
+                - name: endpoint
+                  type:
+                    scalar: string
+                - name: insecure
+                  type:
+                    scalar: boolean
+                - name: postgresqlTracing
+                  type:
+                    scalar: boolean
+                - name: redisTracing
+                  type:
+                    scalar: boolean
+                - name: sampler
+                  type:
+                    scalar: string
+                - name: samplerArg
+                  type:
+                    scalar: string
+          - name: processor
+            type:
+              map:
+                fields:
+                - name: asyncConfig
+                  type:
+                    map:
+                      fields:
+                      - name: concurrency
+                        type:
+                          scalar: numeric
+                        default: 8
+                      - name: drainTimeout
+                        type:
+                          scalar: string
+                        default: 2m
+                      - name: imagePullPolicy
+                        type:
+                          scalar: string
+                      - name: inferenceGateway
+                        type:
+                          map:
+                            fields:
+                            - name: inferenceObjective
+                              type:
+                                scalar: string
+                            - name: inferencePoolName
+                              type:
+                                scalar: string
+                            - name: initialBackoff
+                              type:
+                                scalar: string
+                            - name: maxBackoff
+                              type:
+                                scalar: string
+                            - name: maxRetries
+                              type:
+                                scalar: numeric
+                            - name: requestTimeout
+                              type:
+                                scalar: string
+                            - name: tlsCACertFile
+                              type:
+                                scalar: string
+                            - name: tlsClientCertFile
+                              type:
+                                scalar: string
+                            - name: tlsClientKeyFile
+                              type:
+                                scalar: string
+                            - name: tlsInsecureSkipVerify
+                              type:
+                                scalar: boolean
+                            - name: url
+                              type:
+                                scalar: string
+                      - name: modelServerMonitor
+                        type:
+                          map:
+                            fields:
+                            - name: enabled
+                              type:
+                                scalar: boolean
+                            - name: interval
+                              type:
+                                scalar: string
+                              default: 15s
+                            - name: path
+                              type:
+                                scalar: string
+                              default: /metrics
+                            - name: port
+                              type:
+                                scalar: string
+                              default: modelserver
+                            - name: selector
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: string
+                      - name: prometheusCacheTTL
+                        type:
+                          scalar: string
+                      - name: prometheusURL
+                        type:
+                          scalar: string
+                      - name: redis
+                        type:
+                          map:
+                            fields:
+                            - name: batchSize
+                              type:
+                                scalar: numeric
+                              default: 10
+                            - name: gateParams
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: string
+                            - name: gateType
+                              type:
+                                scalar: string
+                            - name: pollIntervalMs
+                              type:
+                                scalar: numeric
+                              default: 1000
+                            - name: queuesConfig
+                              type:
+                                list:
+                                  elementType:
+                                    map:
+                                      fields:
+                                      - name: gateParams
+                                        type:
+                                          map:
+                                            elementType:
+                                              scalar: string
+                                      - name: gateType
+                                        type:
+                                          scalar: string
+                                      - name: igwBaseURL
+                                        type:
+                                          scalar: string
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: requestPathURL
+                                        type:
+                                          scalar: string
+                                      - name: workerPoolID
+                                        type:
+                                          scalar: string
+                                  elementRelationship: atomic
+                            - name: requestPathURL
+                              type:
+                                scalar: string
+                              default: /v1/completions
+                      - name: replicas
+                        type:
+                          scalar: numeric
+                        default: 1
+                      - name: resources
+                        type:
+                          map:
+                            fields:
+                            - name: claims
+                              type:
+                                list:
+                                  elementType:
+                                    map:
+                                      fields:
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: request
+                                        type:
+                                          scalar: string
+                                  elementRelationship: associative
+                                  keys:
+                                  - name
+                            - name: limits
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: untyped
+                            - name: requests
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: untyped
+                      - name: resultPollTimeout
+                        type:
+                          scalar: string
+                      - name: tls
+                        type:
+                          map:
+                            fields:
+                            - name: caCertKey
+                              type:
+                                scalar: string
+                            - name: certKey
+                              type:
+                                scalar: string
+                            - name: insecureSkipVerify
+                              type:
+                                scalar: boolean
+                            - name: keyKey
+                              type:
+                                scalar: string
+                            - name: secretName
+                              type:
+                                scalar: string
+                      - name: transformConfig
+                        type:
+                          map:
+                            fields:
+                            - name: requestTransforms
+                              type:
+                                list:
+                                  elementType:
+                                    map:
+                                      fields:
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: parameters
+                                        type:
+                                          map:
+                                            elementType:
+                                              scalar: string
+                                      - name: type
+                                        type:
+                                          scalar: string
+                                  elementRelationship: atomic
+                      - name: workerPools
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: gateParams
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                - name: gateType
+                                  type:
+                                    scalar: string
+                                - name: name
+                                  type:
+                                    scalar: string
+                                - name: workers
+                                  type:
+                                    scalar: numeric
+                            elementRelationship: atomic
+                - name: config
+                  type:
+                    map:
+                      fields:
+                      - name: concurrency
+                        type:
+                          map:
+                            fields:
+                            - name: aimd
+                              type:
+                                map:
+                                  fields:
+                                  - name: additiveIncrease
+                                    type:
+                                      scalar: numeric
+                                  - name: backoffFactor
+                                    type:
+                                      scalar: string
+                                  - name: enabled
+                                    type:
+                                      scalar: boolean
+                                  - name: min
+                                    type:
+                                      scalar: numeric
+                            - name: global
+                              type:
+                                scalar: numeric
+                            - name: perEndpoint
+                              type:
+                                scalar: numeric
+                            - name: recovery
+                              type:
+                                scalar: numeric
+                      - name: defaultOutputExpirationSeconds
+                        type:
+                          scalar: numeric
+                      - name: enablePprof
+                        type:
+                          scalar: boolean
+                      - name: logging
+                        type:
+                          map:
+                            fields:
+                            - name: verbosity
+                              type:
+                                scalar: numeric
+                      - name: numWorkers
+                        type:
+                          scalar: numeric
+                      - name: progressTTLSeconds
+                        type:
+                          scalar: numeric
+                      - name: sendFairnessHeader
+                        type:
+                          scalar: boolean
+                - name: dispatchMode
+                  type:
+                    scalar: string
+                  default: sync
+                - name: globalInferenceGateway
+                  type:
+                    map:
+                      fields:
+                      - name: inferenceObjective
+                        type:
+                          scalar: string
+                      - name: inferencePoolName
+                        type:
+                          scalar: string
+                      - name: initialBackoff
+                        type:
+                          scalar: string
+                      - name: maxBackoff
+                        type:
+                          scalar: string
+                      - name: maxRetries
+                        type:
+                          scalar: numeric
+                      - name: requestTimeout
+                        type:
+                          scalar: string
+                      - name: tlsCACertFile
+                        type:
+                          scalar: string
+                      - name: tlsClientCertFile
+                        type:
+                          scalar: string
+                      - name: tlsClientKeyFile
+                        type:
+                          scalar: string
+                      - name: tlsInsecureSkipVerify
+                        type:
+                          scalar: boolean
+                      - name: url
+                        type:
+                          scalar: string
+                - name: imagePullPolicy
+                  type:
+                    scalar: string
+                - name: modelGateways
+                  type:
+                    map:
+                      elementType:
+                        map:
+                          fields:
+                          - name: inferenceObjective
+                            type:
+                              scalar: string
+                          - name: inferencePoolName
+                            type:
+                              scalar: string
+                          - name: initialBackoff
+                            type:
+                              scalar: string
+                          - name: maxBackoff
+                            type:
+                              scalar: string
+                          - name: maxRetries
+                            type:
+                              scalar: numeric
+                          - name: requestTimeout
+                            type:
+                              scalar: string
+                          - name: tlsCACertFile
+                            type:
+                              scalar: string
+                          - name: tlsClientCertFile
+                            type:
+                              scalar: string
+                          - name: tlsClientKeyFile
+                            type:
+                              scalar: string
+                          - name: tlsInsecureSkipVerify
+                            type:
+                              scalar: boolean
+                          - name: url
+                            type:
+                              scalar: string
+                - name: replicas
+                  type:
+                    scalar: numeric
+                  default: 1
+                - name: resources
+                  type:
+                    map:
+                      fields:
+                      - name: claims
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: name
+                                  type:
+                                    scalar: string
+                                - name: request
+                                  type:
+                                    scalar: string
+                            elementRelationship: associative
+                            keys:
+                            - name
+                      - name: limits
+                        type:
+                          map:
+                            elementType:
+                              scalar: untyped
+                      - name: requests
+                        type:
+                          map:
+                            elementType:
+                              scalar: untyped
+          - name: prometheusRule
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: labels
+                  type:
+                    map:
+                      elementType:
+                        scalar: string
+          - name: redis
+            type:
+              map:
+                fields:
+                - name: enableTLS
+                  type:
+                    scalar: boolean
+                - name: insecure
+                  type:
+                    scalar: boolean
+          - name: secretRef
+            type:
+              map:
+                fields:
+                - name: name
+                  type:
+                    scalar: string
+                - name: namespace
+                  type:
+                    scalar: string
+                elementRelationship: atomic
+          - name: tls
+            type:
+              map:
+                fields:
+                - name: certManager
+                  type:
+                    map:
+                      fields:
+                      - name: dnsNames
+                        type:
+                          list:
+                            elementType:
+                              scalar: string
+                            elementRelationship: atomic
+                      - name: issuerKind
+                        type:
+                          scalar: string
+                        default: ClusterIssuer
+                      - name: issuerName
+                        type:
+                          scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: secretName
+                  type:
+                    scalar: string
+    - name: status
+      type:
+        map:
+          fields:
+          - name: componentStatus
+            type:
+              map:
+                fields:
+                - name: apiServer
+                  type:
+                    map:
+                      fields:
+                      - name: readyReplicas
+                        type:
+                          scalar: numeric
+                      - name: replicas
+                        type:
+                          scalar: numeric
+                - name: asyncProcessor
+                  type:
+                    map:
+                      fields:
+                      - name: readyReplicas
+                        type:
+                          scalar: numeric
+                      - name: replicas
+                        type:
+                          scalar: numeric
+                - name: gc
+                  type:
+                    map:
+                      fields:
+                      - name: readyReplicas
+                        type:
+                          scalar: numeric
+                      - name: replicas
+                        type:
+                          scalar: numeric
+                - name: processor
+                  type:
+                    map:
+                      fields:
+                      - name: readyReplicas
+                        type:
+                          scalar: numeric
+                      - name: replicas
+                        type:
+                          scalar: numeric
+          - name: conditions
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: lastTransitionTime
+                      type:
+                        scalar: untyped
+                    - name: message
+                      type:
+                        scalar: string
+                    - name: observedGeneration
+                      type:
+                        scalar: numeric
+                    - name: reason
+                      type:
+                        scalar: string
+                    - name: status
+                      type:
+                        scalar: string
+                    - name: type
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - type
+          - name: generations
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: group
+                      type:
+                        scalar: string
+                    - name: hash
+                      type:
+                        scalar: string
+                    - name: lastGeneration
+                      type:
+                        scalar: numeric
+                    - name: name
+                      type:
+                        scalar: string
+                    - name: namespace
+                      type:
+                        scalar: string
+                    - name: resource
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - group
+                - resource
+                - namespace
+                - name
+          - name: observedGeneration
+            type:
+              scalar: numeric
 - name: com.github.llm-infra.llm-infra-operator.pkg.apis.operator.v1.LeaderWorkerSetOperator
   map:
     fields:

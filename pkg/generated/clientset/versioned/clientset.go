@@ -22,6 +22,7 @@ import (
 	fmt "fmt"
 	http "net/http"
 
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/batch/v1alpha1"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/operator/v1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
@@ -30,13 +31,20 @@ import (
 
 type Interface interface {
 	Discovery() discovery.DiscoveryInterface
+	BatchV1alpha1() batchv1alpha1.BatchV1alpha1Interface
 	OperatorV1() operatorv1.OperatorV1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
-	operatorV1 *operatorv1.OperatorV1Client
+	batchV1alpha1 *batchv1alpha1.BatchV1alpha1Client
+	operatorV1    *operatorv1.OperatorV1Client
+}
+
+// BatchV1alpha1 retrieves the BatchV1alpha1Client
+func (c *Clientset) BatchV1alpha1() batchv1alpha1.BatchV1alpha1Interface {
+	return c.batchV1alpha1
 }
 
 // OperatorV1 retrieves the OperatorV1Client
@@ -88,6 +96,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 
 	var cs Clientset
 	var err error
+	cs.batchV1alpha1, err = batchv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.operatorV1, err = operatorv1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -113,6 +125,7 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 // New creates a new Clientset for the given RESTClient.
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
+	cs.batchV1alpha1 = batchv1alpha1.New(c)
 	cs.operatorV1 = operatorv1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

@@ -25,6 +25,7 @@ import (
 	time "time"
 
 	versioned "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
+	batch "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/batch"
 	internalinterfaces "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/internalinterfaces"
 	operator "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/operator"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -325,7 +326,12 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
+	Batch() batch.Interface
 	Operator() operator.Interface
+}
+
+func (f *sharedInformerFactory) Batch() batch.Interface {
+	return batch.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Operator() operator.Interface {

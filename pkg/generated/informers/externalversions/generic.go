@@ -21,6 +21,7 @@ package externalversions
 import (
 	fmt "fmt"
 
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	v1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
@@ -52,7 +53,11 @@ func (f *genericInformer) Lister() cache.GenericLister {
 // TODO extend this to unknown resources with a client pool
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
-	// Group=operator.openshift.io, Version=v1
+	// Group=batch.llm-d.ai, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithResource("llmbatchgateways"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Batch().V1alpha1().LLMBatchGateways().Informer()}, nil
+
+		// Group=operator.openshift.io, Version=v1
 	case v1.SchemeGroupVersion.WithResource("leaderworkersetoperators"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Operator().V1().LeaderWorkerSetOperators().Informer()}, nil
 

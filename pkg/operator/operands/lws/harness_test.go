@@ -29,6 +29,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 const (
@@ -154,6 +155,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		return objectReaction(action)
 	})
 
+	enginetest.VersionObjects(kube, apiext, dyn)
 	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), nodePlacement: setup.placement}
 	env.operator = informerBackedOperatorClient{

@@ -22,16 +22,16 @@ func TestRenderEveryAsset(t *testing.T) {
 	r := operandRenderer()
 	for _, asset := range Assets() {
 		t.Run(asset, func(t *testing.T) {
-			raw, err := r.Substitute(asset)
+			obj, err := r.Object(asset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := obj.MarshalJSON()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(string(raw), bindata.NamespacePlaceholder) || strings.Contains(string(raw), bindata.OperandImagePlaceholder) {
 				t.Error("placeholders left after substitution")
-			}
-			obj, err := r.Object(asset)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if obj.GetLabels()[engine.ManagedByLabel] != engine.ManagedByValue || obj.GetLabels()[engine.PartOfLabel] != PartOfValue {
 				t.Errorf("labels = %v", obj.GetLabels())
@@ -62,7 +62,11 @@ func TestRenderSetsTheImage(t *testing.T) {
 
 func TestRenderKeepsDollarSignsOfTheCRD(t *testing.T) {
 	// The CRD's descriptions contain "$(VAR_NAME)"; only the two placeholders are replaced.
-	raw, err := operandRenderer().Substitute(bindata.LWSCRD)
+	obj, err := operandRenderer().Object(bindata.LWSCRD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := obj.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}

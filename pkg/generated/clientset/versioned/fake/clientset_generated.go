@@ -21,6 +21,8 @@ package fake
 import (
 	applyconfigurations "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations"
 	clientset "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/batch/v1alpha1"
+	fakebatchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/batch/v1alpha1/fake"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/operator/v1"
 	fakeoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/operator/v1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,6 +137,11 @@ var (
 	_ clientset.Interface = &Clientset{}
 	_ testing.FakeClient  = &Clientset{}
 )
+
+// BatchV1alpha1 retrieves the BatchV1alpha1Client
+func (c *Clientset) BatchV1alpha1() batchv1alpha1.BatchV1alpha1Interface {
+	return &fakebatchv1alpha1.FakeBatchV1alpha1{Fake: &c.Fake}
+}
 
 // OperatorV1 retrieves the OperatorV1Client
 func (c *Clientset) OperatorV1() operatorv1.OperatorV1Interface {

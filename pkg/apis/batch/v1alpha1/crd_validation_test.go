@@ -1,0 +1,335 @@
+package v1alpha1_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+)
+
+const (
+	manifestCRD = "../../../../manifests/batch.llm-d.ai_llmbatchgateways.yaml"
+	deployCRD   = "../../../../deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml"
+	// The upstream operator's golden CRs (test/golden/README.md).
+	goldenDir = "../../../../test/golden/batch-gateway"
+)
+
+func loadCRD(t *testing.T) *crdtest.CRD {
+	t.Helper()
+	return crdtest.LoadGenerated(t, manifestCRD, deployCRD)
+}
+
+// allCases is every case of the table: the golden CRs, then the other accepted and the rejected
+// objects.
+func allCases(t *testing.T) []testcases.Case {
+	t.Helper()
+	golden, err := testcases.Golden(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(golden) != 11 {
+		t.Errorf("%d golden CRs, want the 11 of test/golden/batch-gateway", len(golden))
+	}
+	return slices.Concat(golden, testcases.Accepted, testcases.Rejected)
+}
+
+func object(t *testing.T, c testcases.Case) map[string]any {
+	t.Helper()
+	obj, err := c.Object()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func TestCRDAdmission(t *testing.T) {
+	crd := loadCRD(t)
+	for _, c := range allCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			_, errs := crd.Create(object(t, c))
+			crdtest.ExpectErrors(t, errs, c.Errors)
+		})
+	}
+}
+
+// TestValidateSpecAgreesWithCRD runs every case the schema accepts through ValidateSpec, on the
+// object as the API server would store it, and requires the same errors as the CRD's CEL rules:
+// same paths, types and messages. Objects with schema errors are left out: the Go function works
+// on typed values, where an invalid 0 and an unset field look the same.
+func TestValidateSpecAgreesWithCRD(t *testing.T) {
+	crd := loadCRD(t)
+	messages := ruleMessages(crd.Definition)
+	covered := map[string]bool{}
+	for _, c := range allCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			stored, errs := crd.Create(object(t, c))
+			var celErrs field.ErrorList
+			for _, err := range errs {
+				if messages[err.Detail] {
+					celErrs = append(celErrs, err)
+					covered[err.Detail] = true
+				}
+			}
+			if len(celErrs) != len(errs) {
+				t.Skip("schema errors: ValidateSpec does not check the schema")
+			}
+			gateway := decodeStrict(t, stored)
+			if got, want := errorSet(gateway.ValidateSpec()), errorSet(celErrs); !slices.Equal(got, want) {
+				t.Errorf("ValidateSpec:\n%s\nthe CRD:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+	for message := range messages {
+		if !covered[message] {
+			t.Errorf("no case breaks the CEL rule %q", message)
+		}
+	}
+}
+
+// ruleMessages is the message of every CEL rule in the CRD.
+func ruleMessages(crd *apiextensionsv1.CustomResourceDefinition) map[string]bool {
+	messages := map[string]bool{}
+	walk(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, "", func(_ string, s *apiextensionsv1.JSONSchemaProps) {
+		for _, rule := range s.XValidations {
+			messages[rule.Message] = true
+		}
+	})
+	return messages
+}
+
+// walk calls visit on s and every schema under it, with its path.
+func walk(s *apiextensionsv1.JSONSchemaProps, path string, visit func(string, *apiextensionsv1.JSONSchemaProps)) {
+	visit(path, s)
+	for name, p := range s.Properties {
+		walk(&p, path+"."+name, visit)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		walk(s.Items.Schema, path+"[*]", visit)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		walk(s.AdditionalProperties.Schema, path+"[*]", visit)
+	}
+}
+
+func errorSet(errs field.ErrorList) []string {
+	var out []string
+	for _, err := range errs {
+		out = append(out, fmt.Sprintf("%s %s: %s", err.Type, err.Field, err.Detail))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// decodeStrict decodes an object into the Go type and fails on a field the type lacks: the Go
+// types and the CRD must describe the same fields.
+func decodeStrict(t *testing.T, obj map[string]any) *v1alpha1.LLMBatchGateway {
+	t.Helper()
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.DisallowUnknownFields()
+	gateway := &v1alpha1.LLMBatchGateway{}
+	if err := decoder.Decode(gateway); err != nil {
+		t.Fatalf("decode into LLMBatchGateway: %v", err)
+	}
+	return gateway
+}
+
+func TestDefaults(t *testing.T) {
+	crd := loadCRD(t)
+	sync, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseSync, Patch: `{spec: {fileStorage: {retry: {}}}}`}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	async, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseAsync, Patch: `{spec: {processor: {asyncConfig: {modelServerMonitor: {}}}}}`}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	// Upstream's defaults, which existing objects were stored with.
+	for _, tc := range []struct {
+		obj  map[string]any
+		path string
+		want any
+	}{
+		{sync, "spec.dbBackend", "postgresql"},
+		{sync, "spec.apiServer.replicas", int64(1)},
+		{sync, "spec.processor.replicas", int64(1)},
+		{sync, "spec.processor.dispatchMode", "sync"},
+		{sync, "spec.gc.replicas", int64(1)},
+		{sync, "spec.gc.interval", "30m"},
+		{sync, "spec.fileStorage.retry.maxRetries", int64(3)},
+		{sync, "spec.fileStorage.retry.initialBackoff", "1s"},
+		{sync, "spec.fileStorage.retry.maxBackoff", "10s"},
+		{async, "spec.processor.dispatchMode", "async"},
+		{async, "spec.processor.asyncConfig.replicas", int64(1)},
+		{async, "spec.processor.asyncConfig.concurrency", int64(8)},
+		{async, "spec.processor.asyncConfig.drainTimeout", "2m"},
+		{async, "spec.processor.asyncConfig.redis.requestPathURL", "/v1/completions"},
+		{async, "spec.processor.asyncConfig.redis.pollIntervalMs", int64(1000)},
+		{async, "spec.processor.asyncConfig.redis.batchSize", int64(10)},
+		{async, "spec.processor.asyncConfig.modelServerMonitor.port", "modelserver"},
+		{async, "spec.processor.asyncConfig.modelServerMonitor.path", "/metrics"},
+		{async, "spec.processor.asyncConfig.modelServerMonitor.interval", "15s"},
+	} {
+		got, found, err := unstructured.NestedFieldNoCopy(tc.obj, strings.Split(tc.path, ".")...)
+		if err != nil || !found || got != tc.want {
+			t.Errorf("%s = %v (found %v, %v), want %v", tc.path, got, found, err, tc.want)
+		}
+	}
+	tlsDefaults, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseSync, Patch: `{spec: {tls: {enabled: true, certManager: {issuerName: ca}}}}`}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if kind, _, _ := unstructured.NestedString(tlsDefaults, "spec", "tls", "certManager", "issuerKind"); kind != "ClusterIssuer" {
+		t.Errorf("spec.tls.certManager.issuerKind = %q, want ClusterIssuer", kind)
+	}
+}
+
+// TestRatcheting shows what happens to an object stored before a rule existed (an async
+// gateway with a global inference gateway, which upstream's CRD accepted): updates that leave
+// spec.processor alone pass, an update of spec.processor must fix it, and ValidateSpec reports
+// it all along.
+func TestRatcheting(t *testing.T) {
+	crd := loadCRD(t)
+	stored, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseAsync}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	processor := stored["spec"].(map[string]any)["processor"].(map[string]any)
+	processor["globalInferenceGateway"] = map[string]any{"url": "http://gw"}
+	delete(processor, "modelGateways")
+
+	if errs := decodeStrict(t, stored).ValidateSpec(); !slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == v1alpha1.MessageAsyncGlobalGateway }) {
+		t.Errorf("ValidateSpec of the stored object = %v, want %q", errs, v1alpha1.MessageAsyncGlobalGateway)
+	}
+	for _, tc := range []struct {
+		name  string
+		patch string
+		want  []string
+	}{
+		{"scale the apiserver", `{spec: {apiServer: {replicas: 2}}}`, nil},
+		{"add a label", `{metadata: {labels: {team: batch}}}`, nil},
+		{"scale the processor", `{spec: {processor: {replicas: 2}}}`, []string{v1alpha1.MessageAsyncGlobalGateway}},
+		{"fix it", `{spec: {processor: {globalInferenceGateway: null, modelGateways: {llama-3: {inferencePoolName: llama-pool}}}}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			storedJSON, err := json.Marshal(stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			updated := object(t, testcases.Case{Base: string(storedJSON), Patch: tc.patch})
+			_, errs := crd.Update(updated, stored)
+			crdtest.ExpectErrors(t, errs, tc.want)
+		})
+	}
+}
+
+func TestStatus(t *testing.T) {
+	crd := loadCRD(t)
+	stored, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseAsync}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	const status = `
+status:
+  observedGeneration: 3
+  conditions:
+  - {type: Ready, status: "False", reason: ComponentsNotReady, message: "One or more components have no ready replicas", lastTransitionTime: "2026-01-02T03:04:05Z", observedGeneration: 3}
+  - {type: AsyncProcessorAvailable, status: "False", reason: Unavailable, message: "", lastTransitionTime: "2026-01-02T03:04:05Z"}
+  componentStatus:
+    apiServer: {replicas: 1, readyReplicas: 1}
+    processor: {replicas: 1, readyReplicas: 1}
+    gc: {replicas: 1, readyReplicas: 0}
+    asyncProcessor: {replicas: 1, readyReplicas: 0}
+  generations:
+  - {group: apps, resource: deployments, namespace: llm, name: gw-batch-gateway-apiserver, lastGeneration: 2}
+  - {group: apps, resource: deployments, namespace: llm, name: gw-batch-gateway-processor, lastGeneration: 1}
+`
+	storedYAML, err := json.Marshal(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		patch string
+		want  []string
+	}{
+		{"every field", status, nil},
+		{"two Ready conditions", `{status: {conditions: [
+		  {type: Ready, status: "True", reason: AllComponentsReady, message: "", lastTransitionTime: "2026-01-02T03:04:05Z"},
+		  {type: Ready, status: "False", reason: ComponentsNotReady, message: "", lastTransitionTime: "2026-01-02T03:04:05Z"}]}}`,
+			[]string{`status.conditions[1]: Duplicate value: {"type":"Ready"}`}},
+		{"the same Deployment twice in generations", `{status: {generations: [
+		  {group: apps, resource: deployments, namespace: llm, name: gw, lastGeneration: 1},
+		  {group: apps, resource: deployments, namespace: llm, name: gw, lastGeneration: 2}]}}`,
+			[]string{`status.generations[1]: Duplicate value: {"group":"apps","name":"gw","namespace":"llm","resource":"deployments"}`}},
+		{"componentStatus without readyReplicas", `{status: {componentStatus: {gc: {replicas: 1}}}}`,
+			[]string{"status.componentStatus.gc.readyReplicas: Required value", testcases.RulesNotChecked}},
+		{"a condition without reason", `{status: {conditions: [{type: Ready, status: "True", message: "", lastTransitionTime: "2026-01-02T03:04:05Z"}]}}`,
+			[]string{"status.conditions[0].reason: Required value", testcases.RulesNotChecked}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			updated := object(t, testcases.Case{Base: string(storedYAML), Patch: tc.patch})
+			crdtest.ExpectErrors(t, crd.UpdateStatus(updated, stored), tc.want)
+		})
+	}
+}
+
+func TestCRDShape(t *testing.T) {
+	// loadCRD also checks that the API server accepts the CRD, CEL cost included.
+	d := loadCRD(t).Definition
+	if d.Name != "llmbatchgateways.batch.llm-d.ai" || d.Spec.Scope != apiextensionsv1.NamespaceScoped ||
+		d.Spec.Names.Kind != "LLMBatchGateway" || d.Spec.Names.ListKind != "LLMBatchGatewayList" ||
+		d.Spec.Names.Singular != "llmbatchgateway" || !slices.Equal(d.Spec.Names.ShortNames, []string{"lbg"}) {
+		t.Errorf("names = %s %s %+v, want upstream's", d.Name, d.Spec.Scope, d.Spec.Names)
+	}
+	v := d.Spec.Versions[0]
+	if v.Name != "v1alpha1" || !v.Served || !v.Storage || v.Subresources == nil || v.Subresources.Status == nil || v.Subresources.Scale != nil {
+		t.Errorf("version %s served %v storage %v subresources %+v, want v1alpha1 with the status subresource only", v.Name, v.Served, v.Storage, v.Subresources)
+	}
+	wantColumns := []apiextensionsv1.CustomResourceColumnDefinition{
+		{Name: "Ready", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
+		{Name: "API-Ready", Type: "integer", JSONPath: ".status.componentStatus.apiServer.readyReplicas"},
+		{Name: "Proc-Ready", Type: "integer", JSONPath: ".status.componentStatus.processor.readyReplicas"},
+		{Name: "GC-Ready", Type: "integer", JSONPath: ".status.componentStatus.gc.readyReplicas"},
+		{Name: "Async-Ready", Type: "integer", JSONPath: ".status.componentStatus.asyncProcessor.readyReplicas"},
+		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+	}
+	if !slices.Equal(v.AdditionalPrinterColumns, wantColumns) {
+		t.Errorf("printer columns = %+v, want %+v", v.AdditionalPrinterColumns, wantColumns)
+	}
+
+	root := v.Schema.OpenAPIV3Schema
+	if !slices.Equal(root.Required, []string{"spec"}) {
+		t.Errorf("required = %v, want [spec]", root.Required)
+	}
+	status := root.Properties["status"]
+	for name, keys := range map[string][]string{
+		"conditions":  {"type"},
+		"generations": {"group", "resource", "namespace", "name"},
+	} {
+		if got := status.Properties[name]; got.XListType == nil || *got.XListType != "map" || !slices.Equal(got.XListMapKeys, keys) {
+			t.Errorf("status.%s: list type %v keys %v, want map keyed by %v: server-side apply merges them by key", name, got.XListType, got.XListMapKeys, keys)
+		}
+	}
+
+	// Every field is documented: kubectl explain shows these descriptions.
+	walk(root, "", func(path string, s *apiextensionsv1.JSONSchemaProps) {
+		if path != "" && path != ".metadata" && !strings.HasSuffix(path, "[*]") && strings.TrimSpace(s.Description) == "" {
+			t.Errorf("%s has no description", path)
+		}
+	})
+}

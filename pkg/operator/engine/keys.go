@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+)
+
+// Namespaced operands queue one key per CR: "namespace/name". library-go's periodic resync
+// queues factory.DefaultQueueKey instead; KeyedSync turns that into every CR's key.
+
+// KeyedSync returns a factory sync function for an operand with one queue key per CR. A real
+// key is synced alone; the default key (the periodic resync) queues every key that list
+// returns.
+func KeyedSync(list func() ([]string, error), syncOne func(ctx context.Context, syncCtx factory.SyncContext, key string) error) factory.SyncFunc {
+	return func(ctx context.Context, syncCtx factory.SyncContext) error {
+		key := syncCtx.QueueKey()
+		if key != factory.DefaultQueueKey {
+			return syncOne(ctx, syncCtx, key)
+		}
+		keys, err := list()
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			syncCtx.Queue().Add(k)
+		}
+		return nil
+	}
+}
+
+// ObjectKey is the queue key of a namespaced object.
+func ObjectKey(obj metav1.Object) string {
+	return obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// ControllerKey maps an object to the key of the CR of the given kind that controls it (its
+// controller owner reference), for the informers of the kinds an operand creates. Objects
+// controlled by something else map to no key.
+func ControllerKey(ownerGK schema.GroupKind) factory.ObjectQueueKeysFunc {
+	return func(obj runtime.Object) []string {
+		m, ok := metaOf(obj)
+		if !ok {
+			return nil
+		}
+		ref := metav1.GetControllerOfNoCopy(m)
+		if ref == nil || ref.Kind != ownerGK.Kind {
+			return nil
+		}
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != ownerGK.Group {
+			return nil
+		}
+		return []string{m.GetNamespace() + "/" + ref.Name}
+	}
+}
+
+// metaOf unwraps informer tombstones and returns an object's metadata.
+func metaOf(obj any) (metav1.Object, bool) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return m, ok
+}
+
+// QueueingHandler is an informer event handler that queues the keys an object maps to.
+func QueueingHandler(keys func(obj any) []string, queue func(key string)) cache.ResourceEventHandler {
+	add := func(obj any) {
+		for _, k := range keys(obj) {
+			queue(k)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    add,
+		UpdateFunc: func(_, obj any) { add(obj) },
+		DeleteFunc: add,
+	}
+}

@@ -1,0 +1,385 @@
+package batchgateway
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	crfake "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/fake"
+	crinformers "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+)
+
+// fakeEnv is the operand wired to fake clients (client-go's, the generated clientset's fake and
+// library-go's in-memory event recorder). The dynamic fake serves built-in kinds from the typed
+// fake's tracker, so both see one cluster.
+type fakeEnv struct {
+	t        *testing.T
+	ctx      context.Context
+	kube     *kubefake.Clientset
+	apiext   *apiextfake.Clientset
+	dynamic  *dynamicfake.FakeDynamicClient
+	crs      *crfake.Clientset
+	recorder events.InMemoryRecorder
+	op       *Operand
+	syncCtx  factory.SyncContext
+	caches   *engine.Caches
+
+	managed    informers.SharedInformerFactory
+	crInformer cache.SharedIndexInformer
+	optional   *engine.OptionalAPIs
+	controller factory.Controller
+}
+
+// optionalCRDs are the CRDs of every optional API of the operand.
+var optionalCRDs = func() []string {
+	var out []string
+	for _, api := range OptionalAPIs() {
+		out = append(out, engine.CRDName(api.GVR))
+	}
+	return out
+}()
+
+var testImages = Images{APIServer: "example.com/api:1", Processor: "example.com/proc:1", GC: "example.com/gc:1", AsyncProcessor: "example.com/async:1"}
+
+type envSetup struct {
+	crds    []string
+	objects []runtime.Object
+	custom  []runtime.Object
+	images  Images
+}
+
+type envOption func(*envSetup)
+
+func withCRDs(names ...string) envOption {
+	return func(s *envSetup) { s.crds = append(s.crds, names...) }
+}
+
+// withObjects pre-creates built-in objects.
+func withObjects(objs ...runtime.Object) envOption {
+	return func(s *envSetup) { s.objects = append(s.objects, objs...) }
+}
+
+// withCustomObjects pre-creates objects of optional APIs (ReferenceGrants, say).
+func withCustomObjects(objs ...runtime.Object) envOption {
+	return func(s *envSetup) { s.custom = append(s.custom, objs...) }
+}
+
+func withImages(images Images) envOption { return func(s *envSetup) { s.images = images } }
+
+func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
+		}},
+	}
+}
+
+// credentials is a Secret with every key the default backends need.
+func credentials(namespace, name string, data map[string]string) *corev1.Secret {
+	if data == nil {
+		data = map[string]string{keyRedisURL: "redis://r", keyPostgreSQLURL: "postgresql://p", keyS3SecretAccessKey: "s3"}
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Data: map[string][]byte{}}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	return s
+}
+
+func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
+	t.Helper()
+	setup := &envSetup{images: testImages}
+	for _, o := range opts {
+		o(setup)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+
+	kube := kubefake.NewSimpleClientset(setup.objects...)
+	var crdObjs []runtime.Object
+	for _, name := range setup.crds {
+		crdObjs = append(crdObjs, establishedCRD(name))
+	}
+	apiext := apiextfake.NewSimpleClientset(crdObjs...)
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	listKinds := map[schema.GroupVersionResource]string{}
+	for _, api := range OptionalAPIs() {
+		listKinds[api.GVR] = kindOfResource(api.GVR) + "List"
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, listKinds, setup.custom...)
+	builtIn := map[string]bool{"": true, "apps": true}
+	objectReaction := clienttesting.ObjectReaction(kube.Tracker())
+	dyn.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if !builtIn[action.GetResource().Group] {
+			return false, nil, nil
+		}
+		return objectReaction(action)
+	})
+
+	crs := crfake.NewSimpleClientset()
+	enginetest.VersionObjects(kube, apiext, dyn, crs)
+	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn, crs: crs,
+		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), caches: engine.NewCaches()}
+	env.managed = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
+	env.crInformer = crinformers.NewSharedInformerFactory(env.crs, 0).Batch().V1alpha1().LLMBatchGateways().Informer()
+	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs()...)
+	watched := RegisterInformers(env.caches, env.managed)
+
+	env.op, env.controller = New(ctx, Config{
+		Images:    setup.images,
+		Client:    env.crs,
+		Informer:  env.crInformer,
+		Clients:   &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
+		Informers: watched,
+		Optional:  env.optional,
+		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
+			return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+		},
+		Events:   func(*batchv1alpha1.LLMBatchGateway) events.Recorder { return env.recorder },
+		Recorder: env.recorder,
+		Clock:    clock.RealClock{},
+	})
+	env.syncCtx = factory.NewSyncContext("test", env.recorder)
+
+	env.managed.Start(ctx.Done())
+	env.managed.WaitForCacheSync(ctx.Done())
+	go env.crInformer.Run(ctx.Done())
+	informersToSync := []cache.InformerSynced{env.crInformer.HasSynced}
+	for _, w := range env.optional.CRDWatches() {
+		go w.Informer.Run(ctx.Done())
+		informersToSync = append(informersToSync, w.Informer.HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), informersToSync...) {
+		t.Fatal("informers did not sync")
+	}
+	return env
+}
+
+// kindOfResource guesses a kind from its resource for the dynamic fake's list kinds.
+func kindOfResource(gvr schema.GroupVersionResource) string {
+	switch gvr.Resource {
+	case "certificates":
+		return "Certificate"
+	case "httproutes":
+		return "HTTPRoute"
+	case "servicemonitors":
+		return "ServiceMonitor"
+	case "podmonitors":
+		return "PodMonitor"
+	case "prometheusrules":
+		return "PrometheusRule"
+	case "referencegrants":
+		return "ReferenceGrant"
+	}
+	panic("unknown optional resource " + gvr.String())
+}
+
+// create stores a CR and waits for the informer to hold it.
+func (e *fakeEnv) create(cr *batchv1alpha1.LLMBatchGateway) *batchv1alpha1.LLMBatchGateway {
+	e.t.Helper()
+	if cr.UID == "" {
+		cr.UID = types.UID("uid-" + cr.Namespace + "-" + cr.Name)
+	}
+	if cr.Generation == 0 {
+		cr.Generation = 1
+	}
+	created, err := e.crs.BatchV1alpha1().LLMBatchGateways(cr.Namespace).Create(e.ctx, cr, metav1.CreateOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.waitFor("the CR in the informer", func() bool { return e.cachedCR(cr.Namespace, cr.Name) != nil })
+	return created
+}
+
+// update changes a CR's spec (bumping its generation, as the API server would).
+func (e *fakeEnv) update(namespace, name string, change func(*batchv1alpha1.LLMBatchGateway)) {
+	e.t.Helper()
+	cr := e.get(namespace, name)
+	change(cr)
+	cr.Generation++
+	updated, err := e.crs.BatchV1alpha1().LLMBatchGateways(namespace).Update(e.ctx, cr, metav1.UpdateOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.waitFor("the updated CR in the informer", func() bool {
+		c := e.cachedCR(namespace, name)
+		return c != nil && c.ResourceVersion == updated.ResourceVersion
+	})
+}
+
+func (e *fakeEnv) get(namespace, name string) *batchv1alpha1.LLMBatchGateway {
+	e.t.Helper()
+	cr, err := e.crs.BatchV1alpha1().LLMBatchGateways(namespace).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return cr
+}
+
+func (e *fakeEnv) cachedCR(namespace, name string) *batchv1alpha1.LLMBatchGateway {
+	cr, err := e.op.lister.LLMBatchGateways(namespace).Get(name)
+	if err != nil {
+		return nil
+	}
+	return cr
+}
+
+// sync runs one sync of a CR and waits for the informers to catch up with what it wrote, as
+// they would before the next event.
+func (e *fakeEnv) sync(namespace, name string) error {
+	e.t.Helper()
+	err := e.op.syncKey(e.ctx, e.syncCtx, namespace+"/"+name)
+	e.settle(namespace, name)
+	return err
+}
+
+// settle waits until the CR's status and every labelled object the fakes hold are cached.
+func (e *fakeEnv) settle(namespace, name string) {
+	e.t.Helper()
+	e.waitFor("caches to catch up", func() bool {
+		cr, err := e.crs.BatchV1alpha1().LLMBatchGateways(namespace).Get(e.ctx, name, metav1.GetOptions{})
+		if err == nil {
+			if c := e.cachedCR(namespace, name); c == nil || c.ResourceVersion != cr.ResourceVersion {
+				return false
+			}
+		}
+		for _, gr := range []schema.GroupResource{engine.Deployments, engine.ConfigMaps, engine.Services, engine.ServiceAccounts, engine.Secrets} {
+			list, err := e.dynamic.Resource(schema.GroupVersionResource{Group: gr.Group, Version: "v1", Resource: gr.Resource}).Namespace(namespace).List(e.ctx, metav1.ListOptions{LabelSelector: engine.ManagedBySelector()})
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			for _, item := range list.Items {
+				cached, err := e.caches.GetMeta(gr, item.GetNamespace(), item.GetName())
+				if err != nil || cached.GetResourceVersion() != item.GetResourceVersion() {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+func (e *fakeEnv) waitFor(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (e *fakeEnv) clearActions() {
+	e.kube.ClearActions()
+	e.apiext.ClearActions()
+	e.dynamic.ClearActions()
+	e.crs.ClearActions()
+}
+
+// actions lists the API calls of the given verbs the fakes saw since the last clearActions.
+func (e *fakeEnv) actions(verbs ...string) []string {
+	var out []string
+	for _, actions := range [][]clienttesting.Action{e.kube.Actions(), e.apiext.Actions(), e.dynamic.Actions(), e.crs.Actions()} {
+		for _, a := range actions {
+			if slices.Contains(verbs, a.GetVerb()) && a.GetResource().Resource != "events" {
+				out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace())
+			}
+		}
+	}
+	return out
+}
+
+func (e *fakeEnv) writes() []string { return e.actions("create", "update", "patch", "delete") }
+
+func (e *fakeEnv) reads() []string { return e.actions("get", "list") }
+
+// object reads an object of the fakes, or nil.
+func (e *fakeEnv) object(gvr schema.GroupVersionResource, namespace, name string) metav1.Object {
+	e.t.Helper()
+	obj, err := e.dynamic.Resource(gvr).Namespace(namespace).Get(e.ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return obj
+}
+
+func (e *fakeEnv) deployment(namespace, name string) *appsv1.Deployment {
+	e.t.Helper()
+	d, err := e.kube.AppsV1().Deployments(namespace).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("Deployment %s/%s: %v", namespace, name, err)
+	}
+	return d
+}
+
+// condition returns a CR's condition of the given type, or nil.
+func (e *fakeEnv) condition(namespace, name, condType string) *metav1.Condition {
+	return meta.FindStatusCondition(e.get(namespace, name).Status.Conditions, condType)
+}
+
+func (e *fakeEnv) expectCondition(namespace, name, condType string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+	e.t.Helper()
+	c := e.condition(namespace, name, condType)
+	if c == nil {
+		e.t.Fatalf("condition %s not set; status: %+v", condType, e.get(namespace, name).Status)
+	}
+	if c.Status != status || c.Reason != reason {
+		e.t.Errorf("condition %s = %s/%s (%q), want %s/%s", condType, c.Status, c.Reason, c.Message, status, reason)
+	}
+	return c
+}
+
+// makeAvailable marks a Deployment's rollout complete, as the controller manager would.
+func (e *fakeEnv) makeAvailable(namespace, name string) {
+	e.t.Helper()
+	d := e.deployment(namespace, name)
+	replicas := engine.DesiredReplicas(d)
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas, ReadyReplicas: replicas, AvailableReplicas: replicas}
+	if _, err := e.kube.AppsV1().Deployments(namespace).UpdateStatus(e.ctx, d, metav1.UpdateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// events lists the reasons of the events recorded so far.
+func (e *fakeEnv) eventReasons() []string {
+	var out []string
+	for _, ev := range e.recorder.Events() {
+		out = append(out, ev.Reason)
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package batchgateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+)
+
+// ReferenceGrantGVR is Gateway API's ReferenceGrant, which allows a cross-namespace
+// spec.secretRef (as upstream).
+var ReferenceGrantGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1beta1", Resource: "referencegrants"}
+
+// copiedFromAnnotation records, on the copy of a cross-namespace credentials Secret, where it
+// was copied from (upstream's annotation).
+const copiedFromAnnotation = "batch.llm-d.ai/copied-from"
+
+// Keys of the credentials Secret the operand reads (upstream's names, files under
+// /etc/.secrets).
+const (
+	keyRedisURL          = "redis-url"
+	keyPostgreSQLURL     = "postgresql-url"
+	keyS3SecretAccessKey = "s3-secret-access-key"
+)
+
+// requiredKeys are the credentials Secret's keys the spec's backends need.
+func requiredKeys(spec *batchv1alpha1.LLMBatchGatewaySpec) []string {
+	// The exchange is always Redis, whatever the metadata database.
+	keys := []string{keyRedisURL}
+	if spec.DBBackend == "" || spec.DBBackend == batchv1alpha1.DBBackendPostgreSQL {
+		keys = append(keys, keyPostgreSQLURL)
+	}
+	if spec.FileStorage != nil && spec.FileStorage.S3 != nil {
+		keys = append(keys, keyS3SecretAccessKey)
+	}
+	return keys
+}
+
+// credentialsSource is the Secret spec.secretRef names.
+func credentialsSource(cr *batchv1alpha1.LLMBatchGateway) types.NamespacedName {
+	ns := cr.Spec.SecretRef.Namespace
+	if ns == "" {
+		ns = cr.Namespace
+	}
+	return types.NamespacedName{Namespace: ns, Name: cr.Spec.SecretRef.Name}
+}
+
+// referencedSecrets are every Secret the CR's pods use: the credentials and TLS Secrets.
+// They are watched one by one.
+func referencedSecrets(cr *batchv1alpha1.LLMBatchGateway, names Names) []types.NamespacedName {
+	refs := []types.NamespacedName{credentialsSource(cr)}
+	for _, component := range []string{componentAPIServer, componentAsyncProcessor} {
+		refs = append(refs, tlsSecretsFor(cr, names, component)...)
+	}
+	return refs
+}
+
+// tlsSecretsFor are the TLS Secrets a component mounts.
+func tlsSecretsFor(cr *batchv1alpha1.LLMBatchGateway, names Names, component string) []types.NamespacedName {
+	spec := &cr.Spec
+	var name string
+	switch component {
+	case componentAPIServer:
+		if spec.TLS != nil && spec.TLS.Enabled {
+			name = spec.TLS.SecretName
+			if spec.TLS.CertManager != nil {
+				name = names.APIServerTLS
+			}
+		}
+	case componentAsyncProcessor:
+		if asyncEnabled(spec) && spec.Processor.AsyncConfig.TLS != nil {
+			name = spec.Processor.AsyncConfig.TLS.SecretName
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	return []types.NamespacedName{{Namespace: cr.Namespace, Name: name}}
+}
+
+func (run *syncRun) tlsSecretsOf(component string) []types.NamespacedName {
+	return tlsSecretsFor(run.cr, run.names, component)
+}
+
+// watchedSecret reads a referenced Secret from its watch.
+func (run *syncRun) watchedSecret(ref types.NamespacedName) (*corev1.Secret, error) {
+	obj, err := run.secrets.Get(ref)
+	if err != nil {
+		return nil, err
+	}
+	secret, ok := obj.(*corev1.Secret)
+	if !ok {
+		return nil, fmt.Errorf("unexpected %T in the watch of Secret %s", obj, ref)
+	}
+	return secret, nil
+}
+
+// applyCredentials resolves spec.secretRef into the Secret the pods mount. A Secret in the
+// CR's namespace is mounted as it is. One in another namespace needs a ReferenceGrant there
+// (as upstream), and is copied into the CR's namespace as <cr>-credentials; the copy keeps its
+// source: a changed secretRef is refused (SecretRefImmutable). The keys the backends need are
+// checked; values never leave the operator except in the copy.
+func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
+	cr := run.cr
+	source := credentialsSource(cr)
+	run.secrets.Set(ctx, run.key, referencedSecrets(cr, run.names)...)
+
+	crossNamespace := source.Namespace != cr.Namespace
+	copyObj := &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: run.names.Credentials, Namespace: cr.Namespace},
+	}
+	if !crossNamespace {
+		run.credentialsSecret = source.Name
+		// A copy left from an earlier cross-namespace reference is not mounted any more.
+		if err := run.applier.DeleteObject(ctx, copyObj, engine.ControlledBy(cr), engine.FromCache); err != nil {
+			return err
+		}
+	} else {
+		if err := run.checkCopySource(source); err != nil {
+			return err
+		}
+		if err := run.checkReferenceGrant(source); err != nil {
+			return err
+		}
+		run.credentialsSecret = run.names.Credentials
+	}
+
+	secret, err := run.watchedSecret(source)
+	if apierrors.IsNotFound(err) {
+		return readyProblem(engine.ReasonSecretMissing, false,
+			"the Secret %s named by spec.secretRef does not exist: create it with the keys %v; the pods start once it exists", source, requiredKeys(&cr.Spec))
+	}
+	if err != nil {
+		return err
+	}
+	run.credentials = secret
+	if crossNamespace {
+		copyObj.Type = secret.Type
+		copyObj.Data = secret.Data
+		copyObj.Annotations = map[string]string{copiedFromAnnotation: source.String()}
+		run.stamp.Stamp(copyObj)
+		if err := run.applier.Apply(ctx, copyObj); err != nil {
+			return err
+		}
+	}
+	if missing := missingKeys(secret, requiredKeys(&cr.Spec)); len(missing) > 0 {
+		return readyProblem(engine.ReasonSecretKeysMissing, false,
+			"the Secret %s named by spec.secretRef lacks the keys %v, which the configured backends need (dbBackend %q, file storage): add them", source, missing, dbBackendOf(&cr.Spec))
+	}
+	return nil
+}
+
+// checkCopySource refuses a secretRef that changed after its Secret was copied, as upstream.
+func (run *syncRun) checkCopySource(source types.NamespacedName) error {
+	existing, err := run.clients.Caches.GetMeta(engine.Secrets, run.cr.Namespace, run.names.Credentials)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if from := existing.GetAnnotations()[copiedFromAnnotation]; from != "" && from != source.String() {
+		return readyProblem(batchv1alpha1.ReasonSecretRefImmutable, true,
+			"spec.secretRef changed to %s after the Secret %s was copied to %s/%s: the reference cannot change; set it back, or delete the copy %s/%s to copy the new Secret",
+			source, from, run.cr.Namespace, run.names.Credentials, run.cr.Namespace, run.names.Credentials)
+	}
+	return nil
+}
+
+// checkReferenceGrant looks for a ReferenceGrant in the Secret's namespace that lets
+// LLMBatchGateways of the CR's namespace reference it.
+func (run *syncRun) checkReferenceGrant(source types.NamespacedName) error {
+	grants, err := run.optional.List(ReferenceGrantGVR, source.Namespace)
+	var missing *engine.MissingCRDsError
+	switch {
+	case errors.As(err, &missing):
+		return readyProblem(batchv1alpha1.ReasonReferenceNotPermitted, true,
+			"spec.secretRef names the Secret %s in another namespace, which needs a ReferenceGrant there, but Gateway API's ReferenceGrant CRD (%s) is not installed", source, engine.CRDName(ReferenceGrantGVR))
+	case err != nil:
+		return err
+	}
+	for _, g := range grants {
+		if u, ok := g.(*unstructured.Unstructured); ok && grantAllows(u, run.cr.Namespace, source.Name) {
+			return nil
+		}
+	}
+	return readyProblem(batchv1alpha1.ReasonReferenceNotPermitted, true,
+		"spec.secretRef names the Secret %s in another namespace, and no ReferenceGrant in %s allows it: create one from group %s, kind %s, namespace %s to kind Secret (name %s, or any)",
+		source, source.Namespace, groupKind.Group, groupKind.Kind, run.cr.Namespace, source.Name)
+}
+
+// grantAllows says whether a ReferenceGrant lets LLMBatchGateways of namespace reference the
+// Secret name: a "from" entry for them, and a "to" entry for Secrets with that name or none.
+func grantAllows(grant *unstructured.Unstructured, namespace, name string) bool {
+	from, _, _ := unstructured.NestedSlice(grant.Object, "spec", "from")
+	to, _, _ := unstructured.NestedSlice(grant.Object, "spec", "to")
+	fromOK := slices.ContainsFunc(from, func(e any) bool {
+		m, _ := e.(map[string]any)
+		return m["group"] == groupKind.Group && m["kind"] == groupKind.Kind && m["namespace"] == namespace
+	})
+	toOK := slices.ContainsFunc(to, func(e any) bool {
+		m, _ := e.(map[string]any)
+		group, _ := m["group"].(string)
+		target, _ := m["name"].(string)
+		return group == "" && m["kind"] == "Secret" && (target == "" || target == name)
+	})
+	return fromOK && toOK
+}
+
+// missingKeys lists the keys the Secret lacks (or holds empty).
+func missingKeys(secret *corev1.Secret, keys []string) []string {
+	var missing []string
+	for _, k := range keys {
+		if len(secret.Data[k]) == 0 && secret.StringData[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+func dbBackendOf(spec *batchv1alpha1.LLMBatchGatewaySpec) string {
+	if spec.DBBackend == "" {
+		return batchv1alpha1.DBBackendPostgreSQL
+	}
+	return spec.DBBackend
+}

@@ -1,0 +1,187 @@
+package batchgateway
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+)
+
+// referenceGrant lets LLMBatchGateways of fromNamespace reference the Secret name (any, if
+// empty) in namespace.
+func referenceGrant(namespace, fromNamespace, name string) runtime.Object {
+	to := map[string]any{"group": "", "kind": "Secret"}
+	if name != "" {
+		to["name"] = name
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1beta1",
+		"kind":       "ReferenceGrant",
+		"metadata":   map[string]any{"name": "allow", "namespace": namespace},
+		"spec": map[string]any{
+			"from": []any{map[string]any{"group": "batch.llm-d.ai", "kind": "LLMBatchGateway", "namespace": fromNamespace}},
+			"to":   []any{to},
+		},
+	}}
+}
+
+func TestGrantAllows(t *testing.T) {
+	tests := []struct {
+		name   string
+		grant  runtime.Object
+		allows bool
+	}{
+		{name: "exact name", grant: referenceGrant("shared", ns, "creds"), allows: true},
+		{name: "any Secret", grant: referenceGrant("shared", ns, ""), allows: true},
+		{name: "another Secret", grant: referenceGrant("shared", ns, "other")},
+		{name: "another from-namespace", grant: referenceGrant("shared", "elsewhere", "creds")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := grantAllows(tt.grant.(*unstructured.Unstructured), ns, "creds"); got != tt.allows {
+				t.Errorf("grantAllows = %v, want %v", got, tt.allows)
+			}
+		})
+	}
+	wrongKind := referenceGrant("shared", ns, "creds").(*unstructured.Unstructured)
+	_ = unstructured.SetNestedSlice(wrongKind.Object, []any{map[string]any{"group": "batch.llm-d.ai", "kind": "Other", "namespace": ns}}, "spec", "from")
+	if grantAllows(wrongKind, ns, "creds") {
+		t.Error("a grant for another kind must not allow the reference")
+	}
+}
+
+func crossNamespaceCR(t *testing.T) *batchv1alpha1.LLMBatchGateway {
+	cr := minimalCR(t, "gw")
+	cr.Spec.SecretRef = corev1.SecretReference{Name: "creds", Namespace: "shared"}
+	return cr
+}
+
+func TestCrossNamespaceSecretNeedsAReferenceGrant(t *testing.T) {
+	env := newFakeEnv(t, withCRDs(optionalCRDs...), withObjects(credentials("shared", "creds", nil)))
+	env.create(crossNamespaceCR(t))
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	c := env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonReferenceNotPermitted)
+	if !strings.Contains(c.Message, "shared/creds") {
+		t.Errorf("message %q should name the Secret", c.Message)
+	}
+	if env.object(podConfigMaps, ns, NamesFor("gw").APIServerConfig) != nil {
+		t.Error("nothing may be applied while the reference is not permitted")
+	}
+	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, NamesFor("gw").Credentials, metav1.GetOptions{}); err == nil {
+		t.Error("the Secret was copied without a ReferenceGrant")
+	}
+}
+
+func TestCrossNamespaceSecretIsCopiedAndFollowed(t *testing.T) {
+	env := newFakeEnv(t, withCRDs(optionalCRDs...), withObjects(credentials("shared", "creds", nil)),
+		withCustomObjects(referenceGrant("shared", ns, "creds")))
+	env.create(crossNamespaceCR(t))
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonComponentsNotReady)
+	names := NamesFor("gw")
+	copied, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the copy: %v", err)
+	}
+	if copied.Annotations[copiedFromAnnotation] != "shared/creds" || string(copied.Data[keyRedisURL]) != "redis://r" || !engine.IsManaged(copied.Labels) {
+		t.Errorf("copy = %+v", copied)
+	}
+	if ref := metav1.GetControllerOf(copied); ref == nil || ref.Name != "gw" {
+		t.Errorf("the copy must be owned by the CR (garbage collected with it): %v", copied.OwnerReferences)
+	}
+	before := env.deployment(ns, names.Processor).Spec.Template.Annotations
+
+	// Rotating the source updates the copy and rolls the pods.
+	source, _ := env.kube.CoreV1().Secrets("shared").Get(env.ctx, "creds", metav1.GetOptions{})
+	source.Data[keyRedisURL] = []byte("redis://rotated")
+	if _, err := env.kube.CoreV1().Secrets("shared").Update(env.ctx, source, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("the rotated source in its watch", func() bool {
+		s, err := env.op.secrets.Get(credentialsSource(env.get(ns, "gw")))
+		return err == nil && string(s.(*corev1.Secret).Data[keyRedisURL]) == "redis://rotated"
+	})
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	copied, _ = env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{})
+	if string(copied.Data[keyRedisURL]) != "redis://rotated" {
+		t.Error("the copy did not follow its source")
+	}
+	key := engine.ConfigHashAnnotationPrefix + "secret-creds"
+	if after := env.deployment(ns, names.Processor).Spec.Template.Annotations; after[key] == "" || after[key] == before[key] {
+		t.Errorf("rotated credentials must roll the pods: %s %q -> %q", key, before[key], after[key])
+	}
+
+	// The reference cannot move to another Secret once copied.
+	env.update(ns, "gw", func(cr *batchv1alpha1.LLMBatchGateway) { cr.Spec.SecretRef.Name = "other" })
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonSecretRefImmutable)
+
+	// Back to a Secret in the CR's own namespace: the copy is no longer mounted and goes.
+	if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, credentials(ns, "local", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.update(ns, "gw", func(cr *batchv1alpha1.LLMBatchGateway) { cr.Spec.SecretRef = corev1.SecretReference{Name: "local"} })
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err == nil {
+		t.Error("the copy outlived its cross-namespace reference")
+	}
+	if got := env.op.secrets.Len(); got != 1 {
+		t.Errorf("%d Secrets watched, want only the new reference", got)
+	}
+}
+
+func TestMissingSecretAndKeysAreReportedWithoutValues(t *testing.T) {
+	env := newFakeEnv(t)
+	env.create(minimalCR(t, "gw"))
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	c := env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, engine.ReasonSecretMissing)
+	if !strings.Contains(c.Message, "llm/batch-gateway-secrets") {
+		t.Errorf("message %q should name the Secret", c.Message)
+	}
+	// Everything else is applied: the pods start once the Secret exists.
+	if env.object(podConfigMaps, ns, NamesFor("gw").GCConfig) == nil {
+		t.Error("a missing Secret must not stop the rest of the operand")
+	}
+
+	secret := credentials(ns, "batch-gateway-secrets", map[string]string{keyRedisURL: "redis://very-secret-value"})
+	if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("the Secret in its watch", func() bool {
+		_, err := env.op.secrets.Get(credentialsSource(env.get(ns, "gw")))
+		return err == nil
+	})
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	c = env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, engine.ReasonSecretKeysMissing)
+	if !strings.Contains(c.Message, keyPostgreSQLURL) || strings.Contains(c.Message, keyS3SecretAccessKey) {
+		t.Errorf("message %q should name postgresql-url (the default backend) and not s3 (fs storage)", c.Message)
+	}
+	for _, ev := range env.recorder.Events() {
+		if strings.Contains(ev.Message, "very-secret-value") {
+			t.Errorf("an event carries a Secret value: %s", ev.Message)
+		}
+	}
+	if strings.Contains(c.Message, "very-secret-value") {
+		t.Error("a condition carries a Secret value")
+	}
+}
