@@ -47,7 +47,16 @@ verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with
 
 .PHONY: run
 run: ## Run the operator against $$KUBECONFIG.
-	RELATED_IMAGE_OPERAND_IMAGE=$(OPERAND_IMAGE) go run ./cmd/llm-infra-operator operator --kubeconfig "$${KUBECONFIG:?set KUBECONFIG}" --namespace $(NAMESPACE)
+	source hack/lib/operator.sh && env RELATED_IMAGE_OPERAND_IMAGE=$(OPERAND_IMAGE) $$(op::batch_gateway_images) \
+	  go run ./cmd/llm-infra-operator operator --kubeconfig "$${KUBECONFIG:?set KUBECONFIG}" --namespace $(NAMESPACE)
+
+.PHONY: optional-crds
+optional-crds: ## Install optional CRDs into $$KUBECONFIG (SETS=all|gateway-api|monitoring|monitoring-core).
+	hack/optional-crds.sh install $(or $(SETS),all)
+
+.PHONY: optional-crds-remove
+optional-crds-remove: ## Remove optional CRDs from $$KUBECONFIG (SETS as for optional-crds).
+	hack/optional-crds.sh uninstall $(or $(SETS),all)
 
 .PHONY: image
 image: ## Build the operator image (needs a container engine).

@@ -57,8 +57,10 @@ proc::on_exit cleanup
 if op::cluster_running; then
   op::die "a local cluster is (partly) running in ${LOCAL_CLUSTER_DIR}; stop it first: $(instance::env) ${OP_CLUSTER} down"
 fi
-# Built before the cluster starts: the build competes for the CPU with the control plane.
+# Built before the cluster starts: the build competes for the CPU with the control plane. So
+# does rendering the optional CRDs from their modules, which the suite installs and removes.
 op::build
+"${ROOT}/hack/optional-crds.sh" render all monitoring-core >/dev/null
 WITH_CERT_MANAGER=false op::cluster_up
 op::install
 OPERATOR_SKIP_BUILD=true op::start
@@ -70,6 +72,9 @@ export E2E_START_CERT_MANAGER="${OP_CLUSTER} start-cert-manager"
 export E2E_RESTART_OPERATOR="${ROOT}/hack/lib/operator.sh restart"
 export E2E_OPERATOR_PID_CMD="${ROOT}/hack/lib/operator.sh pid"
 export E2E_OPERATOR_LOG="${OP_LOG}"
+# The optional APIs' CRDs (Gateway API, Prometheus operator) come and go during the suite.
+export E2E_INSTALL_CRDS="${ROOT}/hack/optional-crds.sh install"
+export E2E_UNINSTALL_CRDS="${ROOT}/hack/optional-crds.sh uninstall"
 cd "${ROOT}"
 set +e
 # shellcheck disable=SC2086 # E2E_ARGS is a word list on purpose

@@ -120,6 +120,17 @@ op::check_alive() {
 # whenever the cluster is recreated) unless OPERATOR_KUBECONFIG is given, then the operator,
 # detached (hack/lib/proc.sh) so that a Ctrl-C aimed at the calling script does not kill it
 # behind the script's back; only op::stop does. Waits for /healthz (OPERATOR_WAIT_HEALTHY).
+# op::batch_gateway_images: NAME=VALUE of each RELATED_IMAGE_BATCH_GATEWAY_* variable, as the
+# caller's environment sets it, else as deploy/10_deployment.yaml does (one place for the
+# defaults). kwok runs no container, so locally the images are only names.
+op::batch_gateway_images() {
+  local name value
+  while read -r name value; do
+    printf '%s=%s\n' "${name}" "${!name:-${value}}"
+  done < <(awk '/- name: RELATED_IMAGE_BATCH_GATEWAY_/ { name = $3; next }
+               name != "" && /value:/ { print name, $2; name = "" }' "${OP_ROOT}/deploy/10_deployment.yaml")
+}
+
 op::start() {
   if op::is_running; then
     op::log "already running (pid $(op::pid))"
@@ -137,10 +148,11 @@ op::start() {
   OP_STARTED_OPERATOR=true
   op::log "starting the operator as ${OP_NAMESPACE}/${OP_SERVICEACCOUNT} (log: ${OP_LOG})"
   echo "===== $(date -u +%FT%TZ) start" >>"${OP_LOG}"
-  local -a extra=()
+  local -a extra=() images=()
   read -r -a extra <<<"${OPERATOR_ARGS:-}"
+  mapfile -t images < <(op::batch_gateway_images)
   proc::start "${OP_PIDFILE}" "${OP_LOG}" "${OP_BINARY}" -- \
-    env -u KUBECONFIG RELATED_IMAGE_OPERAND_IMAGE="${OP_OPERAND_IMAGE}" "${OP_BINARY}" operator \
+    env -u KUBECONFIG RELATED_IMAGE_OPERAND_IMAGE="${OP_OPERAND_IMAGE}" "${images[@]}" "${OP_BINARY}" operator \
     --kubeconfig "${kubeconfig}" \
     --namespace "${OP_NAMESPACE}" \
     --listen "${OP_LISTEN}" \
