@@ -15,13 +15,13 @@ import (
 // queues factory.DefaultQueueKey instead; KeyedSync turns that into every CR's key.
 
 // KeyedSync returns a factory sync function for an operand with one queue key per CR. A real
-// key is synced alone; the default key (the periodic resync) queues every key that list
-// returns.
-func KeyedSync(list func() ([]string, error), syncOne func(ctx context.Context, syncCtx factory.SyncContext, key string) error) factory.SyncFunc {
+// key is synced alone (and counted in the operand's sync metrics); the default key (the
+// periodic resync) queues every key that list returns.
+func KeyedSync(operand string, list func() ([]string, error), syncOne func(ctx context.Context, syncCtx factory.SyncContext, key string) error) factory.SyncFunc {
 	return func(ctx context.Context, syncCtx factory.SyncContext) error {
 		key := syncCtx.QueueKey()
 		if key != factory.DefaultQueueKey {
-			return syncOne(ctx, syncCtx, key)
+			return measure(operand, func() error { return syncOne(ctx, syncCtx, key) })
 		}
 		keys, err := list()
 		if err != nil {

@@ -51,7 +51,7 @@ func TestControllerFollowsEventsPerCR(t *testing.T) {
 func engineKeyedSync(env *fakeEnv) factory.SyncFunc {
 	return func(ctx context.Context, syncCtx factory.SyncContext) error {
 		// A context whose queue key is the default key, as the resync sends it.
-		return engine.KeyedSync(env.op.keys, env.op.syncKey)(ctx, defaultKeyContext{syncCtx})
+		return engine.KeyedSync(OperandName, env.op.keys, env.op.syncKey)(ctx, defaultKeyContext{syncCtx})
 	}
 }
 

@@ -29,6 +29,9 @@ import (
 // ControllerName names the controller (in logs and events).
 const ControllerName = "LLMBatchGatewayController"
 
+// OperandName labels the operand's metrics.
+const OperandName = "batch-gateway"
+
 // groupKind is the kind of the CR; objects it controls map back to its queue key.
 var groupKind = schema.GroupKind{Group: batchv1alpha1.GroupName, Kind: "LLMBatchGateway"}
 
@@ -142,7 +145,7 @@ func New(ctx context.Context, cfg Config) (*Operand, factory.Controller) {
 
 	controller := factory.New().
 		WithSyncContext(syncCtx).
-		WithSync(engine.KeyedSync(o.keys, o.syncKey)).
+		WithSync(engine.KeyedSync(OperandName, o.keys, o.syncKey)).
 		WithInformersQueueKeysFunc(crKey, cfg.Informer).
 		WithInformersQueueKeysFunc(ownerKey, cfg.Informers...).
 		WithInformersQueueKeysFunc(allKeys, crdInformers...).

@@ -17,6 +17,9 @@ const (
 	// Finalizer keeps the LeaderWorkerSetOperator until its operand objects are cleaned up.
 	Finalizer = "operator.llm-infra.io/lws-cleanup"
 
+	// OperandName labels the operand's metrics.
+	OperandName = "lws"
+
 	// PartOfValue is the part-of label value on every object of this operand.
 	PartOfValue = "leaderworkerset"
 

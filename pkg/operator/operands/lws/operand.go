@@ -91,7 +91,7 @@ func New(cfg Config) (*Operand, factory.Controller) {
 	}
 	controller := factory.New().
 		WithSyncContext(syncCtx).
-		WithSync(o.sync).
+		WithSync(engine.MeasuredSync(OperandName, o.sync)).
 		WithInformers(watched...).
 		ResyncEvery(cfg.Resync).
 		WithSyncDegradedOnError(cfg.OperatorClient).
