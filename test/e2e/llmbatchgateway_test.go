@@ -65,13 +65,13 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 	It("B1. brings every upstream golden CR to Ready, with upstream's object names and Deployment selectors", func(ctx SpecContext) {
 		cases := goldenBatchCases()
 		for _, c := range cases {
-			namespace := batchNamespacePrefix + c
+			namespace := goldenNamespace(c)
 			cr := goldenBatchCR(c, namespace)
 			prepareBatchNamespace(ctx, namespace, cr)
 			batchClient(namespace).create(ctx, cr)
 		}
 		for _, c := range cases {
-			namespace := batchNamespacePrefix + c
+			namespace := goldenNamespace(c)
 			cr := waitBatchReady(ctx, namespace, goldenBatchCR(c, namespace).Name)
 			Expect(cr.Status.ComponentStatus).NotTo(BeNil())
 			Expect(cr.Status.ComponentStatus.APIServer.ReadyReplicas).To(BeNumerically(">=", 1), batchConditions(cr))
@@ -95,7 +95,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 	})
 
 	It("B2. leaves Ready gateways alone: no write while nothing changes", func(ctx SpecContext) {
-		namespace := batchNamespacePrefix + "dev-sync"
+		namespace := goldenNamespace("dev-sync")
 		before := objectVersions(ctx, namespace)
 		cr, err := batchClient(namespace).get(ctx, "batch-gateway-dev")
 		Expect(err).NotTo(HaveOccurred())
@@ -118,7 +118,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 			Expect(err).NotTo(HaveOccurred())
 			u := &unstructured.Unstructured{Object: obj}
 			u.SetNamespace(namespace)
-			_, err = fw.dynamic.Resource(gvrBatchCRs).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, err = fw.dynamic.Resource(gvrBatchCRs).Namespace(namespace).Create(ctx, u, strictDryRun)
 			Expect(err).To(HaveOccurred(), "case %q was accepted", c.Name)
 			Expect(apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)).To(BeTrue(), "case %q: %v", c.Name, err)
 			for _, want := range c.Errors {
@@ -130,13 +130,13 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 			Expect(err).NotTo(HaveOccurred())
 			u := &unstructured.Unstructured{Object: obj}
 			u.SetNamespace(namespace)
-			_, err = fw.dynamic.Resource(gvrBatchCRs).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, err = fw.dynamic.Resource(gvrBatchCRs).Namespace(namespace).Create(ctx, u, strictDryRun)
 			Expect(err).NotTo(HaveOccurred(), "case %q", c.Name)
 		}
 	})
 
 	It("B4. rolls only the Deployments whose configuration changed, and every pod when the credentials rotate", func(ctx SpecContext) {
-		namespace := batchNamespacePrefix + "dev-sync"
+		namespace := goldenNamespace("dev-sync")
 		cr, err := batchClient(namespace).get(ctx, "batch-gateway-dev")
 		Expect(err).NotTo(HaveOccurred())
 		names := batchgateway.NamesFor(cr.Name)
@@ -277,7 +277,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 	})
 
 	It("B7. reports ValidationFailed for an object stored before the rules, and leaves its running objects alone", func(ctx SpecContext) {
-		namespace := batchNamespacePrefix + "dev-sync-fs"
+		namespace := goldenNamespace("dev-sync-fs")
 		cr, err := batchClient(namespace).get(ctx, "batch-gateway-dev")
 		Expect(err).NotTo(HaveOccurred())
 		waitBatchReady(ctx, namespace, cr.Name)
@@ -383,6 +383,19 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 		}
 	})
 })
+
+// strictDryRun creates nothing, and rejects unknown fields as kubectl does (the API server's
+// default only warns).
+var strictDryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
+
+// goldenNamespace is the namespace of a golden case's CR: its name made a DNS label.
+func goldenNamespace(goldenCase string) string {
+	name := batchNamespacePrefix + strings.ReplaceAll(goldenCase, "_", "-")
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	return name
+}
 
 // mustGetBatch reads a CR.
 func mustGetBatch(ctx context.Context, namespace, name string) *batchv1alpha1.LLMBatchGateway {
