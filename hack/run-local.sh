@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # make run-local: the local cluster (hack/local-cluster.sh), deploy/ installed, the operator
-# running as a local process with its ServiceAccount's permissions, and the sample
-# LeaderWorkerSetOperator applied. Waits until it is Available, prints how to look, and keeps
-# running; Ctrl-C stops the operator and brings the cluster down.
+# running as a local process with its ServiceAccount's permissions, and the sample CRs applied:
+# the LeaderWorkerSetOperator and an LLMBatchGateway (in namespace BATCH_NAMESPACE, with a
+# placeholder credentials Secret). Waits until they are Available and Ready, prints how to look,
+# and keeps running; Ctrl-C stops the operator and brings the cluster down.
 #
 # Environment: those of hack/local-cluster.sh (WITH_CERT_MANAGER, SKIP_BUILD, ...) and
 # hack/lib/operator.sh (OPERATOR_ARGS, OPERAND_IMAGE, ...); AVAILABLE_TIMEOUT [180] seconds;
+# BATCH_NAMESPACE [batch-gateway-sample];
 # KEEP_CLUSTER [false]: on exit stop only the operator and leave the cluster up. A cluster that
 # was already running is reused and always left up.
 set -euo pipefail
@@ -42,11 +44,28 @@ fi
 op::start
 op::log "applying deploy/examples/leaderworkersetoperator_cluster.yaml"
 op::kubectl apply -f "${ROOT}/deploy/examples/leaderworkersetoperator_cluster.yaml" >/dev/null
+
+# The sample LLM batch gateway, in a namespace of its own, with a credentials Secret whose
+# values are placeholders: kwok's pods run no container that would use them.
+BATCH_NAMESPACE="${BATCH_NAMESPACE:-batch-gateway-sample}"
+op::log "applying deploy/examples/llmbatchgateway_sync.yaml in namespace ${BATCH_NAMESPACE}"
+op::kubectl create namespace "${BATCH_NAMESPACE}" --dry-run=client -o yaml | op::kubectl apply -f - >/dev/null
+op::kubectl -n "${BATCH_NAMESPACE}" create secret generic batch-gateway-secrets \
+  --from-literal=redis-url=redis://redis.example.invalid:6379/0 \
+  --from-literal=postgresql-url=postgresql://batch:placeholder@postgres.example.invalid:5432/batch \
+  --from-literal=s3-secret-access-key=placeholder \
+  --dry-run=client -o yaml | op::kubectl apply -f - >/dev/null
+op::kubectl -n "${BATCH_NAMESPACE}" apply -f "${ROOT}/deploy/examples/llmbatchgateway_sync.yaml" >/dev/null
+
 op::wait_available "${AVAILABLE_TIMEOUT}"
+op::log "waiting up to ${AVAILABLE_TIMEOUT}s for LLMBatchGateway ${BATCH_NAMESPACE}/batch-gateway-sync Ready=True"
+op::kubectl -n "${BATCH_NAMESPACE}" wait --for=condition=Ready --timeout="${AVAILABLE_TIMEOUT}s" llmbatchgateway/batch-gateway-sync >/dev/null ||
+  op::die "LLMBatchGateway ${BATCH_NAMESPACE}/batch-gateway-sync is not Ready: $(op::kubectl -n "${BATCH_NAMESPACE}" get llmbatchgateway batch-gateway-sync -o jsonpath='{.status.conditions}')" "${OP_LOG}"
 
 cat <<MSG
 
-The LeaderWorkerSet controller is installed (its pods are kwok fakes: Running, Ready, no process).
+The LeaderWorkerSet controller and a sample LLM batch gateway are installed (their pods are kwok
+fakes: Running, Ready, no process).
   operator   pid $(op::pid), log ${OP_LOG}
              authenticated as ServiceAccount ${OP_NAMESPACE}/${OP_SERVICEACCOUNT}
   cluster    logs in ${OP_STATE}/logs (audit.log: every request, by user)
@@ -56,6 +75,8 @@ Look at it:
   export PATH=${OP_BIN}:\$PATH
   kubectl get leaderworkersetoperators,deploy,pods -n ${OP_NAMESPACE}
   kubectl get leaderworkersetoperator cluster -o yaml
+  kubectl -n ${BATCH_NAMESPACE} get llmbatchgateways,deploy,pods,configmaps
+  kubectl -n ${BATCH_NAMESPACE} describe llmbatchgateway batch-gateway-sync
   tail -f ${OP_LOG}
 
 Ctrl-C stops the operator and the cluster.
