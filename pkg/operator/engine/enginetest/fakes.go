@@ -2,11 +2,16 @@
 package enginetest
 
 import (
+	"slices"
 	"strconv"
 	"sync/atomic"
+	"testing"
+	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 )
@@ -68,4 +73,80 @@ func specOf(obj runtime.Object) any {
 		return nil
 	}
 	return content["spec"]
+}
+
+// WaitFor polls cond every few milliseconds until it holds, and fails the test after 10 s.
+// Fakes deliver watch events asynchronously: tests wait for informers this way, never by
+// sleeping.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Recording is a fake clientset that records its actions.
+type Recording interface {
+	Actions() []clienttesting.Action
+	ClearActions()
+}
+
+// ClearActions forgets the actions every fake recorded so far.
+func ClearActions(fakes ...Recording) {
+	for _, f := range fakes {
+		f.ClearActions()
+	}
+}
+
+// Actions lists, as "verb resource namespace/name", the calls of the given verbs the fakes
+// recorded (Events aside: recording them is not the operand's work).
+func Actions(verbs []string, fakes ...Recording) []string {
+	var out []string
+	for _, f := range fakes {
+		for _, a := range f.Actions() {
+			if !slices.Contains(verbs, a.GetVerb()) || a.GetResource().Resource == "events" {
+				continue
+			}
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace()+"/"+actionName(a))
+		}
+	}
+	return out
+}
+
+// WriteVerbs and ReadVerbs classify API calls.
+var (
+	WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+	ReadVerbs  = []string{"get", "list"}
+)
+
+func actionName(a clienttesting.Action) string {
+	switch a := a.(type) {
+	case clienttesting.GetAction:
+		return a.GetName()
+	case clienttesting.DeleteAction:
+		return a.GetName()
+	case clienttesting.CreateAction:
+		if m, err := meta.Accessor(a.GetObject()); err == nil {
+			return m.GetName()
+		}
+	case clienttesting.UpdateAction:
+		if m, err := meta.Accessor(a.GetObject()); err == nil {
+			return m.GetName()
+		}
+	}
+	return ""
+}
+
+// EstablishedCRD is a CRD whose API is served, for the fake apiextensions client.
+func EstablishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
+		}},
+	}
 }

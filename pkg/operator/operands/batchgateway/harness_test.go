@@ -2,9 +2,7 @@ package batchgateway
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -93,12 +91,7 @@ func withCustomObjects(objs ...runtime.Object) envOption {
 func withImages(images Images) envOption { return func(s *envSetup) { s.images = images } }
 
 func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
-			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
-		}},
-	}
+	return enginetest.EstablishedCRD(name)
 }
 
 // credentials is a Secret with every key the default backends need.
@@ -292,38 +285,18 @@ func (e *fakeEnv) settle(namespace, name string) {
 
 func (e *fakeEnv) waitFor(what string, cond func() bool) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	enginetest.WaitFor(e.t, what, cond)
 }
 
-func (e *fakeEnv) clearActions() {
-	e.kube.ClearActions()
-	e.apiext.ClearActions()
-	e.dynamic.ClearActions()
-	e.crs.ClearActions()
+func (e *fakeEnv) clearActions() { enginetest.ClearActions(e.kube, e.apiext, e.dynamic, e.crs) }
+
+func (e *fakeEnv) writes() []string {
+	return enginetest.Actions(enginetest.WriteVerbs, e.kube, e.apiext, e.dynamic, e.crs)
 }
 
-// actions lists the API calls of the given verbs the fakes saw since the last clearActions.
-func (e *fakeEnv) actions(verbs ...string) []string {
-	var out []string
-	for _, actions := range [][]clienttesting.Action{e.kube.Actions(), e.apiext.Actions(), e.dynamic.Actions(), e.crs.Actions()} {
-		for _, a := range actions {
-			if slices.Contains(verbs, a.GetVerb()) && a.GetResource().Resource != "events" {
-				out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace())
-			}
-		}
-	}
-	return out
+func (e *fakeEnv) reads() []string {
+	return enginetest.Actions(enginetest.ReadVerbs, e.kube, e.apiext, e.dynamic, e.crs)
 }
-
-func (e *fakeEnv) writes() []string { return e.actions("create", "update", "patch", "delete") }
-
-func (e *fakeEnv) reads() []string { return e.actions("get", "list") }
 
 // object reads an object of the fakes, or nil.
 func (e *fakeEnv) object(gvr schema.GroupVersionResource, namespace, name string) metav1.Object {

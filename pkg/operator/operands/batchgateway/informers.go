@@ -3,7 +3,6 @@ package batchgateway
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 
@@ -36,21 +35,11 @@ var (
 // operator's managed-by label in every namespace: the operand's objects live in its CRs'
 // namespaces, and memory must not grow with the cluster's other objects.
 func RegisterInformers(caches *engine.Caches, managed informers.SharedInformerFactory) []factory.Informer {
-	kinds := []struct {
-		gr       schema.GroupResource
-		informer cache.SharedIndexInformer
-	}{
-		{engine.Deployments, managed.Apps().V1().Deployments().Informer()},
-		{engine.Services, managed.Core().V1().Services().Informer()},
-		{engine.ServiceAccounts, managed.Core().V1().ServiceAccounts().Informer()},
-		{engine.ConfigMaps, managed.Core().V1().ConfigMaps().Informer()},
-		{engine.Secrets, managed.Core().V1().Secrets().Informer()},
-	}
-	watched := make([]factory.Informer, 0, len(kinds))
-	for _, k := range kinds {
-		_ = k.informer.SetTransform(engine.DropManagedFields)
-		caches.AddInformer(k.gr, k.informer)
-		watched = append(watched, k.informer)
-	}
-	return watched
+	return engine.RegisterInformers(caches,
+		engine.Informed{GroupResource: engine.Deployments, Informer: managed.Apps().V1().Deployments().Informer()},
+		engine.Informed{GroupResource: engine.Services, Informer: managed.Core().V1().Services().Informer()},
+		engine.Informed{GroupResource: engine.ServiceAccounts, Informer: managed.Core().V1().ServiceAccounts().Informer()},
+		engine.Informed{GroupResource: engine.ConfigMaps, Informer: managed.Core().V1().ConfigMaps().Informer()},
+		engine.Informed{GroupResource: engine.Secrets, Informer: managed.Core().V1().Secrets().Informer()},
+	)
 }

@@ -2,9 +2,7 @@ package lws
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -108,12 +106,7 @@ func issuedSecrets() []runtime.Object {
 }
 
 func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
-			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
-		}},
-	}
+	return enginetest.EstablishedCRD(name)
 }
 
 // testRenderer renders manifests as the operand does, without an owner reference.
@@ -338,51 +331,19 @@ func (e *fakeEnv) cachedMatchesAPI() bool {
 
 func (e *fakeEnv) waitFor(what string, cond func() bool) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	enginetest.WaitFor(e.t, what, cond)
 }
 
-func (e *fakeEnv) clearActions() {
-	e.kube.ClearActions()
-	e.apiext.ClearActions()
-	e.dynamic.ClearActions()
-}
+func (e *fakeEnv) clearActions() { enginetest.ClearActions(e.kube, e.apiext, e.dynamic) }
 
 // writes lists every mutating API call the fakes saw since the last clearActions.
 func (e *fakeEnv) writes() []string {
-	return e.actions("create", "update", "patch", "delete", "deletecollection")
+	return enginetest.Actions(enginetest.WriteVerbs, e.kube, e.apiext, e.dynamic)
 }
 
 // reads lists every get and list call the fakes saw since the last clearActions.
 func (e *fakeEnv) reads() []string {
-	return e.actions("get", "list")
-}
-
-func (e *fakeEnv) actions(verbs ...string) []string {
-	var out []string
-	for _, actions := range [][]clienttesting.Action{e.kube.Actions(), e.apiext.Actions(), e.dynamic.Actions()} {
-		for _, a := range actions {
-			if slices.Contains(verbs, a.GetVerb()) {
-				out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+actionName(a))
-			}
-		}
-	}
-	return out
-}
-
-func actionName(a clienttesting.Action) string {
-	switch a := a.(type) {
-	case clienttesting.GetAction:
-		return a.GetName()
-	case clienttesting.DeleteAction:
-		return a.GetName()
-	}
-	return ""
+	return enginetest.Actions(enginetest.ReadVerbs, e.kube, e.apiext, e.dynamic)
 }
 
 // condition returns the CR's condition of the given type.
