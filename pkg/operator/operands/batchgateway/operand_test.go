@@ -112,6 +112,9 @@ func TestReadyOnlyWhenEveryRolloutIsComplete(t *testing.T) {
 	if err := env.sync(ns, "gw"); err != nil {
 		t.Fatal(err)
 	}
+	if slices.Contains(env.eventReasons(), "NotReady") {
+		t.Errorf("a new CR is not ready until its pods start: no warning for that; events: %v", env.eventReasons())
+	}
 	names := NamesFor("gw")
 	for _, d := range []string{names.APIServer, names.Processor, names.GC} {
 		env.makeAvailable(ns, d)
@@ -139,6 +142,9 @@ func TestReadyOnlyWhenEveryRolloutIsComplete(t *testing.T) {
 	env.expectCondition(ns, "gw", batchv1alpha1.ConditionAPIServerAvailable, metav1.ConditionFalse, batchv1alpha1.ReasonUnavailable)
 	env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonComponentsNotReady)
 	env.expectCondition(ns, "gw", batchv1alpha1.ConditionProcessorAvailable, metav1.ConditionTrue, batchv1alpha1.ReasonAvailable)
+	if !slices.Contains(env.eventReasons(), "NotReady") {
+		t.Errorf("losing readiness is a warning event; events: %v", env.eventReasons())
+	}
 
 	// apiServer.replicas 0 suspends the API server, and the gateway is not ready (as upstream).
 	env.update(ns, "gw", func(cr *batchv1alpha1.LLMBatchGateway) { cr.Spec.APIServer.Replicas = ptr.To[int32](0) })

@@ -188,25 +188,28 @@ func (o *Operand) writeStatus(ctx context.Context, run *syncRun, result *engine.
 // upstream's reasons: Normal Ready, Warning NotReady, and a Warning named after the reason of
 // a configuration problem.
 func reportTransitions(run *syncRun, old, updated *batchv1alpha1.LLMBatchGatewayStatus) {
-	changed := func(condType string) (*metav1.Condition, bool) {
-		now := meta.FindStatusCondition(updated.Conditions, condType)
+	changed := func(condType string) (now *metav1.Condition, first, ok bool) {
+		now = meta.FindStatusCondition(updated.Conditions, condType)
 		before := meta.FindStatusCondition(old.Conditions, condType)
 		if now == nil {
-			return nil, false
+			return nil, false, false
 		}
-		return now, before == nil || before.Status != now.Status || before.Reason != now.Reason
+		return now, before == nil, before == nil || before.Status != now.Status || before.Reason != now.Reason
 	}
-	if ready, ok := changed(batchv1alpha1.ConditionReady); ok {
+	if ready, first, ok := changed(batchv1alpha1.ConditionReady); ok {
 		switch {
 		case ready.Status == metav1.ConditionTrue:
 			run.recorder.Eventf("Ready", "%s", ready.Message)
 		case ready.Reason == batchv1alpha1.ReasonComponentsNotReady:
-			run.recorder.Warningf("NotReady", "%s", ready.Message)
+			// A new CR is not ready until its pods start: only losing readiness is a warning.
+			if !first {
+				run.recorder.Warningf("NotReady", "%s", ready.Message)
+			}
 		default:
 			run.recorder.Warningf(ready.Reason, "%s", ready.Message)
 		}
 	}
-	if degraded, ok := changed(batchv1alpha1.ConditionDegraded); ok && degraded.Status == metav1.ConditionTrue && degraded.Reason != batchv1alpha1.ReasonValidationFailed {
+	if degraded, _, ok := changed(batchv1alpha1.ConditionDegraded); ok && degraded.Status == metav1.ConditionTrue && degraded.Reason != batchv1alpha1.ReasonValidationFailed {
 		run.recorder.Warningf(degraded.Reason, "%s", degraded.Message)
 	}
 }
