@@ -6,7 +6,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,9 +106,29 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) error {
 		_, _, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
 	case *unstructured.Unstructured:
 		_, _, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, GVRFor(t.GroupVersionKind()), nil, nil)
+	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
+		// resourceapply has no typed function for these; its unstructured apply compares the
+		// spec, and its resource cache skips an object unchanged since the last apply.
+		err = a.applyAsUnstructured(ctx, obj)
 	default:
 		err = fmt.Errorf("the engine has no apply function for %T", obj)
 	}
+	return err
+}
+
+// applyAsUnstructured applies a typed object of a kind resourceapply has no typed function for
+// through its unstructured apply.
+func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) error {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	gvk := KindOf(obj)
+	u.SetGroupVersionKind(gvk)
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	_, _, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, GVRFor(gvk), nil, nil)
 	return err
 }
 

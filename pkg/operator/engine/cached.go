@@ -34,6 +34,8 @@ var (
 	Services                        = schema.GroupResource{Resource: "services"}
 	Secrets                         = schema.GroupResource{Resource: "secrets"}
 	Deployments                     = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	HorizontalPodAutoscalers        = schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}
+	Ingresses                       = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
 	Roles                           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
 	RoleBindings                    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}
 	ClusterRoles                    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
@@ -134,6 +136,16 @@ func cachedGet[T runtime.Object](ctx context.Context, caches *Caches, gr schema.
 	if err == nil {
 		if typed, ok := obj.DeepCopyObject().(T); ok {
 			return typed, nil
+		}
+		// A typed informer serves a dynamic client's read (built-in kinds that resourceapply
+		// has no typed function for, applied unstructured).
+		if u, ok := any(&unstructured.Unstructured{}).(T); ok {
+			if content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
+				converted := any(u).(*unstructured.Unstructured)
+				converted.Object = content
+				converted.SetGroupVersionKind(KindOf(obj))
+				return u, nil
+			}
 		}
 	} else if !apierrors.IsNotFound(err) {
 		var zero T

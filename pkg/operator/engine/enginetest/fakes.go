@@ -12,7 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 )
 
@@ -149,4 +152,65 @@ func EstablishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
 			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
 		}},
 	}
+}
+
+// ServeBuiltInsFromTracker makes a fake dynamic client serve the built-in kinds (client-go's
+// scheme) from a typed fake's tracker, so both fakes see one cluster. Objects the dynamic client
+// creates or updates are converted to their typed form first: the typed fake's readers expect
+// it. (client-go's global scheme decides what is built in: the dynamic fake adds custom list
+// kinds to the scheme it is given.)
+func ServeBuiltInsFromTracker(dyn *dynamicfake.FakeDynamicClient, tracker clienttesting.ObjectTracker) {
+	scheme := clientgoscheme.Scheme
+	serve := clienttesting.ObjectReaction(tracker)
+	dyn.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		gvr := action.GetResource()
+		if !scheme.IsGroupRegistered(gvr.Group) {
+			return false, nil, nil
+		}
+		switch a := action.(type) {
+		case clienttesting.CreateActionImpl:
+			a.Object = typedFrom(scheme, a.Object)
+			action = a
+		case clienttesting.UpdateActionImpl:
+			a.Object = typedFrom(scheme, a.Object)
+			action = a
+		}
+		handled, obj, err := serve(action)
+		return handled, unstructuredFrom(obj), err
+	})
+}
+
+// typedFrom converts an unstructured object of a kind the scheme knows to its typed form.
+func typedFrom(scheme *runtime.Scheme, obj runtime.Object) runtime.Object {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj
+	}
+	typed, err := scheme.New(u.GroupVersionKind())
+	if err != nil {
+		return obj
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		return obj
+	}
+	return typed
+}
+
+// unstructuredFrom converts what the tracker returns to the unstructured form the dynamic
+// client hands out.
+func unstructuredFrom(obj runtime.Object) runtime.Object {
+	if obj == nil {
+		return nil
+	}
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return obj
+	}
+	if _, ok := obj.(*unstructured.UnstructuredList); ok {
+		return obj
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return obj
+	}
+	return &unstructured.Unstructured{Object: content}
 }

@@ -19,7 +19,6 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -130,14 +129,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		listKinds[api.GVR] = kindOfResource(api.GVR) + "List"
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, listKinds, setup.custom...)
-	builtIn := map[string]bool{"": true, "apps": true}
-	objectReaction := clienttesting.ObjectReaction(kube.Tracker())
-	dyn.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if !builtIn[action.GetResource().Group] {
-			return false, nil, nil
-		}
-		return objectReaction(action)
-	})
+	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 
 	crs := crfake.NewSimpleClientset()
 	enginetest.VersionObjects(kube, apiext, dyn, crs)

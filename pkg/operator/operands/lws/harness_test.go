@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -139,14 +138,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		engine.CertificateGVR: "CertificateList",
 		ServiceMonitorGVR:     "ServiceMonitorList",
 	})
-	builtIn := map[string]bool{"": true, "apps": true, "rbac.authorization.k8s.io": true, "admissionregistration.k8s.io": true}
-	objectReaction := clienttesting.ObjectReaction(kube.Tracker())
-	dyn.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if !builtIn[action.GetResource().Group] {
-			return false, nil, nil
-		}
-		return objectReaction(action)
-	})
+	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 
 	enginetest.VersionObjects(kube, apiext, dyn)
 	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+)
+
+// applyEnv is an Applier on fake clients whose dynamic client shares the typed fake's objects,
+// with informers on HPAs and ConfigMaps registered in the caches.
+type applyEnv struct {
+	ctx     context.Context
+	kube    *kubefake.Clientset
+	dyn     *dynamicfake.FakeDynamicClient
+	applier Applier
+	synced  []cache.InformerSynced
+}
+
+func newApplyEnv(t *testing.T, adopt func(metav1.Object) bool, objs ...runtime.Object) *applyEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	kube := kubefake.NewSimpleClientset(objs...)
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClient(scheme)
+	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
+	caches := NewCaches()
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	RegisterInformers(caches,
+		Informed{GroupResource: HorizontalPodAutoscalers, Informer: factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()},
+		Informed{GroupResource: ConfigMaps, Informer: factory.Core().V1().ConfigMaps().Informer()},
+	)
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return &applyEnv{ctx: ctx, kube: kube, dyn: dyn, applier: Applier{
+		Clients:  &CachedClients{Kube: kube, Dynamic: dyn, Caches: caches},
+		Cache:    resourceapply.NewResourceCache(),
+		Recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+		Adopt:    adopt,
+	}}
+}
+
+func hpa(maxReplicas int32) *autoscalingv2.HorizontalPodAutoscaler {
+	return &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "gw-hpa", Namespace: "ns", Labels: map[string]string{ManagedByLabel: ManagedByValue}},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "gw"},
+			MinReplicas:    ptr.To[int32](1),
+			MaxReplicas:    maxReplicas,
+		},
+	}
+}
+
+// writes lists the writes either fake received since the last clear.
+func (e *applyEnv) writes() []string {
+	var out []string
+	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
+		switch a.GetVerb() {
+		case "create", "update", "delete":
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+func TestApplyHPAWithoutATypedFunction(t *testing.T) {
+	env := newApplyEnv(t, nil)
+	if err := env.applier.Apply(env.ctx, hpa(5)); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	got, err := env.kube.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(env.ctx, "gw-hpa", metav1.GetOptions{})
+	if err != nil || got.Spec.MaxReplicas != 5 {
+		t.Fatalf("HPA after create = %+v, %v", got, err)
+	}
+	waitCached(t, env.applier.Clients.Caches, HorizontalPodAutoscalers, "ns", "gw-hpa")
+
+	env.kube.ClearActions()
+	env.dyn.ClearActions()
+	if err := env.applier.Apply(env.ctx, hpa(5)); err != nil {
+		t.Fatal(err)
+	}
+	if w := env.writes(); len(w) != 0 {
+		t.Errorf("an unchanged HPA was written: %v", w)
+	}
+	if err := env.applier.Apply(env.ctx, hpa(8)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = env.kube.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(env.ctx, "gw-hpa", metav1.GetOptions{})
+	if got.Spec.MaxReplicas != 8 {
+		t.Errorf("maxReplicas = %d after a changed apply, want 8", got.Spec.MaxReplicas)
+	}
+}
+
+func TestApplyRefusesAnObjectItMayNotAdopt(t *testing.T) {
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}, Data: map[string]string{"theirs": "1"}}
+	env := newApplyEnv(t, func(m metav1.Object) bool { return IsManaged(m.GetLabels()) }, foreign)
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}, Data: map[string]string{"mine": "1"}}
+	err := env.applier.Apply(env.ctx, mine)
+	if err == nil || !strings.Contains(err.Error(), "ConfigMap ns/cm exists") {
+		t.Fatalf("err = %v, want a refusal naming the ConfigMap", err)
+	}
+	if se, ok := err.(*StepError); !ok || se.Reason != ReasonObjectNotOwned || se.Blocking {
+		t.Errorf("err = %#v, want a non-blocking ObjectNotOwned problem", err)
+	}
+	if w := env.writes(); len(w) != 0 {
+		t.Errorf("the foreign ConfigMap was written: %v", w)
+	}
+}
+
+func TestDeleteOwnedFromCacheLeavesForeignObjects(t *testing.T) {
+	ours := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ours", Namespace: "ns", Labels: map[string]string{ManagedByLabel: ManagedByValue}}}
+	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "ns"}}
+	env := newApplyEnv(t, nil, ours, theirs)
+	for _, name := range []string{"ours", "theirs"} {
+		if err := env.applier.DeleteObject(env.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}, ManagedByOperator, FromCache); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := env.writes(); len(w) != 1 || w[0] != "delete configmaps" {
+		t.Errorf("writes = %v, want exactly the delete of the operator's ConfigMap", w)
+	}
+	if _, err := env.kube.CoreV1().ConfigMaps("ns").Get(env.ctx, "theirs", metav1.GetOptions{}); err != nil {
+		t.Errorf("the foreign ConfigMap is gone: %v", err)
+	}
+}
+
+// waitCached waits until the caches hold an object (informers deliver asynchronously).
+func waitCached(t *testing.T, caches *Caches, gr schema.GroupResource, namespace, name string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := caches.Get(gr, namespace, name); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s %s/%s never reached the caches", gr, namespace, name)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
