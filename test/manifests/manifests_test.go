@@ -30,6 +30,8 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	igwtestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
@@ -37,6 +39,8 @@ import (
 // crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
 var crdBundleFiles = []string{
 	"manifests/batch.llm-d.ai_llmbatchgateways.yaml",
+	"manifests/core.inference-gateway.com_gateways.yaml",
+	"manifests/core.inference-gateway.com_mcps.yaml",
 	"manifests/operator.openshift.io_leaderworkersetoperators.yaml",
 }
 
@@ -58,10 +62,16 @@ const (
 	// tests of the batch gateway operand.
 	batchExampleFile = "deploy/examples/llmbatchgateway_sync.yaml"
 	batchGoldenCR    = "test/golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync/cr.yaml"
-	clusterRoleFile  = "deploy/03_clusterrole.yaml"
-	roleFile         = "deploy/05_role.yaml"
-	deploymentFile   = "deploy/10_deployment.yaml"
-	namespaceFile    = "deploy/01_namespace.yaml"
+	// gatewayExampleFile is upstream's gateway-minimal example; gatewayGoldenCR is the same CR
+	// in the golden tests of the inference gateway. mcpExampleFile is upstream's mcp-server
+	// example, testcases.UpstreamMCP in the MCP admission table.
+	gatewayExampleFile = "deploy/examples/gateway_minimal.yaml"
+	gatewayGoldenCR    = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
+	mcpExampleFile     = "deploy/examples/mcp_memory.yaml"
+	clusterRoleFile    = "deploy/03_clusterrole.yaml"
+	roleFile           = "deploy/05_role.yaml"
+	deploymentFile     = "deploy/10_deployment.yaml"
+	namespaceFile      = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -261,6 +271,10 @@ func newObject(kind string) (interface{}, bool) {
 		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
 	case "LLMBatchGateway":
 		return &batchv1alpha1.LLMBatchGateway{}, true
+	case "Gateway":
+		return &igwv1alpha1.Gateway{}, true
+	case "MCP":
+		return &igwv1alpha1.MCP{}, true
 	}
 	return nil, false
 }
@@ -275,6 +289,8 @@ func TestDeployFiles(t *testing.T) {
 	want := map[string][]object{
 		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
 		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
+		"00_core.inference-gateway.com_gateways.crd.yaml":            {cluster("CustomResourceDefinition", "gateways.core.inference-gateway.com")},
+		"00_core.inference-gateway.com_mcps.crd.yaml":                {cluster("CustomResourceDefinition", "mcps.core.inference-gateway.com")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -293,6 +309,8 @@ func TestDeployFiles(t *testing.T) {
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
 		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
+		"examples/gateway_minimal.yaml":      {{"Gateway", "", "simple-gateway"}},
+		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/); each must be in the table.
@@ -847,6 +865,12 @@ func TestSampleCR(t *testing.T) {
 	t.Run("LLMBatchGateway", func(t *testing.T) {
 		checkBatchSample(t, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile))
 	})
+	t.Run("Gateway", func(t *testing.T) {
+		checkGatewaySample(t, decodeFile[igwv1alpha1.Gateway](t, gatewayExampleFile))
+	})
+	t.Run("MCP", func(t *testing.T) {
+		checkMCPSample(t, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -875,6 +899,39 @@ func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
 		want, _ := yaml.Marshal(golden)
 		t.Errorf("differs from %s without namespace and uid (-golden +sample):\n%s", batchGoldenCR, lineDiff(string(want), string(got)))
 	}
+	if errs := cr.ValidateSpec(); len(errs) > 0 {
+		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+	}
+	if cr.Namespace != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
+	}
+}
+
+// checkGatewaySample requires the Gateway sample to be the golden CR of upstream's
+// gateway-minimal example (which pkg/apis/inferencegateway/v1alpha1's CRD tests admit
+// unchanged) without the namespace and the uid, and to pass ValidateSpec.
+func checkGatewaySample(t *testing.T, cr *igwv1alpha1.Gateway) {
+	t.Helper()
+	golden := &igwv1alpha1.Gateway{}
+	decodeStrict(t, gatewayGoldenCR, readFile(t, gatewayGoldenCR), golden)
+	golden.Namespace, golden.UID = "", ""
+	checkSameAsSample(t, cr, golden, gatewayGoldenCR)
+	if errs := cr.ValidateSpec(); len(errs) > 0 {
+		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+	}
+	if cr.Namespace != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
+	}
+}
+
+// checkMCPSample requires the MCP sample to be upstream's mcp-server example, as the MCP
+// admission table has it, without the namespace, and to pass ValidateSpec.
+func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
+	t.Helper()
+	upstream := &igwv1alpha1.MCP{}
+	decodeStrict(t, "testcases.UpstreamMCP", []byte(igwtestcases.UpstreamMCP), upstream)
+	upstream.Namespace = ""
+	checkSameAsSample(t, cr, upstream, "testcases.UpstreamMCP")
 	if errs := cr.ValidateSpec(); len(errs) > 0 {
 		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
 	}
@@ -923,6 +980,18 @@ func TestALMExamples(t *testing.T) {
 		decodeStrict(t, "alm-examples", byKind["LLMBatchGateway"], cr)
 		checkBatchSample(t, cr)
 		checkSameAsSample(t, cr, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile), batchExampleFile)
+	})
+	t.Run("Gateway", func(t *testing.T) {
+		cr := &igwv1alpha1.Gateway{}
+		decodeStrict(t, "alm-examples", byKind["Gateway"], cr)
+		checkGatewaySample(t, cr)
+		checkSameAsSample(t, cr, decodeFile[igwv1alpha1.Gateway](t, gatewayExampleFile), gatewayExampleFile)
+	})
+	t.Run("MCP", func(t *testing.T) {
+		cr := &igwv1alpha1.MCP{}
+		decodeStrict(t, "alm-examples", byKind["MCP"], cr)
+		checkMCPSample(t, cr)
+		checkSameAsSample(t, cr, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile), mcpExampleFile)
 	})
 }
 
