@@ -131,3 +131,13 @@ func DecodeStrict[T any](t testing.TB, obj map[string]any) *T {
 	}
 	return out
 }
+
+// Details are the messages of errs, sorted.
+func Details(errs field.ErrorList) []string {
+	var out []string
+	for _, err := range errs {
+		out = append(out, err.Detail)
+	}
+	sort.Strings(out)
+	return out
+}
