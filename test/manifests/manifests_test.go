@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -886,58 +887,50 @@ func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 	}
 }
 
-// checkBatchSample requires the LLMBatchGateway sample to be the golden CR of upstream's sync
-// sample (which pkg/apis/batch/v1alpha1's CRD tests admit unchanged) without the namespace,
-// which the user chooses, and the uid; and to pass ValidateSpec.
+// sample is a namespaced CR of deploy/examples and alm-examples.
+type sample interface {
+	metav1.Object
+	ValidateSpec() field.ErrorList
+}
+
+// checkNamespacedSample requires a sample of a namespaced CR to be upstream's (want, read from wantFile,
+// which the API package's CRD tests admit unchanged) without the namespace, which the user
+// chooses, and the uid; and to pass ValidateSpec.
+func checkNamespacedSample[T sample](t *testing.T, cr T, wantFile string, want T, raw []byte) {
+	t.Helper()
+	decodeStrict(t, wantFile, raw, want)
+	want.SetNamespace("")
+	want.SetUID("")
+	if !apiequality.Semantic.DeepEqual(cr, want) {
+		got, _ := yaml.Marshal(cr)
+		upstream, _ := yaml.Marshal(want)
+		t.Errorf("differs from %s without namespace and uid (-upstream +sample):\n%s", wantFile, lineDiff(string(upstream), string(got)))
+	}
+	if errs := cr.ValidateSpec(); len(errs) > 0 {
+		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+	}
+	if cr.GetNamespace() != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.GetNamespace())
+	}
+}
+
+// checkBatchSample: the LLMBatchGateway sample is the golden CR of upstream's sync sample.
 func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
 	t.Helper()
-	golden := &batchv1alpha1.LLMBatchGateway{}
-	decodeStrict(t, batchGoldenCR, readFile(t, batchGoldenCR), golden)
-	golden.Namespace, golden.UID = "", ""
-	if !apiequality.Semantic.DeepEqual(cr, golden) {
-		got, _ := yaml.Marshal(cr)
-		want, _ := yaml.Marshal(golden)
-		t.Errorf("differs from %s without namespace and uid (-golden +sample):\n%s", batchGoldenCR, lineDiff(string(want), string(got)))
-	}
-	if errs := cr.ValidateSpec(); len(errs) > 0 {
-		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
-	}
-	if cr.Namespace != "" {
-		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
-	}
+	checkNamespacedSample(t, cr, batchGoldenCR, &batchv1alpha1.LLMBatchGateway{}, readFile(t, batchGoldenCR))
 }
 
-// checkGatewaySample requires the Gateway sample to be the golden CR of upstream's
-// gateway-minimal example (which pkg/apis/inferencegateway/v1alpha1's CRD tests admit
-// unchanged) without the namespace and the uid, and to pass ValidateSpec.
+// checkGatewaySample: the Gateway sample is the golden CR of upstream's gateway-minimal example.
 func checkGatewaySample(t *testing.T, cr *igwv1alpha1.Gateway) {
 	t.Helper()
-	golden := &igwv1alpha1.Gateway{}
-	decodeStrict(t, gatewayGoldenCR, readFile(t, gatewayGoldenCR), golden)
-	golden.Namespace, golden.UID = "", ""
-	checkSameAsSample(t, cr, golden, gatewayGoldenCR)
-	if errs := cr.ValidateSpec(); len(errs) > 0 {
-		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
-	}
-	if cr.Namespace != "" {
-		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
-	}
+	checkNamespacedSample(t, cr, gatewayGoldenCR, &igwv1alpha1.Gateway{}, readFile(t, gatewayGoldenCR))
 }
 
-// checkMCPSample requires the MCP sample to be upstream's mcp-server example, as the MCP
-// admission table has it, without the namespace, and to pass ValidateSpec.
+// checkMCPSample: the MCP sample is upstream's mcp-server example, as the MCP admission table
+// has it.
 func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
 	t.Helper()
-	upstream := &igwv1alpha1.MCP{}
-	decodeStrict(t, "testcases.UpstreamMCP", []byte(igwtestcases.UpstreamMCP), upstream)
-	upstream.Namespace = ""
-	checkSameAsSample(t, cr, upstream, "testcases.UpstreamMCP")
-	if errs := cr.ValidateSpec(); len(errs) > 0 {
-		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
-	}
-	if cr.Namespace != "" {
-		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
-	}
+	checkNamespacedSample(t, cr, "testcases.UpstreamMCP", &igwv1alpha1.MCP{}, []byte(igwtestcases.UpstreamMCP))
 }
 
 // TestALMExamples requires one example per owned CRD, each the same object as its sample in

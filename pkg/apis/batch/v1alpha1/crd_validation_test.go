@@ -31,14 +31,7 @@ func loadCRD(t *testing.T) *crdtest.CRD {
 // objects.
 func allCases(t *testing.T) []testcases.Case {
 	t.Helper()
-	golden, err := testcases.Golden(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(golden) != 11 {
-		t.Errorf("%d golden CRs, want the 11 of test/golden/batch-gateway", len(golden))
-	}
-	return slices.Concat(golden, testcases.Accepted, testcases.Rejected)
+	return slices.Concat(crdtest.GoldenCases(t, goldenDir, 11), testcases.Accepted, testcases.Rejected)
 }
 
 func object(t *testing.T, c testcases.Case) map[string]any {

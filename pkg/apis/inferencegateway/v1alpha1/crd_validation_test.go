@@ -42,14 +42,7 @@ func mcpCRD(t *testing.T) *crdtest.CRD {
 // objects.
 func gatewayCases(t *testing.T) []testcases.Case {
 	t.Helper()
-	golden, err := testcases.Golden(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(golden) != 6 {
-		t.Errorf("%d golden CRs, want the 6 of test/golden/inference-gateway", len(golden))
-	}
-	return slices.Concat(golden, testcases.GatewayAccepted, testcases.GatewayRejected)
+	return slices.Concat(crdtest.GoldenCases(t, goldenDir, 6), testcases.GatewayAccepted, testcases.GatewayRejected)
 }
 
 func mcpCases() []testcases.Case {
@@ -404,11 +397,7 @@ func TestCRDShape(t *testing.T) {
 // status schema, with mcpServerCount (which upstream's Go type always writes).
 func TestGoldenStatusFits(t *testing.T) {
 	crd := gatewayCRD(t)
-	golden, err := testcases.Golden(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range golden {
+	for _, c := range crdtest.GoldenCases(t, goldenDir, 6) {
 		t.Run(c.Name, func(t *testing.T) {
 			old := stored(t, crd, c)
 			statusFile := strings.TrimPrefix(c.Name, "golden ")

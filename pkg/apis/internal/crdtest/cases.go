@@ -141,3 +141,17 @@ func Details(errs field.ErrorList) []string {
 	sort.Strings(out)
 	return out
 }
+
+// GoldenCases are the golden CRs under dir (admission.Golden); t fails unless there are want of
+// them, so that a case folder lost in a copy is noticed.
+func GoldenCases(t testing.TB, dir string, want int) []admission.Case {
+	t.Helper()
+	golden, err := admission.Golden(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(golden) != want {
+		t.Errorf("%d golden CRs under %s, want %d", len(golden), dir, want)
+	}
+	return golden
+}

@@ -3,7 +3,8 @@
 // tests run every case through the API server's own validators (and the CEL cases through
 // Gateway.ValidateSpec and MCP.ValidateSpec); an e2e suite can create them on a real API server
 // (server-side dry run) and expect the same errors. It is data: it imports nothing that
-// validates.
+// validates. The golden CRs (test/golden/inference-gateway/*/cr.yaml) must be accepted too; the
+// unit tests add them to the table, the e2e suite applies them itself.
 package testcases
 
 import (
@@ -13,18 +14,14 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
 )
 
-// Case is one object and what the API server says about it: Base (a base object below, an
-// upstream example or a golden CR, as YAML) with Patch (a JSON merge patch, as YAML) applied,
+// Case is one object and what the API server says about it: Base (a base object below or an
+// upstream example, as YAML) with Patch (a JSON merge patch, as YAML) applied,
 // and the substrings of the errors the API server must return (none: accepted).
 type Case = admission.Case
 
 // RulesNotChecked is the API server's error when schema errors keep it from running the CEL
 // rules.
 const RulesNotChecked = admission.RulesNotChecked
-
-// Golden returns one case per <dir>/<case>/cr.yaml (the upstream operator's golden Gateways, in
-// test/golden/inference-gateway), each to be accepted unchanged.
-func Golden(dir string) ([]Case, error) { return admission.Golden(dir) }
 
 // BaseGateway is a small Gateway: one provider with its key from a Secret.
 const BaseGateway = `
