@@ -963,29 +963,27 @@ func TestALMExamples(t *testing.T) {
 	}
 
 	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
-		cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
-		decodeStrict(t, "alm-examples", byKind["LeaderWorkerSetOperator"], cr)
-		checkSample(t, cr)
-		checkSameAsSample(t, cr, decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile), exampleFile)
+		checkALMExample(t, byKind["LeaderWorkerSetOperator"], exampleFile, checkSample)
 	})
 	t.Run("LLMBatchGateway", func(t *testing.T) {
-		cr := &batchv1alpha1.LLMBatchGateway{}
-		decodeStrict(t, "alm-examples", byKind["LLMBatchGateway"], cr)
-		checkBatchSample(t, cr)
-		checkSameAsSample(t, cr, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile), batchExampleFile)
+		checkALMExample(t, byKind["LLMBatchGateway"], batchExampleFile, checkBatchSample)
 	})
 	t.Run("Gateway", func(t *testing.T) {
-		cr := &igwv1alpha1.Gateway{}
-		decodeStrict(t, "alm-examples", byKind["Gateway"], cr)
-		checkGatewaySample(t, cr)
-		checkSameAsSample(t, cr, decodeFile[igwv1alpha1.Gateway](t, gatewayExampleFile), gatewayExampleFile)
+		checkALMExample(t, byKind["Gateway"], gatewayExampleFile, checkGatewaySample)
 	})
 	t.Run("MCP", func(t *testing.T) {
-		cr := &igwv1alpha1.MCP{}
-		decodeStrict(t, "alm-examples", byKind["MCP"], cr)
-		checkMCPSample(t, cr)
-		checkSameAsSample(t, cr, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile), mcpExampleFile)
+		checkALMExample(t, byKind["MCP"], mcpExampleFile, checkMCPSample)
 	})
+}
+
+// checkALMExample decodes an alm-examples entry, checks it as its sample is checked, and
+// requires it to be the same object as its sample in deploy/examples.
+func checkALMExample[T any](t *testing.T, raw json.RawMessage, sampleFile string, check func(*testing.T, *T)) {
+	t.Helper()
+	cr := new(T)
+	decodeStrict(t, "alm-examples", raw, cr)
+	check(t, cr)
+	checkSameAsSample(t, cr, decodeFile[T](t, sampleFile), sampleFile)
 }
 
 func checkSameAsSample(t *testing.T, example, sample any, file string) {
