@@ -68,7 +68,6 @@ EXTERNAL_APPLYCONFIGS="$(printf '%s,' \
   "k8s.io/api/core/v1.SecretKeySelector:k8s.io/client-go/applyconfigurations/core/v1" \
   "k8s.io/api/core/v1.ConfigMapKeySelector:k8s.io/client-go/applyconfigurations/core/v1" \
   "k8s.io/api/core/v1.EnvVar:k8s.io/client-go/applyconfigurations/core/v1" \
-  "k8s.io/api/autoscaling/v2.CrossVersionObjectReference:k8s.io/client-go/applyconfigurations/autoscaling/v2" \
   "k8s.io/api/autoscaling/v2.MetricSpec:k8s.io/client-go/applyconfigurations/autoscaling/v2" \
   "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerBehavior:k8s.io/client-go/applyconfigurations/autoscaling/v2")"
 EXTERNAL_APPLYCONFIGS="${EXTERNAL_APPLYCONFIGS%,}"

@@ -116,6 +116,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		// Group=core.inference-gateway.com, Version=v1alpha1
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AuthSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.AuthSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CrossVersionObjectReference"):
+		return &applyconfigurationsinferencegatewayv1alpha1.CrossVersionObjectReferenceApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CustomHorizontalPodAutoscalerSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.CustomHorizontalPodAutoscalerSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Gateway"):

@@ -28,7 +28,7 @@ type CustomHorizontalPodAutoscalerSpec struct {
 	// Deployment (apiVersion apps/v1, kind Deployment, the object's name): the autoscaler always
 	// scales that one.
 	// +optional
-	ScaleTargetRef *autoscalingv2.CrossVersionObjectReference `json:"scaleTargetRef,omitempty"`
+	ScaleTargetRef *CrossVersionObjectReference `json:"scaleTargetRef,omitempty"`
 
 	// minReplicas is the fewest replicas the autoscaler keeps, at least 1. Default 1.
 	// +optional
@@ -50,4 +50,26 @@ type CustomHorizontalPodAutoscalerSpec struct {
 	// behavior tunes how fast the autoscaler scales up and down. Unset, the Kubernetes defaults.
 	// +optional
 	Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior `json:"behavior,omitempty"`
+}
+
+// CrossVersionObjectReference names the object an autoscaler scales: the fields of
+// autoscaling/v2's type of that name, with length bounds so that the CEL rule comparing it with
+// the object's name stays within the API server's cost budget.
+type CrossVersionObjectReference struct {
+	// kind of the object; must be Deployment.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+
+	// name of the object; must be the Gateway's (or MCP's) own name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// apiVersion of the object; apps/v1 if set.
+	// +optional
+	// +kubebuilder:validation:MaxLength=317
+	APIVersion string `json:"apiVersion,omitempty"`
 }

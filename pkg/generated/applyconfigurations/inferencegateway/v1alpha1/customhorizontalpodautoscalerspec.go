@@ -31,7 +31,7 @@ type CustomHorizontalPodAutoscalerSpecApplyConfiguration struct {
 	// scaleTargetRef is accepted for upstream's YAML but can only name the object's own
 	// Deployment (apiVersion apps/v1, kind Deployment, the object's name): the autoscaler always
 	// scales that one.
-	ScaleTargetRef *v2.CrossVersionObjectReferenceApplyConfiguration `json:"scaleTargetRef,omitempty"`
+	ScaleTargetRef *CrossVersionObjectReferenceApplyConfiguration `json:"scaleTargetRef,omitempty"`
 	// minReplicas is the fewest replicas the autoscaler keeps, at least 1. Default 1.
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 	// maxReplicas is the most replicas the autoscaler creates, at least minReplicas.
@@ -52,7 +52,7 @@ func CustomHorizontalPodAutoscalerSpec() *CustomHorizontalPodAutoscalerSpecApply
 // WithScaleTargetRef sets the ScaleTargetRef field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ScaleTargetRef field is set to the value of the last call.
-func (b *CustomHorizontalPodAutoscalerSpecApplyConfiguration) WithScaleTargetRef(value *v2.CrossVersionObjectReferenceApplyConfiguration) *CustomHorizontalPodAutoscalerSpecApplyConfiguration {
+func (b *CustomHorizontalPodAutoscalerSpecApplyConfiguration) WithScaleTargetRef(value *CrossVersionObjectReferenceApplyConfiguration) *CustomHorizontalPodAutoscalerSpecApplyConfiguration {
 	b.ScaleTargetRef = value
 	return b
 }
