@@ -264,8 +264,9 @@ func oidcOf(spec *v1alpha1.GatewaySpec) *v1alpha1.OIDCSpec {
 
 // routingSource is the ConfigMap and key the gateway reads its model routing from.
 type routingSource struct {
-	// configMap is the user's (spec.routing.configMapRef), or empty for the operator's
-	// "<gateway>-routing" holding spec.routing.config.
+	// inline is spec.routing.config, which the operator stores in "<gateway>-routing".
+	inline bool
+	// configMap and key are spec.routing.configMapRef's, or the operator's ConfigMap's key.
 	configMap, key string
 }
 
@@ -278,7 +279,7 @@ func routingSourceOf(spec *v1alpha1.GatewaySpec) *routingSource {
 	case r == nil || !r.Enabled:
 		return nil
 	case r.Config != "":
-		return &routingSource{key: routingInlineKey}
+		return &routingSource{inline: true, key: routingInlineKey}
 	case r.ConfigMapRef != nil:
 		return &routingSource{configMap: r.ConfigMapRef.Name, key: r.ConfigMapRef.Key}
 	}
