@@ -62,7 +62,14 @@ func TestMCPAdmission(t *testing.T) {
 func TestValidateSpecAgreesWithCRD(t *testing.T) {
 	t.Run("Gateway", func(t *testing.T) {
 		gatewayCRD(t).ExpectValidateSpecAgrees(t, gatewayCases(t), func(t *testing.T, stored map[string]any) field.ErrorList {
-			return crdtest.DecodeStrict[v1alpha1.Gateway](t, stored).ValidateSpec()
+			// The rule the CRD cannot check has tests of its own.
+			var celRules field.ErrorList
+			for _, err := range crdtest.DecodeStrict[v1alpha1.Gateway](t, stored).ValidateSpec() {
+				if err.Detail != v1alpha1.MessageProviderEnvDuplicate {
+					celRules = append(celRules, err)
+				}
+			}
+			return celRules
 		})
 	})
 	t.Run("MCP", func(t *testing.T) {

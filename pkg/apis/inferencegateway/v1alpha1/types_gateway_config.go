@@ -293,7 +293,8 @@ type ProviderSpec struct {
 	// env are environment variables for the gateway's container, usually <PROVIDER>_API_KEY
 	// (from a Secret) and <PROVIDER>_API_URL. Any gateway setting without a spec field (for
 	// example ALLOWED_MODELS or MCP_INCLUDE_TOOLS) can be set here too; a setting the spec has a
-	// field for cannot.
+	// field for cannot. A variable set twice among the enabled providers is reported (Degraded,
+	// ValidationFailed) and not deployed.
 	// +optional
 	// +kubebuilder:validation:MaxItems=128
 	Env []corev1.EnvVar `json:"env,omitempty"`

@@ -37,13 +37,18 @@ const (
 	MessageIngressNeedsHost        = "spec.ingress.enabled needs spec.ingress.host: the Ingress routes that host to the gateway"
 	MessageHPAMinAboveMax          = "spec.hpa.config.minReplicas must not exceed spec.hpa.config.maxReplicas"
 
+	// A rule CEL cannot afford (every env entry against every other, across providers):
+	// ValidateSpec only, so the API server admits it and the operator reports it.
+	MessageProviderEnvDuplicate = "spec.providers[].env: two entries of enabled providers set the same variable, and the gateway would see only the last; set it once"
+
 	// The MCP's rules.
 	MessageMCPScaleTargetRef = "spec.hpa.config.scaleTargetRef can only name this MCP's own Deployment (apps/v1 Deployment named like the MCP), which is what the HorizontalPodAutoscaler always scales: remove scaleTargetRef"
 	MessageMCPServerTimeout  = "spec.server.timeout is not supported: an MCP server's timeouts are settings of its image (pass them with command or args), and a Gateway's MCP client timeouts are its spec.mcp.timeouts; remove timeout"
 )
 
 // ValidateSpec checks the CEL rules of the Gateway CRD and returns the errors the API server
-// returns for them (same paths, types and messages). The API server does not check a rule again
+// returns for them (same paths, types and messages), and one rule the CRD cannot check
+// (MessageProviderEnvDuplicate). The API server does not check a rule again
 // for an object stored before the rule existed, while the update leaves the field alone
 // (validation ratcheting), so the operator runs this on every Gateway it reconciles and, on a
 // failure, reports Degraded (reason ReasonFor(errs)) instead of deploying a configuration the
@@ -60,6 +65,7 @@ func (in *Gateway) ValidateSpec() field.ErrorList {
 	for i := range spec.Providers {
 		errs = append(errs, spec.Providers[i].validate(path.Child("providers").Index(i))...)
 	}
+	errs = append(errs, validateProviderEnvUnique(spec.Providers, path.Child("providers"))...)
 	if spec.MCP != nil {
 		for i, server := range spec.MCP.Servers {
 			if server.HealthCheck != nil && server.HealthCheck.Enabled {
@@ -181,6 +187,26 @@ func (s *ProviderSpec) validate(path *field.Path) field.ErrorList {
 		}
 	}
 	return nil
+}
+
+// validateProviderEnvUnique reports each env entry of an enabled provider whose name an earlier
+// entry of an enabled provider already set: the container would carry both, and the gateway
+// reads the last.
+func validateProviderEnvUnique(providers []ProviderSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, provider := range providers {
+		if !provider.Enabled {
+			continue
+		}
+		for j, env := range provider.Env {
+			if seen[env.Name] {
+				errs = append(errs, &field.Error{Type: field.ErrorTypeDuplicate, Field: path.Index(i).Child("env").Index(j).Child("name").String(), BadValue: env.Name, Detail: MessageProviderEnvDuplicate})
+			}
+			seen[env.Name] = true
+		}
+	}
+	return errs
 }
 
 func (s *ResourceRequirements) validate(path *field.Path) field.ErrorList {

@@ -85,6 +85,43 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 	}
 }
 
+// TestProviderEnvUnique: the rule only ValidateSpec checks. The API server admits these objects
+// (testcases has one); the operator reports them.
+func TestProviderEnvUnique(t *testing.T) {
+	env := func(names ...string) []corev1.EnvVar {
+		var out []corev1.EnvVar
+		for _, name := range names {
+			out = append(out, corev1.EnvVar{Name: name, Value: "x"})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		providers []ProviderSpec
+		want      []string
+	}{
+		{"distinct names", []ProviderSpec{{Name: "a", Enabled: true, Env: env("A_API_KEY", "A_API_URL")}, {Name: "b", Enabled: true, Env: env("B_API_KEY")}}, nil},
+		{"across providers", []ProviderSpec{{Name: "a", Enabled: true, Env: env("ALLOWED_MODELS", "A_API_KEY")}, {Name: "b", Enabled: true, Env: env("B_API_KEY", "ALLOWED_MODELS")}},
+			[]string{"spec.providers[1].env[1].name"}},
+		{"within a provider, three times", []ProviderSpec{{Name: "a", Enabled: true, Env: env("A_API_KEY", "A_API_KEY", "A_API_KEY")}},
+			[]string{"spec.providers[0].env[1].name", "spec.providers[0].env[2].name"}},
+		{"a disabled provider does not count", []ProviderSpec{{Name: "a", Enabled: false, Env: env("A_API_KEY")}, {Name: "b", Enabled: true, Env: env("A_API_KEY")}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, err := range (&Gateway{Spec: GatewaySpec{Providers: tc.providers}}).ValidateSpec() {
+				if err.Detail != MessageProviderEnvDuplicate || err.Type != field.ErrorTypeDuplicate {
+					t.Errorf("unexpected error %v", err)
+				}
+				got = append(got, err.Field)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("errors at %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestReasonFor(t *testing.T) {
 	for _, tc := range []struct {
 		name string
