@@ -14,41 +14,41 @@ import (
 // policies it finds at the paths they name. gatewayEnv builds the container's env from a
 // Gateway's spec:
 //
-//	variable                        source field                          emitted when
-//	(providers' env)                spec.providers[].env, verbatim          the provider is enabled
-//	ENVIRONMENT                     spec.environment (production)          always
-//	SERVER_HOST                     spec.server.host (0.0.0.0)             always
-//	SERVER_PORT                     spec.server.port (8080)                always
-//	SERVER_READ_TIMEOUT             spec.server.timeouts.read (60s)        always
-//	SERVER_WRITE_TIMEOUT            spec.server.timeouts.write (60s)       always
-//	SERVER_IDLE_TIMEOUT             spec.server.timeouts.idle (300s)       always
-//	SERVER_TLS_CERT_PATH            /app/tls/tls.crt                       spec.server.tls.enabled
-//	SERVER_TLS_KEY_PATH             /app/tls/tls.key                       spec.server.tls.enabled
-//	TELEMETRY_ENABLED               spec.telemetry.enabled                 always
-//	TELEMETRY_METRICS_PORT          spec.telemetry.metrics.port (9464)     telemetry enabled
-//	TELEMETRY_TRACING_ENABLED       "true"                                 telemetry enabled, traces.exporter.otlp set
-//	TELEMETRY_TRACING_OTLP_ENDPOINT spec.telemetry.traces.exporter.otlp.endpoint   same, endpoint set
-//	AUTH_ENABLED                    spec.auth.enabled                      always
-//	AUTH_OIDC_ISSUER                spec.auth.oidc.issuerUrl               auth enabled with oidc
-//	AUTH_OIDC_CLIENT_ID             spec.auth.oidc.clientId                auth enabled with oidc
-//	AUTH_OIDC_CLIENT_SECRET         spec.auth.oidc.clientSecretRef (Secret)  same, clientSecretRef set
-//	SSL_CERT_FILE                   the mounted spec.auth.oidc.caCertRef   same, caCertRef set
-//	MCP_ENABLED                     "true"                                 spec.mcp.enabled
-//	MCP_EXPOSE                      spec.mcp.expose                        MCP enabled
-//	MCP_TOOL_MODE                   spec.mcp.toolMode (selector)           MCP enabled
-//	MCP_SERVERS                     static and discovered server URLs      MCP enabled (may be "")
-//	MCP_CLIENT_TIMEOUT              spec.mcp.timeouts.client               MCP enabled
-//	MCP_DIAL_TIMEOUT                spec.mcp.timeouts.dial                 MCP enabled
-//	MCP_TLS_HANDSHAKE_TIMEOUT       spec.mcp.timeouts.tlsHandshake         MCP enabled
-//	MCP_RESPONSE_HEADER_TIMEOUT     spec.mcp.timeouts.responseHeader       MCP enabled
-//	MCP_REQUEST_TIMEOUT             spec.mcp.timeouts.request              MCP enabled
-//	ROUTING_ENABLED                 "true"                                 routing enabled with a config source
-//	ROUTING_CONFIG_PATH             the mounted routing file               same
-//	GUARDRAILS_ENABLED              "true"                                 spec.guardrails.enabled
-//	GUARDRAILS_POLICY_DIR           the mounted configMapRef               guardrails enabled, configMapRef set
-//	GUARDRAILS_FAIL_MODE            spec.guardrails.failMode: deny→closed, allow→open   guardrails enabled
-//	GUARDRAILS_EXTERNAL_URL         spec.guardrails.externalUrl            guardrails enabled, externalUrl set
-//	GUARDRAILS_EXTERNAL_TIMEOUT     spec.guardrails.externalTimeout (5s)   same
+//	variable                        source field                                     emitted when
+//	(providers' env)                spec.providers[].env, verbatim                   the provider is enabled
+//	ENVIRONMENT                     spec.environment (production)                    always
+//	SERVER_HOST                     spec.server.host (0.0.0.0)                       always
+//	SERVER_PORT                     spec.server.port (8080)                          always
+//	SERVER_READ_TIMEOUT             spec.server.timeouts.read (60s)                  always
+//	SERVER_WRITE_TIMEOUT            spec.server.timeouts.write (60s)                 always
+//	SERVER_IDLE_TIMEOUT             spec.server.timeouts.idle (300s)                 always
+//	SERVER_TLS_CERT_PATH            /app/tls/tls.crt                                 spec.server.tls.enabled
+//	SERVER_TLS_KEY_PATH             /app/tls/tls.key                                 spec.server.tls.enabled
+//	TELEMETRY_ENABLED               spec.telemetry.enabled                           always
+//	TELEMETRY_METRICS_PORT          spec.telemetry.metrics.port (9464)               telemetry enabled
+//	TELEMETRY_TRACING_ENABLED       "true"                                           telemetry enabled, traces...otlp set
+//	TELEMETRY_TRACING_OTLP_ENDPOINT ...traces.exporter.otlp.endpoint                 same, endpoint set
+//	AUTH_ENABLED                    spec.auth.enabled                                always
+//	AUTH_OIDC_ISSUER                spec.auth.oidc.issuerUrl                         auth enabled with oidc
+//	AUTH_OIDC_CLIENT_ID             spec.auth.oidc.clientId                          auth enabled with oidc
+//	AUTH_OIDC_CLIENT_SECRET         spec.auth.oidc.clientSecretRef (a Secret)        same, clientSecretRef set
+//	SSL_CERT_FILE                   the mounted spec.auth.oidc.caCertRef             same, caCertRef set
+//	MCP_ENABLED                     "true"                                           spec.mcp.enabled
+//	MCP_EXPOSE                      spec.mcp.expose                                  MCP enabled
+//	MCP_TOOL_MODE                   spec.mcp.toolMode (selector)                     MCP enabled
+//	MCP_SERVERS                     static and discovered server URLs                MCP enabled (may be "")
+//	MCP_CLIENT_TIMEOUT              spec.mcp.timeouts.client                         MCP enabled
+//	MCP_DIAL_TIMEOUT                spec.mcp.timeouts.dial                           MCP enabled
+//	MCP_TLS_HANDSHAKE_TIMEOUT       spec.mcp.timeouts.tlsHandshake                   MCP enabled
+//	MCP_RESPONSE_HEADER_TIMEOUT     spec.mcp.timeouts.responseHeader                 MCP enabled
+//	MCP_REQUEST_TIMEOUT             spec.mcp.timeouts.request                        MCP enabled
+//	ROUTING_ENABLED                 "true"                                           routing enabled, with config or configMapRef
+//	ROUTING_CONFIG_PATH             the mounted routing file                         same
+//	GUARDRAILS_ENABLED              "true"                                           spec.guardrails.enabled
+//	GUARDRAILS_POLICY_DIR           the mounted configMapRef                         guardrails enabled, configMapRef set
+//	GUARDRAILS_FAIL_MODE            spec.guardrails.failMode, deny→closed allow→open guardrails enabled
+//	GUARDRAILS_EXTERNAL_URL         spec.guardrails.externalUrl                      guardrails enabled, externalUrl set
+//	GUARDRAILS_EXTERNAL_TIMEOUT     spec.guardrails.externalTimeout (5s)             same
 //
 // MCP timeouts: with spec.mcp.timeouts unset, the gateway's own defaults (client 5s, the others
 // 3s, request 5s), which are also upstream's; with it set, each unset field takes the API's

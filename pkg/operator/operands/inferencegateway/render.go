@@ -2,6 +2,7 @@ package inferencegateway
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -234,7 +235,7 @@ func gatewayService(r *gatewayRenderer, svc *corev1.Service) error {
 		}
 		svc.Spec.Type = corev1.ServiceType(s.Type)
 		if len(s.Annotations) > 0 {
-			svc.Annotations = copyMap(s.Annotations)
+			svc.Annotations = maps.Clone(s.Annotations)
 		}
 	}
 	return nil
@@ -430,7 +431,8 @@ func applyHPAConfig(hpa *autoscalingv2.HorizontalPodAutoscaler, config *v1alpha1
 // "<gateway>-tls") and, with an issuer, cert-manager's annotation to issue it.
 func gatewayIngress(r *gatewayRenderer, ing *networkingv1.Ingress) error {
 	spec := r.spec.Ingress
-	annotations := copyMap(spec.Annotations)
+	annotations := map[string]string{}
+	maps.Copy(annotations, spec.Annotations)
 	rule := &ing.Spec.Rules[0]
 	rule.Host = spec.Host
 	rule.HTTP.Paths[0].Backend.Service.Port.Number = servicePort(r.spec)
@@ -642,14 +644,6 @@ func namespaced(namespace string, names []string) []types.NamespacedName {
 			continue
 		}
 		out = append(out, types.NamespacedName{Namespace: namespace, Name: n})
-	}
-	return out
-}
-
-func copyMap(in map[string]string) map[string]string {
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = v
 	}
 	return out
 }
