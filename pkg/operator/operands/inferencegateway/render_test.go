@@ -39,14 +39,6 @@ func render(t *testing.T, cr *v1alpha1.Gateway) map[string]renderedObject {
 	return byAsset(objs)
 }
 
-func byAsset(objs []renderedObject) map[string]renderedObject {
-	out := map[string]renderedObject{}
-	for _, o := range objs {
-		out[o.asset] = o
-	}
-	return out
-}
-
 func deploymentOf(objs map[string]renderedObject) *appsv1.Deployment {
 	return objs[bindata.InferenceGatewayDeployment].obj.(*appsv1.Deployment)
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 
@@ -52,6 +53,10 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 			if !ro.wanted {
 				return nil
 			}
+			if bestEffort[asset] {
+				return engine.Note("no %s for %s: its CustomResourceDefinition %s is not installed (install the Prometheus operator to have the gateway's metrics scraped; the operator picks it up without a restart)",
+					u.GetKind(), featureOf(asset), engine.CRDName(gvr))
+			}
 			return engine.Problem(engine.ReasonCRDMissing,
 				"%s asks for a %s, whose CustomResourceDefinition %s is not installed: install it and the operator creates the object without a restart, or turn %s off",
 				featureOf(asset), u.GetKind(), engine.CRDName(gvr), featureOf(asset))
@@ -66,7 +71,7 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 	}
 	run.stamp.Stamp(m)
 	if d, isDeployment := ro.obj.(*appsv1.Deployment); isDeployment {
-		if err := engine.RunHooks(d, run.prepare, engine.WithRestrictedSecurityContext); err != nil {
+		if err := engine.RunHooks(d, run.prepare, engine.WithRestrictedSecurityContext, withNonRootUser); err != nil {
 			return err
 		}
 		actual, err := run.applier.ApplyDeployment(ctx, d, run.generations)
@@ -192,6 +197,20 @@ func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
 		if live := run.cachedDeployment(d.Namespace, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas
 		}
+	}
+	return nil
+}
+
+// nonRootUser is the user the pods run as when their manifest names none: the gateway's image
+// (distroless) runs as root by default, which the restricted profile's runAsNonRoot refuses;
+// 65532 is distroless's own "nonroot" user.
+const nonRootUser = 65532
+
+// withNonRootUser gives the pod a non-root user unless it has one.
+func withNonRootUser(d *appsv1.Deployment) error {
+	sc := d.Spec.Template.Spec.SecurityContext
+	if sc != nil && sc.RunAsUser == nil {
+		sc.RunAsUser = ptr.To[int64](nonRootUser)
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func deploymentConditions(applied, cached *appsv1.Deployment, result *engine.Out
 			Message: fmt.Sprintf("the %s Deployment %s/%s is rolling out: %d of %d replicas updated, %d available",
 				what, d.Namespace, d.Name, rollout.Updated, rollout.Desired, rollout.AvailableReplicas)}
 	}
-	degraded, _ = engine.FromOutcome(result, engine.ConditionDegraded, engine.ReasonAsExpected, "")
+	degraded, _ = engine.FromOutcome(result, engine.ConditionDegraded, engine.ReasonAsExpected, result.Notes())
 	return available, progressing, degraded, d
 }
 

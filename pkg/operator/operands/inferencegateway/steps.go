@@ -25,14 +25,14 @@ func gatewaySteps() []engine.Step[*gatewayRun] {
 	steps := []engine.Step[*gatewayRun]{
 		{Name: "referenced Secrets and ConfigMaps", Apply: watchReferences},
 		{Name: "MCP server discovery", Apply: discoverMCPServers},
-		{Name: "render", Apply: renderGateway},
+		{Name: "render", Apply: renderGatewayStep},
 	}
 	return append(steps, stepsByKind[*gatewayRun](bindata.InferenceGatewayAssets)...)
 }
 
 // mcpSteps is an MCP server: the render, then one step per kind of bindata.MCPAssets.
 func mcpSteps() []engine.Step[*mcpRun] {
-	steps := []engine.Step[*mcpRun]{{Name: "render", Apply: renderMCPObjects}}
+	steps := []engine.Step[*mcpRun]{{Name: "render", Apply: renderMCPStep}}
 	return append(steps, stepsByKind[*mcpRun](bindata.MCPAssets)...)
 }
 
@@ -69,6 +69,11 @@ var optionalFeatures = map[string]string{
 	bindata.InferenceGatewayHTTPRoute:         "spec.gatewayAPI.enabled",
 	bindata.InferenceGatewayServiceMonitor:    "spec.telemetry.metrics.enabled",
 }
+
+// bestEffort are the optional objects the CR does not ask for by name: the ServiceMonitor
+// follows from serving metrics. Without its CRD it is skipped, and the Degraded=False condition
+// says so; the Gateway API objects, which spec.gatewayAPI asks for, are a problem instead.
+var bestEffort = map[string]bool{bindata.InferenceGatewayServiceMonitor: true}
 
 func featureOf(asset string) string {
 	if f, ok := optionalFeatures[asset]; ok {
@@ -133,8 +138,8 @@ func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 	return nil
 }
 
-// renderGateway renders every asset of the Gateway.
-func renderGateway(_ context.Context, run *gatewayRun, _ []string) error {
+// renderGatewayStep renders every asset of the Gateway.
+func renderGatewayStep(_ context.Context, run *gatewayRun, _ []string) error {
 	objs, err := renderAll(renderInput{cr: run.cr, mcpServers: run.mcpServers})
 	if err != nil {
 		return engine.MissingDependency(engine.ReasonApplyFailed, "the spec cannot be rendered: %v", err)
@@ -143,8 +148,8 @@ func renderGateway(_ context.Context, run *gatewayRun, _ []string) error {
 	return nil
 }
 
-// renderMCPObjects renders every asset of the MCP server.
-func renderMCPObjects(_ context.Context, run *mcpRun, _ []string) error {
+// renderMCPStep renders every asset of the MCP server.
+func renderMCPStep(_ context.Context, run *mcpRun, _ []string) error {
 	objs, err := renderMCP(run.cr)
 	if err != nil {
 		return engine.MissingDependency(engine.ReasonApplyFailed, "the spec cannot be rendered: %v", err)
