@@ -72,8 +72,13 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		return err
 	}
 
+	// The CRD and optional-API informers trigger every operand, so all read them; each operand
+	// reads the other kinds only from the informers that trigger its own syncs.
 	caches := engine.NewCaches()
-	clients := &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: caches}
+	clientsReading := func(c *engine.Caches) *engine.CachedClients {
+		return &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: c}
+	}
+	lwsCaches, batchCaches := caches.Layer(), caches.Layer()
 
 	namespaced := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithNamespace(namespace))
 	// Kinds watched in every namespace (and cluster-scoped kinds) are watched only where they
@@ -90,10 +95,10 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		Namespace:      namespace,
 		Image:          images.LWS,
 		OperatorClient: operatorClient,
-		Clients:        clients,
+		Clients:        clientsReading(lwsCaches),
 		CRD:            lwsCRD,
 		Optional:       optional,
-		Informers:      lws.RegisterInformers(caches, namespaced, managed),
+		Informers:      lws.RegisterInformers(lwsCaches, namespaced, managed),
 		Recorder:       cc.EventRecorder,
 		Resync:         resync,
 	})
@@ -103,8 +108,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		Images:    images.BatchGateway,
 		Client:    crClient,
 		Informer:  batchInformer,
-		Clients:   clients,
-		Informers: batchgateway.RegisterInformers(caches, managed),
+		Clients:   clientsReading(batchCaches),
+		Informers: batchgateway.RegisterInformers(batchCaches, managed),
 		Optional:  optional,
 		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
 			return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
