@@ -74,8 +74,13 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		return err
 	}
 
+	// The CRD and optional-API informers trigger every operand, so all read them; each operand
+	// reads the other kinds only from the informers that trigger its own syncs.
 	caches := engine.NewCaches()
-	clients := &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: caches}
+	clientsReading := func(c *engine.Caches) *engine.CachedClients {
+		return &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: c}
+	}
+	lwsCaches, batchCaches, gatewayCaches := caches.Layer(), caches.Layer(), caches.Layer()
 
 	namespaced := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithNamespace(namespace))
 	// Kinds watched in every namespace (and cluster-scoped kinds) are watched only where they
@@ -92,22 +97,21 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		Namespace:      namespace,
 		Image:          images.LWS,
 		OperatorClient: operatorClient,
-		Clients:        clients,
+		Clients:        clientsReading(lwsCaches),
 		CRD:            lwsCRD,
 		Optional:       optional,
-		Informers:      lws.RegisterInformers(caches, namespaced, managed),
+		Informers:      lws.RegisterInformers(lwsCaches, namespaced, managed),
 		Recorder:       cc.EventRecorder,
 		Resync:         resync,
 	})
 	batchInformer := crInformers.Batch().V1alpha1().LLMBatchGateways().Informer()
 	_ = batchInformer.SetTransform(engine.DropManagedFields)
-	namespacedOperandInformers := batchgateway.RegisterInformers(caches, managed)
 	_, batchController := batchgateway.New(ctx, batchgateway.Config{
 		Images:    images.BatchGateway,
 		Client:    crClient,
 		Informer:  batchInformer,
-		Clients:   clients,
-		Informers: namespacedOperandInformers,
+		Clients:   clientsReading(batchCaches),
+		Informers: batchgateway.RegisterInformers(batchCaches, managed),
 		Optional:  optional,
 		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
 			return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
@@ -126,8 +130,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		Client:          crClient,
 		GatewayInformer: gatewayInformer,
 		MCPInformer:     mcpInformer,
-		Clients:         clients,
-		Informers:       inferencegateway.RegisterInformers(caches, managed, namespacedOperandInformers),
+		Clients:         clientsReading(gatewayCaches),
+		Informers:       inferencegateway.RegisterInformers(gatewayCaches, managed),
 		Optional:        optional,
 		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
 			return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))

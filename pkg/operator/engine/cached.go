@@ -76,16 +76,32 @@ func IndexerLookup(gr schema.GroupResource, store cache.Store) Lookup {
 // read an object before deciding whether to write it, and through CachedClients that read is
 // answered by an informer. Every kind an operand applies has a Lookup registered here.
 //
-// Several Lookups may serve one group-resource (an operand namespace's informer and a
-// cluster-wide, label-filtered one, say); the first that has the object answers.
+// An operand must read only from informers whose events trigger its own sync. Two informers
+// of one kind (the LWS operand's namespace informer and the batch gateway's label-filtered
+// one, say) do not see a change at the same instant: a sync triggered by one and answered by
+// the other can read an object that is already gone, find nothing to do, and never be
+// triggered again when the lagging informer catches up. So the informers every operand is
+// triggered by (CRDs, optional APIs) live in one shared Caches, and each operand reads
+// through its own layer on top of it (Layer).
 type Caches struct {
 	mu      sync.RWMutex
 	lookups map[schema.GroupResource][]Lookup
+	// shared is consulted after this layer's own lookups; nil for the shared Caches itself.
+	shared *Caches
 }
 
 // NewCaches returns an empty set of caches.
 func NewCaches() *Caches {
 	return &Caches{lookups: map[schema.GroupResource][]Lookup{}}
+}
+
+// Layer returns an operand's own Caches: the informers it registers there answer only its
+// reads, and what is registered in c (now or later, like an optional API's informer started
+// when its CRD appears) answers them too.
+func (c *Caches) Layer() *Caches {
+	layer := NewCaches()
+	layer.shared = c
+	return layer
 }
 
 // Add registers a cache for a group-resource.
@@ -114,6 +130,9 @@ func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.O
 		if !apierrors.IsNotFound(err) {
 			return nil, err
 		}
+	}
+	if c.shared != nil {
+		return c.shared.Get(gr, namespace, name)
 	}
 	return nil, apierrors.NewNotFound(gr, name)
 }

@@ -76,12 +76,6 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), caches: engine.NewCaches()}
 	managed := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
-	shared := engine.RegisterInformers(env.caches,
-		engine.Informed{GroupResource: engine.Deployments, Informer: managed.Apps().V1().Deployments().Informer()},
-		engine.Informed{GroupResource: engine.Services, Informer: managed.Core().V1().Services().Informer()},
-		engine.Informed{GroupResource: engine.ServiceAccounts, Informer: managed.Core().V1().ServiceAccounts().Informer()},
-		engine.Informed{GroupResource: engine.ConfigMaps, Informer: managed.Core().V1().ConfigMaps().Informer()},
-	)
 	crInformers := crinformers.NewSharedInformerFactory(crs, 0)
 	env.gateways = crInformers.Core().V1alpha1().Gateways().Informer()
 	env.mcps = crInformers.Core().V1alpha1().MCPs().Informer()
@@ -91,7 +85,7 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 		GatewayInformer: env.gateways,
 		MCPInformer:     env.mcps,
 		Clients:         &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
-		Informers:       RegisterInformers(env.caches, managed, shared),
+		Informers:       RegisterInformers(env.caches, managed),
 		Optional:        env.optional,
 		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
 			return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))

@@ -22,14 +22,17 @@ func OptionalAPIs() []engine.OptionalAPI {
 	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: ServiceMonitorGVR}}
 }
 
-// RegisterInformers registers in the caches the informers of the built-in kinds the operand
-// creates that the other operands do not (HorizontalPodAutoscalers, Ingresses), and returns
-// them with those of the shared kinds for its controllers to watch. managed must select on the
-// operator's managed-by label in every namespace.
-func RegisterInformers(caches *engine.Caches, managed informers.SharedInformerFactory, shared []factory.Informer) []factory.Informer {
-	own := engine.RegisterInformers(caches,
+// RegisterInformers registers in the caches the informers of every built-in kind the operand
+// creates, and returns them for its controllers to watch. managed must select on the
+// operator's managed-by label in every namespace. The factory shares one informer per kind
+// with the batch gateway; each operand registers it in its own caches layer.
+func RegisterInformers(caches *engine.Caches, managed informers.SharedInformerFactory) []factory.Informer {
+	return engine.RegisterInformers(caches,
+		engine.Informed{GroupResource: engine.Deployments, Informer: managed.Apps().V1().Deployments().Informer()},
+		engine.Informed{GroupResource: engine.Services, Informer: managed.Core().V1().Services().Informer()},
+		engine.Informed{GroupResource: engine.ServiceAccounts, Informer: managed.Core().V1().ServiceAccounts().Informer()},
+		engine.Informed{GroupResource: engine.ConfigMaps, Informer: managed.Core().V1().ConfigMaps().Informer()},
 		engine.Informed{GroupResource: engine.HorizontalPodAutoscalers, Informer: managed.Autoscaling().V2().HorizontalPodAutoscalers().Informer()},
 		engine.Informed{GroupResource: engine.Ingresses, Informer: managed.Networking().V1().Ingresses().Informer()},
 	)
-	return append(append([]factory.Informer{}, shared...), own...)
 }
