@@ -6,11 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -922,10 +919,11 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 	cpuLoad0, _ := cpuSeconds(b.op.pid)
 	t0 := time.Now()
 	logf("creating %d ConfigMaps and %d Secrets in %d namespaces (concurrency %d)", b.loadObjects, b.loadObjects, b.loadNS, b.loadConc)
-	created, loadErr := b.createLoad(ctx)
+	load := objectLoad{prefix: "bench-load", namespaces: b.loadNS, configMaps: b.loadObjects, secrets: b.loadObjects}
+	created, loadErr := b.createLoad(ctx, load)
 	tLoad := time.Since(t0)
 	cpuLoad1, _ := cpuSeconds(b.op.pid)
-	defer b.deleteLoad(ctx)
+	defer b.deleteNamespaces(load.selector())
 	if loadErr != nil {
 		return loadErr
 	}
@@ -967,76 +965,4 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func loadNamespace(i int) string { return fmt.Sprintf("bench-load-%d", i) }
-
-// createLoad creates b.loadObjects ConfigMaps and as many Secrets, spread over b.loadNS
-// namespaces, with at most b.loadConc requests in flight.
-func (b *bench) createLoad(ctx context.Context) (int, error) {
-	if b.loadNS < 1 {
-		b.loadNS = 1
-	}
-	for i := 0; i < b.loadNS; i++ {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: loadNamespace(i), Labels: map[string]string{"bench.llm-infra.io/load": "true"}}}
-		if _, err := b.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return 0, err
-		}
-	}
-	payload := strings.Repeat("x", 64)
-	jobs := make(chan int)
-	var created atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for w := 0; w < b.loadConc; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				ns := loadNamespace(j % b.loadNS)
-				name := fmt.Sprintf("load-%05d", j/2)
-				var err error
-				if j%2 == 0 {
-					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"k": payload}}
-					_, err = b.kube.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
-				} else {
-					s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string][]byte{"k": []byte(payload)}}
-					_, err = b.kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{})
-				}
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					errOnce.Do(func() { firstErr = err })
-					continue
-				}
-				created.Add(1)
-			}
-		}()
-	}
-	for j := 0; j < 2*b.loadObjects && ctx.Err() == nil; j++ {
-		jobs <- j
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return int(created.Load()), fmt.Errorf("creating load objects: %w", firstErr)
-	}
-	return int(created.Load()), ctx.Err()
-}
-
-// deleteLoad deletes the load namespaces and waits (bounded) until they are gone.
-func (b *bench) deleteLoad(ctx context.Context) {
-	logf("deleting the %d load namespaces", b.loadNS)
-	for i := 0; i < b.loadNS; i++ {
-		_ = b.kube.CoreV1().Namespaces().Delete(context.Background(), loadNamespace(i), metav1.DeleteOptions{})
-	}
-	err := poll(context.Background(), time.Second, 5*time.Minute, func() (bool, error) {
-		list, err := b.kube.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{LabelSelector: "bench.llm-infra.io/load=true"})
-		if err != nil {
-			return false, nil
-		}
-		return len(list.Items) == 0, nil
-	})
-	if err != nil {
-		logf("load namespaces not gone: %v", err)
-	}
 }
