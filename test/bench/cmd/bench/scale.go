@@ -246,15 +246,12 @@ func (b *bench) waitBatchReady(ctx context.Context, n int, timeout time.Duration
 }
 
 func conditionReason(cr *unstructured.Unstructured, condType string) string {
-	conds, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == condType {
-			r, _ := m["reason"].(string)
-			return r
-		}
+	c := condition(cr, condType)
+	if c == nil {
+		return "(no condition)"
 	}
-	return "(no condition)"
+	r, _ := c["reason"].(string)
+	return r
 }
 
 // findRendered fills each CR's rendered objects: its candidates that exist, controlled by it.
