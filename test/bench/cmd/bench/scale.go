@@ -329,6 +329,7 @@ func (b *bench) scenarioBatchScale(ctx context.Context) error {
 	for _, c := range crs {
 		perCR = append(perCR, float64(len(c.rendered)))
 	}
+	b.addPeakRSS("peak RSS (VmHWM) after convergence")
 	b.res.Add(sc, "operand objects rendered per CR", "objects", "", "", perCR...).Note =
 		"the objects of batchgateway.Assets() named for the CR (NamesFor) that exist once it is Ready, controlled by it"
 	if b.audit != nil {
@@ -338,6 +339,7 @@ func (b *bench) scenarioBatchScale(ctx context.Context) error {
 	if err := b.scaleResync(ctx, crs); err != nil {
 		return err
 	}
+	b.addPeakRSS("peak RSS (VmHWM) after the forced resync")
 	if err := b.scaleFootprint(ctx, len(crs)); err != nil {
 		return err
 	}
@@ -542,12 +544,12 @@ func (b *bench) scaleFootprint(ctx context.Context, n int) error {
 		fmt.Sprintf("VmRSS of the operator process, every second over a quiet %s window", b.scaleQuiet)
 	b.res.Add(sc, fmt.Sprintf("Go heap in use with LWS and %d CRs", n), "MiB", "", "lower", before.heap).Note =
 		heapInUseMetric + " from the operator's /metrics at the end of the window"
-	b.res.Add(sc, "peak RSS (VmHWM) so far", "MiB", "< 150", "lower", before.hwm).Note =
-		"process lifetime peak, convergence of every CR included"
 	if b.audit != nil {
 		d := before.to.Sub(before.from)
-		b.res.Add(sc, fmt.Sprintf("idle with %d CRs: requests/min excl. leases", n), "req/min", "~0", "lower", perMinute(before.c.Total-before.c.Leases, d)).Note =
-			fmt.Sprintf("by class: %d reads, %d writes, %d events, %d reviews", before.c.Reads, before.c.Writes, before.c.Events, before.c.Reviews)
+		b.res.Add(sc, fmt.Sprintf("idle with %d CRs: requests/min excl. leases, watch renewals", n), "req/min", "0", "lower", perMinute(before.c.Total-before.c.Leases-before.c.Watches, d)).Note =
+			fmt.Sprintf("by class: %d reads (%d of them watches renewed), %d writes, %d events, %d reviews", before.c.Reads, before.c.Watches, before.c.Writes, before.c.Events, before.c.Reviews)
+		b.res.Add(sc, fmt.Sprintf("idle with %d CRs: watch renewals/min", n), "req/min", "", "", perMinute(before.c.Watches, d)).Note =
+			"every informer renews its watch every 5-10 minutes; one informer per referenced Secret (here one per namespace)"
 	}
 
 	load := objectLoad{prefix: "bench-scale-load", namespaces: 10, secrets: b.scaleSecrets}
@@ -560,8 +562,9 @@ func (b *bench) scaleFootprint(ctx context.Context, n int) error {
 	}
 	if b.audit != nil {
 		c := summarize(b.operatorQuery(t0, time.Now(), nil), t0)
-		b.res.Add(sc, "load: operator requests excl. leases", "requests", "0", "lower", float64(c.Total-c.Leases)).Note =
-			fmt.Sprintf("while %d unrelated Secrets were created in %d namespaces", created, load.namespaces)
+		b.res.Add(sc, "load: operator requests excl. leases, watch renewals", "requests", "0", "lower", float64(c.Total-c.Leases-c.Watches)).Note =
+			fmt.Sprintf("while %d unrelated Secrets were created in %d namespaces (in %s); %d watches renewed meanwhile",
+				created, load.namespaces, time.Since(t0).Round(time.Second), c.Watches)
 	}
 	sleep(ctx, 5*time.Second)
 	after, err := b.measureIdle(ctx, b.scaleQuiet)
@@ -646,4 +649,16 @@ func (b *bench) sampleRSS() func() []float64 {
 		close(done)
 		return <-out
 	}
+}
+
+// addPeakRSS reports the operator's VmHWM, the highest RSS of its life so far (which began in
+// scenario 5, when it was restarted), so that reading it after each step shows where it rose.
+func (b *bench) addPeakRSS(name string) {
+	hwm, err := procStatusKB(b.op.pid, "VmHWM:")
+	if err != nil {
+		logf("VmHWM: %v", err)
+		return
+	}
+	b.res.Add(scBatchScale, name, "MiB", "< 150", "lower", hwm/1024).Note =
+		"VmHWM of /proc/<pid>/status: the process's highest RSS so far (every earlier scenario since its last restart included)"
 }
