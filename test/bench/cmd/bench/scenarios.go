@@ -528,11 +528,24 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 				return fmt.Errorf("no operand object for %s", dc.asset)
 			}
 			b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
+			before, _ := b.syncStats(ctx, operandLWS)
 			d, t0, err := b.driftOnce(ctx, ref, dc.edit)
 			if err != nil {
 				unrepaired++
 				logf("  run %d %s: %v", i+1, dc.label, err)
-				b.finding(fmt.Sprintf("drift: %s (%s) not repaired within %s: %v", dc.label, ref, driftTimeout, err), nil)
+				// Did the operator sync and decide there was nothing to do, or not sync at all?
+				syncs := "the LWS sync counter could not be read"
+				if after, serr := b.syncStats(ctx, operandLWS); serr == nil {
+					n, _, _ := after.since(before)
+					syncs = fmt.Sprintf("the operator synced LWS %.0f times meanwhile", n)
+				}
+				var evidence []string
+				if b.audit != nil {
+					c := summarize(b.operatorQuery(t0, time.Now(), func(e *auditEvent) bool { return e.class() != classLease }), t0)
+					evidence = append(c.WriteLines, c.APIReadLines...)
+					syncs += fmt.Sprintf(", with %d writes and %d API reads", c.Writes, c.APIReads)
+				}
+				b.finding(fmt.Sprintf("drift: %s (%s) not repaired within %s: %v; %s", dc.label, ref, driftTimeout, err, syncs), evidence)
 				if err := b.forceRepair(ctx, ref); err != nil {
 					return err
 				}
