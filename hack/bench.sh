@@ -5,7 +5,14 @@
 #   3. drift repair time per managed kind,
 #   4. the operator process's memory and CPU, before and after 5,000 unrelated ConfigMaps and
 #      5,000 unrelated Secrets,
-#   5. start-up time and the writes a restart makes.
+#   5. start-up time and the writes a restart makes,
+#   6. the LLM batch gateway at scale: 200 LLMBatchGateways in 20 namespaces (600 pods) next to
+#      the managed LWS operand: time to all Ready, writes against the physical minimum, writes
+#      and API reads in a forced resync of all of them, memory, then memory after 5,000
+#      unrelated Secrets, and garbage collection when they are deleted.
+# Syncs are counted by the operator's own metrics (llm_infra_operator_syncs_total on its
+# /metrics, scraped with the cluster admin's token): a sync that changes nothing sends no
+# request, so the audit log cannot show it.
 # Prints a table and writes _output/bench/bench-<commit>-<time>.json (and .txt), to compare
 # with `make bench-compare OLD=... NEW=...`.
 #
@@ -23,14 +30,18 @@
 #   BENCH_QUIET_SECONDS [60]   length of each quiet window (idle requests, footprint)
 #   BENCH_LOAD_NAMESPACES [10] BENCH_LOAD_OBJECTS [5000] (ConfigMaps and as many Secrets)
 #   BENCH_LOAD_CONCURRENCY [8]
-#   BENCH_SCENARIOS [1,2,3,4,5]   a subset, e.g. 1,3
+#   BENCH_SCENARIOS [1,2,3,4,5,6] a subset, e.g. 1,3 (6 is the longest)
+#   BENCH_SCALE_CRS [200] BENCH_SCALE_NAMESPACES [20]   scenario 6's LLMBatchGateways
+#   BENCH_SCALE_SECRETS [5000]  unrelated Secrets of scenario 6's footprint
+#   BENCH_SCALE_QUIET_SECONDS [30]   its quiet windows
 #   OPERATOR_LISTEN [127.0.0.1:28443]  (BENCH_OPERATOR_LISTEN, its former name, still works)
 #   KEEP_CLUSTER [false]       leave the local cluster up afterwards (hack/local-cluster.sh down
 #                              with LOCAL_CLUSTER_INSTANCE=bench stops it)
 #   LOCAL_CLUSTER_DIR [_output/bench-cluster] ETCD_PORT [22379] ETCD_PEER_PORT [22380]
 #   APISERVER_PORT [26443] KCM_PORT [27257] SCHEDULER_PORT [27259]   (passed to local-cluster.sh;
 #   kwok and the cert-manager runner listen on no port)
-#   SKIP_BUILD, WITH_CERT_MANAGER: as hack/local-cluster.sh (cert-manager must run)
+#   SKIP_BUILD, WITH_CERT_MANAGER, NODE_MAX_PODS: as hack/local-cluster.sh (cert-manager must
+#   run; the fake nodes' default capacity of 1000 pods each keeps scheduling out of the way)
 # The operator's files: binary _output/bench/bin/llm-infra-operator, log and ServiceAccount
 # kubeconfig in BENCH_WORK_DIR (the cluster's logs/, or _output/bench/work with
 # BENCH_USE_KUBECONFIG=1), pid file in LOCAL_CLUSTER_DIR/pids.

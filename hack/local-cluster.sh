@@ -4,7 +4,10 @@
 # as plain processes on loopback only:
 #
 #   etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-#   kwok (fakes 3 Nodes and every Pod scheduled on them),
+#   kwok (fakes 3 Nodes and every Pod scheduled on them; each Node offers
+#   NODE_MAX_PODS pods, NODE_CPU and NODE_MEMORY, far more than the machine has,
+#   so that scheduling never limits a test or benchmark: make bench runs 600
+#   pods),
 #   cert-manager-runner (cert-manager's issuing controllers + cainjector).
 #
 # Usage:
@@ -28,6 +31,9 @@
 #   <COMPONENT>_EXTRA_ARGS []  extra arguments for one component, a word list: ETCD_,
 #                              KUBE_APISERVER_, KUBE_CONTROLLER_MANAGER_, KUBE_SCHEDULER_, KWOK_,
 #                              CERT_MANAGER_EXTRA_ARGS (e.g. KWOK_EXTRA_ARGS=--v=4)
+#   NODE_MAX_PODS [1000] NODE_CPU [1000] NODE_MEMORY [4Ti]   capacity (and allocatable)
+#                              of each fake Node; kwok runs no container, so these are only
+#                              numbers for the scheduler
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
 #   PROC_EXEC_TIMEOUT [60] PROC_LOG_TAIL [25]   see hack/lib/proc.sh
 #   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
@@ -55,12 +61,16 @@ START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
 SA_TOKEN_DURATION="${SA_TOKEN_DURATION:-24h}"
 LOCK_TIMEOUT="${LOCK_TIMEOUT:-900}"
+NODE_MAX_PODS="${NODE_MAX_PODS:-1000}"
+NODE_CPU="${NODE_CPU:-1000}"
+NODE_MEMORY="${NODE_MEMORY:-4Ti}"
 
 # Everything the cluster hands out is on loopback: Service ClusterIPs come
-# from 127.96.0.0/16, kwok gives Pods IPs from 127.16.0.0/24.
+# from 127.96.0.0/16, kwok gives Pods IPs from 127.16.0.0/16
+# (room for the 600 pods of make bench and more).
 SERVICE_CIDR="127.96.0.0/16"
 SERVICE_IP="127.96.0.1" # first IP of SERVICE_CIDR: the `kubernetes` Service
-POD_CIDR="127.16.0.1/24"
+POD_CIDR="127.16.0.1/16"
 SA_ISSUER="https://kubernetes.default.svc.cluster.local"
 NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
 INFRA_NODE="kwok-node-2"
@@ -453,8 +463,8 @@ spec:
   taints:
 ${taints}
 status:
-  allocatable: {cpu: \"32\", memory: 256Gi, pods: \"110\"}
-  capacity: {cpu: \"32\", memory: 256Gi, pods: \"110\"}
+  allocatable: {cpu: \"${NODE_CPU}\", memory: \"${NODE_MEMORY}\", pods: \"${NODE_MAX_PODS}\"}
+  capacity: {cpu: \"${NODE_CPU}\", memory: \"${NODE_MEMORY}\", pods: \"${NODE_MAX_PODS}\"}
   nodeInfo: {architecture: amd64, operatingSystem: linux, kubeletVersion: fake, kubeProxyVersion: fake}
 "
   done

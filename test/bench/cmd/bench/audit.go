@@ -207,8 +207,12 @@ func (a *auditLog) lastWrite(user string, since time.Time) time.Time {
 // counts is a breakdown of requests by class.
 type counts struct {
 	Total, Reads, Writes, FailedWrites, Leases, Events, Reviews int
-	// WriteLines is each write in order with its time relative to the window start.
-	WriteLines []string
+	// APIReads are the reads that fetch objects (get, list); Watches the watches started
+	// (informers renew theirs every 5-10 minutes).
+	APIReads, Watches int
+	// WriteLines is each write in order with its time relative to the window start;
+	// APIReadLines each API read.
+	WriteLines, APIReadLines []string
 	// ByKind counts writes by "verb resource[/subresource]".
 	ByKind map[string]int
 }
@@ -220,6 +224,13 @@ func summarize(events []*auditEvent, from time.Time) counts {
 		switch e.class() {
 		case classRead:
 			c.Reads++
+			if e.Verb == "watch" {
+				c.Watches++
+			}
+			if e.Verb == "get" || e.Verb == "list" {
+				c.APIReads++
+				c.APIReadLines = append(c.APIReadLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(from).Seconds(), e.describe()))
+			}
 		case classLease:
 			c.Leases++
 		case classEvent:

@@ -300,16 +300,20 @@ func (b *bench) getCR(ctx context.Context) (*unstructured.Unstructured, error) {
 	return b.dyn.Resource(crGVR).Get(ctx, crName, metav1.GetOptions{})
 }
 
-func conditionStatus(cr *unstructured.Unstructured, condType string) string {
+// condition returns a status condition of a CR, nil when it has none of that type.
+func condition(cr *unstructured.Unstructured, condType string) map[string]any {
 	conds, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
 	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == condType {
-			s, _ := m["status"].(string)
-			return s
+		if m, _ := c.(map[string]any); m["type"] == condType {
+			return m
 		}
 	}
-	return ""
+	return nil
+}
+
+func conditionStatus(cr *unstructured.Unstructured, condType string) string {
+	s, _ := condition(cr, condType)["status"].(string)
+	return s
 }
 
 func conditionsSummary(cr *unstructured.Unstructured) string {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
-	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -184,49 +182,6 @@ func procStatusKB(pid int, field string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-}
-
-// scrapeHeap reads go_memstats_heap_inuse_bytes (MiB) from the operator's /metrics, with the
-// admin's bearer token (the operator authenticates and authorizes it by delegation). NaN when
-// the admin has no token or the scrape fails.
-func (b *bench) scrapeHeap(ctx context.Context) float64 {
-	if b.admin == nil || b.admin.BearerToken == "" {
-		return math.NaN()
-	}
-	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // local self-signed
-	}
-	defer client.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+b.listen+"/metrics", nil)
-	if err != nil {
-		return math.NaN()
-	}
-	req.Header.Set("Authorization", "Bearer "+b.admin.BearerToken)
-	resp, err := client.Do(req)
-	if err != nil {
-		logf("scrape /metrics: %v", err)
-		return math.NaN()
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		logf("scrape /metrics: HTTP %d", resp.StatusCode)
-		return math.NaN()
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return math.NaN()
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "go_memstats_heap_inuse_bytes ") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "go_memstats_heap_inuse_bytes ")), 64)
-			if err == nil {
-				return v / (1 << 20)
-			}
-		}
-	}
-	logf("scrape /metrics: no go_memstats_heap_inuse_bytes")
-	return math.NaN()
 }
 
 // procStat returns the fields of /proc/<pid>/stat from field 3 (state) on: f[0] is field 3,

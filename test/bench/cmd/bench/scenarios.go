@@ -6,11 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,17 +25,6 @@ const (
 )
 
 func secondsSince(t0, t time.Time) float64 { return t.Sub(t0).Seconds() }
-
-// isSyncMarker is the request that ends every reconcile: the last step of the table applies the
-// Deployment, and resourceapply's ApplyDeployment reads it with a GET first. Status is written
-// after it only when it changed. One such GET per sync: the count of syncs the bench observes.
-func isSyncMarker(namespace string) func(*auditEvent) bool {
-	return func(e *auditEvent) bool {
-		r := e.ObjectRef
-		return e.Verb == "get" && r != nil && r.Resource == "deployments" && r.Namespace == namespace &&
-			r.Name == deploymentName && r.Subresource == ""
-	}
-}
 
 // waitOperatorQuiet waits until the operator has made no write (leases, events excluded) for
 // gap, at most max; it returns when quiet was confirmed and whether it was reached.
@@ -323,11 +309,15 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 		return err
 	}
 	logf("scenario 2: %d forced syncs (CR annotation changes, 500ms apart), %d runs", b.touches, b.runs)
-	var writes, syncs, reads, evts, changed, syncDur, syncRate []float64
+	var writes, syncs, reads, evts, changed, syncDur []float64
 	var details []map[string]any
 	for i := 0; i < b.runs; i++ {
 		b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
 		rvs := b.resourceVersions(ctx)
+		before, err := b.syncStats(ctx, operandLWS)
+		if err != nil {
+			return fmt.Errorf("the sync counter: %w", err)
+		}
 		t0 := time.Now()
 		for j := 0; j < b.touches; j++ {
 			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d-%d-%d"}}}`, touchAnnotation, i, j, time.Now().UnixNano())
@@ -336,8 +326,14 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 			}
 			sleep(ctx, 500*time.Millisecond)
 		}
-		sleep(ctx, 3*time.Second)
+		after, _, err := b.waitSyncs(ctx, operandLWS, before, float64(b.touches), time.Second, 30*time.Second)
+		if err != nil {
+			logf("  run %d: the sync counter did not count %d syncs: %v", i+1, b.touches, err)
+		}
 		t1 := time.Now()
+		n, _, meanDur := after.since(before)
+		syncs = append(syncs, n)
+		syncDur = append(syncDur, meanDur)
 		ch := b.changedObjects(ctx, rvs)
 		changed = append(changed, float64(len(ch)))
 		if len(ch) > 0 {
@@ -348,88 +344,52 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 		}
 		evs := b.operatorQuery(t0, t1, nil)
 		c := summarize(evs, t0)
-		n := len(b.operatorQuery(t0, t1, isSyncMarker(b.namespace)))
-		durs, rates := syncDurations(evs, b.namespace, t0)
-		syncDur = append(syncDur, durs...)
-		syncRate = append(syncRate, rates...)
 		if i == 0 {
-			b.throttleFinding(evs, t0)
+			b.throttleFinding(evs, t0, int(n))
 		}
 		writes = append(writes, float64(c.Writes))
-		syncs = append(syncs, float64(n))
 		evts = append(evts, float64(c.Events))
 		if n > 0 {
-			reads = append(reads, float64(c.Reads)/float64(n))
+			reads = append(reads, float64(c.APIReads)/n)
 		}
-		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "syncsObserved": n, "reads": c.Reads, "events": c.Events, "objectsChanged": ch})
-		logf("  run %d: %d syncs observed, %d writes, %d reads, %d events", i+1, n, c.Writes, c.Reads, c.Events)
+		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "syncsCounted": n, "apiReads": c.APIReads, "reads": c.Reads, "events": c.Events, "objectsChanged": ch})
+		logf("  run %d: %.0f syncs counted, %d writes, %d API reads (get/list), %d events", i+1, n, c.Writes, c.APIReads, c.Events)
 		if c.Writes > 0 && i == 0 {
 			noop := "they changed nothing stored: no operand object's resourceVersion moved (no-op updates)"
 			if len(ch) > 0 {
 				noop = fmt.Sprintf("operand objects whose resourceVersion moved: %v", ch)
 			}
-			b.finding(fmt.Sprintf("quiet resync: %d writes by the operator during %d syncs with nothing changed (goal 0): %s; %s; each also emitted an Event (%d events)",
+			b.finding(fmt.Sprintf("quiet resync: %d writes by the operator during %.0f syncs with nothing changed (goal 0): %s; %s; each also emitted an Event (%d events)",
 				c.Writes, n, c.byKindString(), noop, c.Events), c.WriteLines)
+		}
+		if c.APIReads > 0 && i == 0 {
+			b.finding(fmt.Sprintf("quiet resync: %d API reads (get/list) by the operator during %.0f syncs with nothing changed (goal 0): the engine reads from informer caches, so each is a cache miss",
+				c.APIReads, n), c.APIReadLines)
 		}
 	}
 	sc := scQuiet
 	b.res.Add(sc, "operand objects changed by forced syncs", "objects", "0", "lower", changed...).Note =
 		"objects whose resourceVersion moved (a no-op update does not move it)"
+	b.res.Add(sc, "syncs observed", "syncs", fmt.Sprintf("%d (one per change)", b.touches), "", syncs...).Note =
+		syncsMetric + `{operand="lws"} on the operator's /metrics, counted from before the first change until it has stayed put for 1s after the last`
+	b.res.Add(sc, "duration of a quiet sync", "s", "", "lower", syncDur...).Note =
+		"mean per run: " + syncDurationMetric + ` {operand="lws"}, sum/count over the forced syncs`
 	if b.audit == nil {
 		return nil
 	}
 	b.res.Add(sc, fmt.Sprintf("operator writes during %d forced syncs", b.touches), "writes", "0", "lower", writes...).Note =
 		"the CR annotation writes are the bench's (admin user), not counted; events and leases excluded"
-	b.res.Add(sc, "syncs observed", "syncs", fmt.Sprintf("%d (one per change)", b.touches), "", syncs...).Note =
-		"GETs of Deployment " + deploymentName + " by the operator: resourceapply reads it in the table's last step, once per sync"
-	b.res.Add(sc, "API reads per quiet sync", "requests", "as few as possible", "lower", reads...).Note =
-		"resourceapply GETs each object from the apiserver (not from the informer caches) before deciding to skip"
+	b.res.Add(sc, "API reads per quiet sync", "requests", "0", "lower", reads...).Note =
+		"the operator's GET and LIST requests (audit log) during the forced syncs / syncs observed; the engine answers reads from informer caches"
 	b.res.Add(sc, "events during forced syncs", "events", "0", "lower", evts...)
-	b.res.Add(sc, "duration of a quiet sync", "s", "", "lower", syncDur...).Note =
-		"first request of a sync to its Deployment GET (audit log); the changes come faster than syncs end, so syncs run back to back"
-	b.res.Add(sc, "request rate within a quiet sync", "req/s", "", "", syncRate...).Note =
-		"requests of a sync / its duration; client-go's default client-side limit is 5 req/s (burst 10)"
 	b.res.Details[sc+"/forced"] = details
 	return nil
-}
-
-// syncDurations splits the operator's requests (leases excluded) at each sync marker: a sync's
-// requests are those after the previous marker up to its own. It returns each sync's duration
-// (its first request received to its marker completed) and its request rate; the first sync of
-// the window is skipped, as it may have started before the window.
-func syncDurations(evs []*auditEvent, namespace string, t0 time.Time) (durs, rates []float64) {
-	marker := isSyncMarker(namespace)
-	var first time.Time
-	n := 0
-	seenMarker := false
-	for _, e := range evs {
-		if e.class() == classLease {
-			continue
-		}
-		if first.IsZero() {
-			first = e.Received
-		}
-		n++
-		if !marker(e) {
-			continue
-		}
-		if seenMarker {
-			d := e.Done.Sub(first).Seconds()
-			durs = append(durs, d)
-			if d > 0 {
-				rates = append(rates, float64(n)/d)
-			}
-		}
-		seenMarker = true
-		first, n = time.Time{}, 0
-	}
-	return durs, rates
 }
 
 // throttleFinding looks at the gaps between consecutive requests of the operator during the
 // forced syncs: client-go's token bucket (QPS 5 unless the client sets another) spaces requests
 // exactly 200ms apart once its burst is spent, which the audit log shows plainly.
-func (b *bench) throttleFinding(evs []*auditEvent, t0 time.Time) {
+func (b *bench) throttleFinding(evs []*auditEvent, t0 time.Time, syncs int) {
 	var reqs []*auditEvent
 	for _, e := range evs {
 		if e.class() != classLease && e.class() != classEvent {
@@ -460,12 +420,6 @@ func (b *bench) throttleFinding(evs []*auditEvent, t0 time.Time) {
 			gap = fmt.Sprintf(" (gap %dms)", e.Received.Sub(reqs[i-1].Received).Milliseconds())
 		}
 		lines = append(lines, fmt.Sprintf("+%.3fs%s %s", e.Received.Sub(t0).Seconds(), gap, e.describe()))
-	}
-	syncs := 0
-	for _, e := range reqs {
-		if isSyncMarker(b.namespace)(e) {
-			syncs++
-		}
 	}
 	b.finding(fmt.Sprintf("client-side throttling: %d of %d gaps between the operator's consecutive requests during the forced syncs are 190-215ms, "+
 		"the signature of client-go's default rate limit (5 req/s, burst 10): once the burst is spent, a sync of ~%d requests takes over a second and changes coalesce",
@@ -525,7 +479,7 @@ func (b *bench) measureIdle(ctx context.Context, d time.Duration) (idleWindow, e
 	// After the window, so the scrape's TokenReview/SubjectAccessReview are not counted in it.
 	w.hwm, _ = procStatusKB(b.op.pid, "VmHWM:")
 	w.hwm /= 1024
-	w.heap = b.scrapeHeap(ctx)
+	w.heap = b.heapInUse(ctx)
 	return w, nil
 }
 
@@ -574,11 +528,24 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 				return fmt.Errorf("no operand object for %s", dc.asset)
 			}
 			b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
+			before, _ := b.syncStats(ctx, operandLWS)
 			d, t0, err := b.driftOnce(ctx, ref, dc.edit)
 			if err != nil {
 				unrepaired++
 				logf("  run %d %s: %v", i+1, dc.label, err)
-				b.finding(fmt.Sprintf("drift: %s (%s) not repaired within %s: %v", dc.label, ref, driftTimeout, err), nil)
+				// Did the operator sync and decide there was nothing to do, or not sync at all?
+				syncs := "the LWS sync counter could not be read"
+				if after, serr := b.syncStats(ctx, operandLWS); serr == nil {
+					n, _, _ := after.since(before)
+					syncs = fmt.Sprintf("the operator synced LWS %.0f times meanwhile", n)
+				}
+				var evidence []string
+				if b.audit != nil {
+					c := summarize(b.operatorQuery(t0, time.Now(), func(e *auditEvent) bool { return e.class() != classLease }), t0)
+					evidence = append(c.WriteLines, c.APIReadLines...)
+					syncs += fmt.Sprintf(", with %d writes and %d API reads", c.Writes, c.APIReads)
+				}
+				b.finding(fmt.Sprintf("drift: %s (%s) not repaired within %s: %v; %s", dc.label, ref, driftTimeout, err, syncs), evidence)
 				if err := b.forceRepair(ctx, ref); err != nil {
 					return err
 				}
@@ -852,36 +819,35 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 			return err
 		}
 		healthy = append(healthy, secondsSince(t0, tHealthy))
-		if b.audit == nil {
-			logf("  run %d: /healthz after %.2fs (no audit log: first sync not observable)", i+1, secondsSince(t0, tHealthy))
-			if _, err := b.waitAvailable(ctx, time.Minute); err != nil {
-				return err
-			}
-			continue
-		}
-		var marker *auditEvent
+		// The new process counts its syncs from 0: the first scrape that shows one is when its
+		// first sync was done (to within the polling interval).
+		var firstSyncAt time.Time
 		err = poll(ctx, 100*time.Millisecond, 3*time.Minute, func() (bool, error) {
-			m := b.operatorQuery(t0, time.Now().Add(time.Hour), isSyncMarker(b.namespace))
-			if len(m) > 0 {
-				marker = m[0]
+			st, err := b.syncStats(ctx, operandLWS)
+			if err == nil && st.syncs >= 1 {
+				firstSyncAt = st.at
 				return true, nil
 			}
 			return false, nil
 		})
 		if err != nil {
-			return fmt.Errorf("run %d: no sync observed after the restart (no GET of Deployment %s by the operator): %w", i+1, deploymentName, err)
+			return fmt.Errorf("run %d: no sync counted after the restart (%s{operand=%q}): %w", i+1, syncsMetric, operandLWS, err)
+		}
+		firstSync = append(firstSync, secondsSince(t0, firstSyncAt))
+		if b.audit == nil {
+			logf("  run %d: /healthz after %.2fs, first sync done %.2fs (no audit log: requests not counted)", i+1, secondsSince(t0, tHealthy), secondsSince(t0, firstSyncAt))
+			continue
 		}
 		// Count everything the new process did from its start until 10s after its first sync.
-		end := marker.Done.Add(10 * time.Second)
+		end := firstSyncAt.Add(10 * time.Second)
 		sleep(ctx, time.Until(end))
 		evs := b.operatorQuery(t0, end, nil)
 		c := summarize(evs, t0)
-		nSyncs := 0
-		for _, e := range evs {
-			if isSyncMarker(b.namespace)(e) {
-				nSyncs++
-			}
+		st, err := b.syncStats(ctx, operandLWS)
+		if err != nil {
+			return fmt.Errorf("run %d: the sync counter: %w", i+1, err)
 		}
+		nSyncs := int(st.syncs)
 		ch := b.changedObjects(ctx, rvs)
 		changed = append(changed, float64(len(ch)))
 		syncs = append(syncs, float64(nSyncs))
@@ -892,7 +858,6 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 				break
 			}
 		}
-		firstSync = append(firstSync, secondsSince(t0, marker.Done))
 		if !leaseAt.IsZero() {
 			lease = append(lease, secondsSince(t0, leaseAt))
 		}
@@ -903,7 +868,7 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		details = append(details, map[string]any{"run": i + 1, "writes": c.WriteLines, "events": c.Events, "leases": c.Leases, "reads": c.Reads,
 			"syncs": nSyncs, "objectsChanged": ch})
 		logf("  run %d: /healthz %.2fs, lease %.2fs, first sync done %.2fs; %d writes, %d events, %d lease requests, %d reads",
-			i+1, secondsSince(t0, tHealthy), secondsSince(t0, leaseAt), secondsSince(t0, marker.Done), c.Writes, c.Events, c.Leases, c.Reads)
+			i+1, secondsSince(t0, tHealthy), secondsSince(t0, leaseAt), secondsSince(t0, firstSyncAt), c.Writes, c.Events, c.Leases, c.Reads)
 		if c.Writes > 0 && i == 0 {
 			b.finding(fmt.Sprintf("restart with nothing changed: %d writes by the new operator process in %d syncs (goal 0): %s; operand objects whose resourceVersion moved: %v",
 				c.Writes, nSyncs, c.byKindString(), ch), c.WriteLines)
@@ -911,16 +876,16 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 	}
 	sc := scStartup
 	b.res.Add(sc, "process start -> /healthz ok", "s", "", "lower", healthy...)
+	b.res.Add(sc, "process start -> first sync done", "s", "", "lower", firstSync...).Note =
+		"first scrape of the new process's /metrics (every 100ms) whose " + syncsMetric + `{operand="lws"} is 1`
 	if b.audit != nil {
 		b.res.Add(sc, "process start -> leader Lease acquired", "s", "", "lower", lease...).Note =
 			"first successful Lease write by the new process (audit log); the old one released it on TERM"
-		b.res.Add(sc, "process start -> first sync done", "s", "", "lower", firstSync...).Note =
-			"completion of the new process's first GET of Deployment " + deploymentName + " (the reconcile table's last step; audit log)"
 		b.res.Add(sc, "writes by a restart (excl. events, leases)", "writes", "0", "lower", writes...).Note =
 			"from process start until 10s after its first sync"
 		b.res.Add(sc, "operand objects changed by a restart", "objects", "0", "lower", changed...).Note =
 			"objects whose resourceVersion moved (a no-op update does not move it)"
-		b.res.Add(sc, "syncs in the window", "syncs", "", "", syncs...)
+		b.res.Add(sc, "syncs in the window", "syncs", "", "", syncs...).Note = syncsMetric + ` {operand="lws"} at the end of the window`
 		b.res.Add(sc, "events emitted by a restart", "events", "reported apart", "", evts...).Note =
 			"library-go's controllercmd emits start-up events (counted apart from writes)"
 		b.res.Add(sc, "Lease requests during start-up", "requests", "", "", leaseReqs...)
@@ -967,10 +932,11 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 	cpuLoad0, _ := cpuSeconds(b.op.pid)
 	t0 := time.Now()
 	logf("creating %d ConfigMaps and %d Secrets in %d namespaces (concurrency %d)", b.loadObjects, b.loadObjects, b.loadNS, b.loadConc)
-	created, loadErr := b.createLoad(ctx)
+	load := objectLoad{prefix: "bench-load", namespaces: b.loadNS, configMaps: b.loadObjects, secrets: b.loadObjects}
+	created, loadErr := b.createLoad(ctx, load)
 	tLoad := time.Since(t0)
 	cpuLoad1, _ := cpuSeconds(b.op.pid)
-	defer b.deleteLoad(ctx)
+	defer b.deleteNamespaces(load.selector())
 	if loadErr != nil {
 		return loadErr
 	}
@@ -1012,76 +978,4 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func loadNamespace(i int) string { return fmt.Sprintf("bench-load-%d", i) }
-
-// createLoad creates b.loadObjects ConfigMaps and as many Secrets, spread over b.loadNS
-// namespaces, with at most b.loadConc requests in flight.
-func (b *bench) createLoad(ctx context.Context) (int, error) {
-	if b.loadNS < 1 {
-		b.loadNS = 1
-	}
-	for i := 0; i < b.loadNS; i++ {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: loadNamespace(i), Labels: map[string]string{"bench.llm-infra.io/load": "true"}}}
-		if _, err := b.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return 0, err
-		}
-	}
-	payload := strings.Repeat("x", 64)
-	jobs := make(chan int)
-	var created atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for w := 0; w < b.loadConc; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				ns := loadNamespace(j % b.loadNS)
-				name := fmt.Sprintf("load-%05d", j/2)
-				var err error
-				if j%2 == 0 {
-					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"k": payload}}
-					_, err = b.kube.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
-				} else {
-					s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string][]byte{"k": []byte(payload)}}
-					_, err = b.kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{})
-				}
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					errOnce.Do(func() { firstErr = err })
-					continue
-				}
-				created.Add(1)
-			}
-		}()
-	}
-	for j := 0; j < 2*b.loadObjects && ctx.Err() == nil; j++ {
-		jobs <- j
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return int(created.Load()), fmt.Errorf("creating load objects: %w", firstErr)
-	}
-	return int(created.Load()), ctx.Err()
-}
-
-// deleteLoad deletes the load namespaces and waits (bounded) until they are gone.
-func (b *bench) deleteLoad(ctx context.Context) {
-	logf("deleting the %d load namespaces", b.loadNS)
-	for i := 0; i < b.loadNS; i++ {
-		_ = b.kube.CoreV1().Namespaces().Delete(context.Background(), loadNamespace(i), metav1.DeleteOptions{})
-	}
-	err := poll(context.Background(), time.Second, 5*time.Minute, func() (bool, error) {
-		list, err := b.kube.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{LabelSelector: "bench.llm-infra.io/load=true"})
-		if err != nil {
-			return false, nil
-		}
-		return len(list.Items) == 0, nil
-	})
-	if err != nil {
-		logf("load namespaces not gone: %v", err)
-	}
 }
