@@ -250,3 +250,56 @@ func TestGatewayAPIWithoutItsCRDsIsNamed(t *testing.T) {
 		t.Errorf("the skipped ServiceMonitor is not a problem: %q", c.Message)
 	}
 }
+
+// TestServiceAnnotationTakenOutOfTheSpecIsRemoved: library-go's apply merges annotations, so
+// the operator must itself remove one the spec no longer has, and only those it set.
+func TestServiceAnnotationTakenOutOfTheSpecIsRemoved(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.Service = &v1alpha1.ServiceSpec{Annotations: map[string]string{"example.com/a": "1", "example.com/b": "2"}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := env.kube.CoreV1().Services(ns).Get(env.ctx, gw.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Annotations["example.com/a"] != "1" || svc.Annotations["example.com/b"] != "2" {
+		t.Fatalf("annotations %v, want a and b", svc.Annotations)
+	}
+	svc.Annotations["example.com/by-hand"] = "kept"
+	if _, err := env.kube.CoreV1().Services(ns).Update(env.ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, step := range []struct {
+		annotations map[string]string
+		want        []string
+	}{
+		{map[string]string{"example.com/a": "1"}, []string{"example.com/a", "example.com/by-hand"}},
+		{nil, []string{"example.com/by-hand"}},
+	} {
+		env.updateGateway(gw.Name, func(gw *v1alpha1.Gateway) { gw.Spec.Service.Annotations = step.annotations })
+		if err := env.syncGateway(gw.Name); err != nil {
+			t.Fatal(err)
+		}
+		svc, err := env.kube.CoreV1().Services(ns).Get(env.ctx, gw.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for k := range svc.Annotations {
+			if strings.HasPrefix(k, "example.com/") {
+				got = append(got, k)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, step.want) {
+			t.Errorf("spec annotations %v: the Service has %v, want %v", step.annotations, got, step.want)
+		}
+		if _, recorded := svc.Annotations[appliedAnnotations]; recorded != (len(step.annotations) > 0) {
+			t.Errorf("spec annotations %v: record %q = %q", step.annotations, appliedAnnotations, svc.Annotations[appliedAnnotations])
+		}
+	}
+}
