@@ -23,6 +23,11 @@ type Case = admission.Case
 // rules.
 const RulesNotChecked = admission.RulesNotChecked
 
+// Golden returns one case per <dir>/<case>/cr.yaml (the upstream operator's golden CRs, in
+// test/golden/inference-gateway), each to be accepted unchanged: the loader the API tests use
+// (crdtest.GoldenCases), for the e2e suite, which cannot import pkg/apis/internal.
+func Golden(dir string) ([]Case, error) { return admission.Golden(dir) }
+
 // BaseGateway is a small Gateway: one provider with its key from a Secret.
 const BaseGateway = `
 apiVersion: core.inference-gateway.com/v1alpha1
