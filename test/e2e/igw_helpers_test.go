@@ -309,6 +309,29 @@ func expectControlledBy(g Gomega, obj *unstructured.Unstructured, owner types.UI
 	g.Expect(ref.UID).To(Equal(owner), "%s %s controller %s/%s", obj.GetKind(), obj.GetName(), ref.Kind, ref.Name)
 }
 
+// writeVersions maps each object ("Kind namespace/name") of the given resources in a namespace
+// to what changes when someone writes its spec or metadata: its generation and metadata where it
+// has a generation (controllers keep writing the status of Deployments and autoscalers), else
+// its resourceVersion. The UID tells a re-created object apart.
+func writeVersions(ctx context.Context, namespace string, gvrs []schema.GroupVersionResource) map[string]string {
+	out := map[string]string{}
+	for _, gvr := range gvrs {
+		list, err := fw.dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+			continue // an optional API that is not installed
+		}
+		Expect(err).NotTo(HaveOccurred(), "list %s in %s", gvr.Resource, namespace)
+		for _, item := range list.Items {
+			version := item.GetResourceVersion()
+			if item.GetGeneration() > 0 {
+				version = fmt.Sprintf("generation %d, labels %v, annotations %v", item.GetGeneration(), item.GetLabels(), item.GetAnnotations())
+			}
+			out[item.GetKind()+" "+namespace+"/"+item.GetName()] = version + " uid " + string(item.GetUID())
+		}
+	}
+	return out
+}
+
 // waitObjectGone waits until an object is deleted.
 func waitObjectGone(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) {
 	GinkgoHelper()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -42,7 +43,7 @@ spec:
 
 // The inference gateway specs run in namespaces of their own (igwNamespacePrefix), in order,
 // and leave the cluster as they found it: their namespaces deleted, the Gateway API CRDs back to
-// how they were. The field-group specs (G3 to G11) share one Gateway, each changing one group.
+// how they were. The field-group specs (G4 to G12) share one Gateway, each changing one group.
 var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 	var gatewayAPIAtStart bool
 	fields := igwNamespacePrefix + "fields"
@@ -121,14 +122,33 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G2. rejects invalid Gateways and MCPs at admission, each with its message, and accepts the valid ones", func(ctx SpecContext) {
+	It("G2. leaves settled Gateways alone: no write to their objects or their status while nothing changes", func(ctx SpecContext) {
+		golden := goldenGateways()
+		versions := func() map[string]string {
+			out := map[string]string{}
+			for _, c := range golden {
+				live := igwGateways(c.namespace).mustGet(ctx, c.cr.Name)
+				out["Gateway "+c.namespace+"/"+live.Name] = live.ResourceVersion
+				for k, v := range writeVersions(ctx, c.namespace, slices.Concat(igwBuiltInGVRs, gatewayAPIGVRs)) {
+					out[k] = v
+				}
+			}
+			return out
+		}
+		before := versions()
+		Consistently(ctx, func(g Gomega) {
+			g.Expect(versions()).To(Equal(before))
+		}).WithTimeout(shortQuiet * 2 / 3).WithPolling(time.Second).Should(Succeed())
+	})
+
+	It("G3. rejects invalid Gateways and MCPs at admission, each with its message, and accepts the valid ones", func(ctx SpecContext) {
 		namespace := igwNamespacePrefix + "admission"
 		ensureRestrictedNamespace(ctx, namespace)
 		expectAdmission(ctx, gvrGatewayCRs, namespace, testcases.GatewayRejected, testcases.GatewayAccepted)
 		expectAdmission(ctx, gvrMCPCRs, namespace, testcases.MCPRejected, testcases.MCPAccepted)
 	})
 
-	It("G3. passes the providers' env, each key from its Secret, and only for enabled providers; reports a missing Secret until it exists", func(ctx SpecContext) {
+	It("G4. passes the providers' env, each key from its Secret, and only for enabled providers; reports a missing Secret until it exists", func(ctx SpecContext) {
 		ensureRestrictedNamespace(ctx, fields)
 		gw.createYAML(ctx, fieldsGateway)
 		waitGateway(ctx, fields, "gw", "Degraded=True SecretMissing naming the provider's Secret", func(g Gomega, gw *igwv1alpha1.Gateway) {
@@ -157,7 +177,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G4. serves on spec.server.port: container port, SERVER_PORT, probes and the Service's target port agree", func(ctx SpecContext) {
+	It("G5. serves on spec.server.port: container port, SERVER_PORT, probes and the Service's target port agree", func(ctx SpecContext) {
 		gw.patch(ctx, "gw", `{spec: {server: {port: 9090}, service: {port: 80}}}`)
 		waitGatewayDeployment(ctx, fields, "gw", "port 9090 everywhere", func(g Gomega, _ *appsv1.Deployment, c *corev1.Container) {
 			g.Expect(c.Ports).To(ContainElement(And(HaveField("Name", "http"), HaveField("ContainerPort", int32(9090)))), "container ports")
@@ -189,7 +209,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G5. sets the Service's type and annotations, and removes an annotation taken out of the spec", func(ctx SpecContext) {
+	It("G6. sets the Service's type and annotations, and removes an annotation taken out of the spec", func(ctx SpecContext) {
 		gw.patch(ctx, "gw", `{spec: {service: {type: NodePort, annotations: {e2e.example.com/a: "1", e2e.example.com/b: "2"}}}}`)
 		waitService := func(what string, check func(Gomega, *corev1.Service)) *corev1.Service {
 			By("waiting for Service gw: " + what)
@@ -226,7 +246,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		Expect(svc.Annotations).To(HaveKeyWithValue("e2e.example.com/by-hand", "kept"))
 	})
 
-	It("G6. serves TLS with the referenced Secret: HTTPS probes, the Secret mounted, an https URL", func(ctx SpecContext) {
+	It("G7. serves TLS with the referenced Secret: HTTPS probes, the Secret mounted, an https URL", func(ctx SpecContext) {
 		ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "gw-tls", Namespace: fields, Labels: igwUserSecretLabel},
 			Type: corev1.SecretTypeOpaque, StringData: map[string]string{"tls.crt": "e2e-not-a-certificate", "tls.key": "e2e-not-a-key"}})
 		gw.patch(ctx, "gw", `{spec: {server: {tls: {enabled: true, certificateRef: {name: gw-tls, key: tls.crt}, keyRef: {name: gw-tls, key: tls.key}}}}}`)
@@ -254,7 +274,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G7. rolls the pods when a Secret they read rotates, and not when only its metadata changes", func(ctx SpecContext) {
+	It("G8. rolls the pods when a Secret they read rotates, and not when only its metadata changes", func(ctx SpecContext) {
 		waitDeploymentRolledOut(ctx, fields, "gw", "before the rotation", nil)
 		before := getBatchDeployment(ctx, fields, "gw")
 		hashes := podTemplateHashes(before)
@@ -294,7 +314,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G8. creates, updates and deletes the HorizontalPodAutoscaler, and never resets the replicas it chose", func(ctx SpecContext) {
+	It("G9. creates, updates and deletes the HorizontalPodAutoscaler, and never resets the replicas it chose", func(ctx SpecContext) {
 		gw.patch(ctx, "gw", `{spec: {hpa: {enabled: true, config: {minReplicas: 2, maxReplicas: 4}}}}`)
 		live := gw.mustGet(ctx, "gw")
 		Eventually(ctx, func(g Gomega) {
@@ -336,7 +356,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
 	})
 
-	It("G9. exposes the gateway through an Ingress from spec.ingress, and deletes it when turned off", func(ctx SpecContext) {
+	It("G10. exposes the gateway through an Ingress from spec.ingress, and deletes it when turned off", func(ctx SpecContext) {
 		gw.patch(ctx, "gw", `{spec: {ingress: {enabled: true, host: llm.e2e.example.com, className: nginx, annotations: {e2e.example.com/timeout: 10m}, tls: {enabled: true, secretName: llm-tls}}}}`)
 		live := gw.mustGet(ctx, "gw")
 		Eventually(ctx, func(g Gomega) {
@@ -376,7 +396,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G10. reports the missing Gateway API CRDs by name, then creates the Gateway and HTTPRoute once they are installed", func(ctx SpecContext) {
+	It("G11. reports the missing Gateway API CRDs by name, then creates the Gateway and HTTPRoute once they are installed", func(ctx SpecContext) {
 		if crdExists(ctx, gatewayAPIGWCRD) {
 			uninstallOptionalCRDs(ctx, crdSetGatewayAPI)
 		}
@@ -415,7 +435,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		waitObjectGone(ctx, gvrGatewayAPIGWs, fields, "gw")
 	})
 
-	It("G11. mounts the routing configuration, inline in its own ConfigMap or from the user's, and rolls the pods when it changes", func(ctx SpecContext) {
+	It("G12. mounts the routing configuration, inline in its own ConfigMap or from the user's, and rolls the pods when it changes", func(ctx SpecContext) {
 		gw.patch(ctx, "gw", "spec: {routing: {enabled: true, config: \"models: {}\\n\"}}")
 		live := gw.mustGet(ctx, "gw")
 		Eventually(ctx, func(g Gomega) {
@@ -471,7 +491,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G12. gives each MCP server a URL and objects, and follows MCP servers added and removed in the Gateway's status and MCP_SERVERS", func(ctx SpecContext) {
+	It("G13. gives each MCP server a URL and objects, and follows MCP servers added and removed in the Gateway's status and MCP_SERVERS", func(ctx SpecContext) {
 		namespace := igwNamespacePrefix + "mcp"
 		ensureRestrictedNamespace(ctx, namespace)
 		mcp := func(name, group, server string) string {
@@ -529,7 +549,7 @@ spec:
 		waitObjectGone(ctx, gvrServices, namespace, "memory-service")
 	})
 
-	It("G13. leaves a foreign object of a managed name untouched and reports it as Degraded, naming it", func(ctx SpecContext) {
+	It("G14. leaves a foreign object of a managed name untouched and reports it as Degraded, naming it", func(ctx SpecContext) {
 		foreign, err := fw.kube.CoreV1().Services(fields).Create(ctx, &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: "clash", Namespace: fields, Labels: map[string]string{"owner": "someone-else"}},
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "someone-else"},
@@ -548,7 +568,7 @@ spec:
 		Expect(now.OwnerReferences).To(BeEmpty())
 	})
 
-	It("G14. deletes every object of a deleted Gateway through garbage collection, and leaves the user's Secrets and ConfigMaps and the foreign Service", func(ctx SpecContext) {
+	It("G15. deletes every object of a deleted Gateway through garbage collection, and leaves the user's Secrets and ConfigMaps and the foreign Service", func(ctx SpecContext) {
 		gvrs := slices.Concat(igwBuiltInGVRs, gatewayAPIGVRs)
 		live := gw.mustGet(ctx, "gw")
 		clash := gw.mustGet(ctx, "clash")
