@@ -56,6 +56,8 @@ type Operand struct {
 	// TLS, routing, guardrails, CA), so a change rolls the pods and nothing else is cached.
 	secrets    *engine.ReferenceWatches
 	configMaps *engine.ReferenceWatches
+	// mcpSecrets watch the TLS Secrets the MCP servers' pods mount, so a rotation rolls them.
+	mcpSecrets *engine.ReferenceWatches
 	events     EventSink
 	clock      clock.PassiveClock
 
@@ -117,6 +119,7 @@ func New(ctx context.Context, cfg Config) (*Operand, factory.Controller, factory
 	queueGateway := func(key string) { gatewaySync.Queue().Add(key) }
 	o.secrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, queueGateway)
 	o.configMaps = engine.NewReferenceWatches(ctx, engine.ConfigMaps, cfg.ConfigMapInformer, queueGateway)
+	o.mcpSecrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, func(key string) { mcpSync.Queue().Add(key) })
 
 	gatewayOwner, mcpOwner := engine.ControllerKey(gatewayKind), engine.ControllerKey(mcpKind)
 	cfg.Optional.AddEventHandler(engine.QueueingHandler(func(obj any) []string {
@@ -251,6 +254,7 @@ func (o *Operand) syncMCP(ctx context.Context, _ factory.SyncContext, key string
 	}
 	mcp, err := o.mcps.MCPs(namespace).Get(name)
 	if apierrors.IsNotFound(err) || (err == nil && mcp.DeletionTimestamp != nil) {
+		o.mcpSecrets.Forget(key)
 		return nil
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -301,5 +302,60 @@ func TestServiceAnnotationTakenOutOfTheSpecIsRemoved(t *testing.T) {
 		if _, recorded := svc.Annotations[appliedAnnotations]; recorded != (len(step.annotations) > 0) {
 			t.Errorf("spec annotations %v: record %q = %q", step.annotations, appliedAnnotations, svc.Annotations[appliedAnnotations])
 		}
+	}
+}
+
+// TestMCPTLSSecretRotationRollsThePods: an MCP server reads its TLS Secret at start-up; the
+// controller watches it, reports it missing by name, and a rotation changes the pod template.
+func TestMCPTLSSecretRotationRollsThePods(t *testing.T) {
+	env := newFakeEnv(t, nil)
+	mcp := &v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: "memory", Namespace: ns, UID: "mcp-uid"},
+		Spec: v1alpha1.MCPSpec{Server: &v1alpha1.MCPServerSpec{TLS: &v1alpha1.MCPTLSConfig{Enabled: true, SecretName: "memory-tls"}}}}
+	if _, err := env.crs.CoreV1alpha1().MCPs(ns).Create(env.ctx, mcp, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the MCP in the informer", func() bool { _, err := env.op.mcps.MCPs(ns).Get("memory"); return err == nil })
+	syncMCP := func() *v1alpha1.MCP {
+		t.Helper()
+		if err := env.op.syncMCP(env.ctx, env.syncCtx, ns+"/memory"); err != nil {
+			t.Fatal(err)
+		}
+		env.settle()
+		got, err := env.crs.CoreV1alpha1().MCPs(ns).Get(env.ctx, "memory", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	degraded := meta.FindStatusCondition(syncMCP().Status.Conditions, v1alpha1.ConditionDegraded)
+	if degraded == nil || degraded.Reason != engine.ReasonSecretMissing || !strings.Contains(degraded.Message, "Secret "+ns+"/memory-tls") {
+		t.Errorf("without its TLS Secret: Degraded = %+v, want SecretMissing naming it", degraded)
+	}
+
+	tls := secret("memory-tls", map[string]string{"tls.crt": "c", "tls.key": "k"})
+	if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, tls, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-memory-tls"
+	enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := env.op.mcpSecrets.Get(typesName(ns, "memory-tls")); return err == nil })
+	if c := meta.FindStatusCondition(syncMCP().Status.Conditions, v1alpha1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("with its TLS Secret: Degraded = %+v", c)
+	}
+	before := env.deployment("memory").Spec.Template.Annotations[hashKey]
+	if before == "" {
+		t.Fatalf("the TLS Secret must be hashed into the pod template: %v", env.deployment("memory").Spec.Template.Annotations)
+	}
+
+	tls.Data["tls.key"] = []byte("rotated")
+	if _, err := env.kube.CoreV1().Secrets(ns).Update(env.ctx, tls, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the rotated Secret in its watch", func() bool {
+		obj, err := env.op.mcpSecrets.Get(typesName(ns, "memory-tls"))
+		return err == nil && string(obj.(*corev1.Secret).Data["tls.key"]) == "rotated"
+	})
+	syncMCP()
+	if after := env.deployment("memory").Spec.Template.Annotations[hashKey]; after == before || after == "" {
+		t.Errorf("%s %q -> %q: rotation must roll the pods", hashKey, before, after)
 	}
 }

@@ -225,6 +225,8 @@ func (run *gatewayRun) secretNamed(name string) *corev1.Secret {
 type mcpRun struct {
 	objectRun
 	cr *v1alpha1.MCP
+	// inputs are what the pods read at start-up (the TLS Secret), watched.
+	inputs podInputs
 }
 
 func (o *Operand) newMCPRun(mcp *v1alpha1.MCP) *mcpRun {
@@ -236,6 +238,19 @@ func (o *Operand) newMCPRun(mcp *v1alpha1.MCP) *mcpRun {
 // prepareDeployment adds the hash of the TLS Secret the server mounts, and keeps the live
 // replicas while an HPA owns them.
 func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
+	var secrets []*corev1.Secret
+	for _, ref := range run.inputs.Secrets {
+		if obj, err := run.mcpSecrets.Get(ref); err == nil {
+			secrets = append(secrets, obj.(*corev1.Secret))
+		}
+	}
+	hashes, err := engine.ConfigHashAnnotations(nil, secrets)
+	if err != nil {
+		return err
+	}
+	if err := engine.WithPodTemplateAnnotations(hashes)(d); err != nil {
+		return err
+	}
 	if hpaEnabled(run.cr.Spec.HPA) {
 		if live := run.cachedDeployment(d.Namespace, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas

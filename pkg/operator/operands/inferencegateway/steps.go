@@ -30,9 +30,13 @@ func gatewaySteps() []engine.Step[*gatewayRun] {
 	return append(steps, stepsByKind[*gatewayRun](bindata.InferenceGatewayAssets)...)
 }
 
-// mcpSteps is an MCP server: the render, then one step per kind of bindata.MCPAssets.
+// mcpSteps is an MCP server: what its pods read (watched), the render, then one step per kind
+// of bindata.MCPAssets.
 func mcpSteps() []engine.Step[*mcpRun] {
-	steps := []engine.Step[*mcpRun]{{Name: "render", Apply: renderMCPStep}}
+	steps := []engine.Step[*mcpRun]{
+		{Name: "referenced Secrets", Apply: watchMCPReferences},
+		{Name: "render", Apply: renderMCPStep},
+	}
 	return append(steps, stepsByKind[*mcpRun](bindata.MCPAssets)...)
 }
 
@@ -113,6 +117,24 @@ func watchReferences(ctx context.Context, run *gatewayRun, _ []string) error {
 		sort.Strings(missing)
 		return engine.Problem(engine.ReasonSecretMissing,
 			"the gateway's pods read %v, which do not exist: create them (the pods start once they do)", missing)
+	}
+	return nil
+}
+
+// watchMCPReferences watches the TLS Secret an MCP server's pods mount, so a rotation rolls
+// them; a missing one is reported by name (the pods cannot start without it).
+func watchMCPReferences(ctx context.Context, run *mcpRun, _ []string) error {
+	run.inputs = mcpPodInputs(run.cr)
+	run.mcpSecrets.Set(ctx, run.key, run.inputs.Secrets...)
+	var missing []string
+	for _, ref := range run.inputs.Secrets {
+		if _, err := run.mcpSecrets.Get(ref); err != nil {
+			missing = append(missing, "Secret "+ref.String())
+		}
+	}
+	if len(missing) > 0 {
+		return engine.Problem(engine.ReasonSecretMissing,
+			"the MCP server's pods mount %v, which does not exist: create it (the pods start once it does)", missing)
 	}
 	return nil
 }
