@@ -491,7 +491,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("G13. gives each MCP server a URL and objects, and follows MCP servers added and removed in the Gateway's status and MCP_SERVERS", func(ctx SpecContext) {
+	It("G13. gives each MCP server a URL and objects, follows MCP servers added and removed in the Gateway's status and MCP_SERVERS, rolls an MCP server when its TLS Secret rotates", func(ctx SpecContext) {
 		namespace := igwNamespacePrefix + "mcp"
 		ensureRestrictedNamespace(ctx, namespace)
 		mcp := func(name, group, server string) string {
@@ -547,6 +547,29 @@ spec:
 		expectServers("memory removed", static, timeURL)
 		waitObjectGone(ctx, gvrDeployments, namespace, "memory")
 		waitObjectGone(ctx, gvrServices, namespace, "memory-service")
+
+		By("rotating the TLS Secret of an MCP server: its pods roll")
+		ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "secure-tls", Namespace: namespace, Labels: igwUserSecretLabel},
+			StringData: map[string]string{"tls.crt": "e2e-not-a-certificate", "tls.key": "e2e-not-a-key"}})
+		createMCP(ctx, namespace, mcp("secure", "group2", "{port: 8443, tls: {enabled: true, secretName: secure-tls}}"))
+		key := engine.ConfigHashAnnotationPrefix + "secret-secure-tls"
+		var before string
+		Eventually(ctx, func(g Gomega) {
+			d, err := fw.kube.AppsV1().Deployments(namespace).Get(ctx, "secure", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			before = podTemplateHashes(d)[key]
+			g.Expect(before).NotTo(BeEmpty(), "the pod template's hash of the TLS Secret")
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+		tls, err := fw.kube.CoreV1().Secrets(namespace).Get(ctx, "secure-tls", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		tls.Data["tls.key"] = []byte("e2e-rotated")
+		_, err = fw.kube.CoreV1().Secrets(namespace).Update(ctx, tls, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(ctx, func(g Gomega) {
+			d, err := fw.kube.AppsV1().Deployments(namespace).Get(ctx, "secure", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(podTemplateHashes(d)[key]).NotTo(Equal(before), "the hash of the rotated TLS Secret")
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
 	})
 
 	It("G14. leaves a foreign object of a managed name untouched and reports it as Degraded, naming it", func(ctx SpecContext) {
