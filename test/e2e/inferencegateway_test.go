@@ -116,7 +116,9 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		}
 
 		By("checking that the HorizontalPodAutoscaler of extra-hpa-ports-gatewayapi-tls scales the Deployment to its minReplicas, 2")
-		scaled := golden[slices.IndexFunc(golden, func(c goldenGateway) bool { return c.name == "extra-hpa-ports-gatewayapi-tls" })]
+		i := slices.IndexFunc(golden, func(c goldenGateway) bool { return c.name == "extra-hpa-ports-gatewayapi-tls" })
+		Expect(i).NotTo(Equal(-1), "the golden case extra-hpa-ports-gatewayapi-tls")
+		scaled := golden[i]
 		waitGateway(ctx, scaled.namespace, scaled.cr.Name, "readyReplicas 2", func(g Gomega, gw *igwv1alpha1.Gateway) {
 			g.Expect(gw.Status.ReadyReplicas).To(Equal(int32(2)))
 		})
@@ -587,7 +589,7 @@ spec:
 		})
 		now, err := fw.kube.CoreV1().Services(fields).Get(ctx, "clash", metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(now.ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign Service was written%s", "")
+		Expect(now.ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign Service was written")
 		Expect(now.OwnerReferences).To(BeEmpty())
 	})
 
