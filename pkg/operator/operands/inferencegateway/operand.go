@@ -56,6 +56,9 @@ type Operand struct {
 	// TLS, routing, guardrails, CA), so a change rolls the pods and nothing else is cached.
 	secrets    *engine.ReferenceWatches
 	configMaps *engine.ReferenceWatches
+	// mcpSecrets watch the TLS Secrets MCP servers mount, and queue the MCPs (their keys may
+	// equal Gateways' keys, so they have watches of their own).
+	mcpSecrets *engine.ReferenceWatches
 	events     EventSink
 	clock      clock.PassiveClock
 
@@ -117,6 +120,7 @@ func New(ctx context.Context, cfg Config) (*Operand, factory.Controller, factory
 	queueGateway := func(key string) { gatewaySync.Queue().Add(key) }
 	o.secrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, queueGateway)
 	o.configMaps = engine.NewReferenceWatches(ctx, engine.ConfigMaps, cfg.ConfigMapInformer, queueGateway)
+	o.mcpSecrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, func(key string) { mcpSync.Queue().Add(key) })
 
 	gatewayOwner, mcpOwner := engine.ControllerKey(gatewayKind), engine.ControllerKey(mcpKind)
 	cfg.Optional.AddEventHandler(engine.QueueingHandler(func(obj any) []string {
@@ -251,6 +255,7 @@ func (o *Operand) syncMCP(ctx context.Context, _ factory.SyncContext, key string
 	}
 	mcp, err := o.mcps.MCPs(namespace).Get(name)
 	if apierrors.IsNotFound(err) || (err == nil && mcp.DeletionTimestamp != nil) {
+		o.mcpSecrets.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -280,12 +285,17 @@ func ownerStamp(gvk schema.GroupVersionKind, m metav1.Object) engine.Renderer {
 	}
 }
 
-// deploymentOf is the cached Deployment, or nil.
-func (o *Operand) cachedDeployment(namespace, name string) *appsv1.Deployment {
-	obj, err := o.clients.Caches.Get(engine.Deployments, namespace, name)
+// cachedDeployment is the cached Deployment of that name that owner controls, or nil. A
+// Gateway and an MCP of the same name share Deployment names: each sees only its own, so one
+// never reports the other's replicas as its availability.
+func (o *Operand) cachedDeployment(owner metav1.Object, name string) *appsv1.Deployment {
+	obj, err := o.clients.Caches.Get(engine.Deployments, owner.GetNamespace(), name)
 	if err != nil {
 		return nil
 	}
 	d, _ := obj.(*appsv1.Deployment)
+	if d == nil || !engine.ControlledBy(owner)(d) {
+		return nil
+	}
 	return d
 }

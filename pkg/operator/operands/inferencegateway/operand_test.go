@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -64,7 +65,7 @@ func TestGatewayAppliesOwnedObjectsAndReportsStatus(t *testing.T) {
 
 	env.makeAvailable(gw.Name)
 	enginetest.WaitFor(t, "the available Deployment cached", func() bool {
-		d := env.op.cachedDeployment(ns, gw.Name)
+		d := env.op.cachedDeployment(gw, gw.Name)
 		return d != nil && d.Status.AvailableReplicas == 1
 	})
 	if err := env.syncGateway(gw.Name); err != nil {
@@ -248,5 +249,94 @@ func TestGatewayAPIWithoutItsCRDsIsNamed(t *testing.T) {
 	}
 	if strings.Contains(c.Message, "servicemonitors") {
 		t.Errorf("the skipped ServiceMonitor is not a problem: %q", c.Message)
+	}
+}
+
+// An MCP server's TLS Secret is watched: missing, it is named in Degraded; rotated, the
+// server's pods roll.
+func TestMCPTLSSecretIsWatchedAndRollsThePods(t *testing.T) {
+	env := newFakeEnv(t, nil)
+	env.createMCP(&v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: "files"},
+		Spec: v1alpha1.MCPSpec{Server: &v1alpha1.MCPServerSpec{TLS: &v1alpha1.MCPTLSConfig{Enabled: true, SecretName: "files-tls"}}}})
+	if err := env.syncMCP("files"); err != nil {
+		t.Fatal(err)
+	}
+	c := meta.FindStatusCondition(env.mcp("files").Status.Conditions, v1alpha1.ConditionDegraded)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != engine.ReasonSecretMissing || !strings.Contains(c.Message, "Secret "+ns+"/files-tls") {
+		t.Fatalf("Degraded = %+v, want SecretMissing naming the TLS Secret", c)
+	}
+
+	tls := secret("files-tls", map[string]string{"tls.crt": "cert-1", "tls.key": "key-1"})
+	if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, tls, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tlsInWatch := func(cert string) func() bool {
+		return func() bool {
+			obj, err := env.op.mcpSecrets.Get(typesName(ns, "files-tls"))
+			return err == nil && string(obj.(*corev1.Secret).Data["tls.crt"]) == cert
+		}
+	}
+	enginetest.WaitFor(t, "the TLS Secret in its watch", tlsInWatch("cert-1"))
+	if err := env.syncMCP("files"); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(env.mcp("files").Status.Conditions, v1alpha1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("Degraded = %+v once the Secret exists", c)
+	}
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-files-tls"
+	before := env.deployment("files").Spec.Template.Annotations[hashKey]
+	if before == "" {
+		t.Fatalf("no %s on the pod template: %v", hashKey, env.deployment("files").Spec.Template.Annotations)
+	}
+	tls.Data["tls.crt"] = []byte("cert-2")
+	if _, err := env.kube.CoreV1().Secrets(ns).Update(env.ctx, tls, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the rotated TLS Secret in its watch", tlsInWatch("cert-2"))
+	if err := env.syncMCP("files"); err != nil {
+		t.Fatal(err)
+	}
+	if after := env.deployment("files").Spec.Template.Annotations[hashKey]; after == before {
+		t.Errorf("%s unchanged after the certificate rotated: the pods would keep the old one", hashKey)
+	}
+}
+
+// A Gateway and an MCP of one name want the same Deployment name: the second is refused
+// (ObjectNotOwned), and it does not report the other's Deployment as its own availability.
+func TestSameNamedMCPDeploymentIsNotTheGatewaysAvailability(t *testing.T) {
+	gw, key := minimalGateway(t)
+	env := newFakeEnv(t, nil, key)
+	env.createMCP(&v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: gw.Name}})
+	if err := env.syncMCP(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.makeAvailable(gw.Name)
+	env.settle()
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonObjectNotOwned)
+	env.expectCondition(gw.Name, v1alpha1.ConditionAvailable, metav1.ConditionFalse, engine.ReasonNotDeployed)
+	if got := env.gateway(gw.Name).Status; got.AvailableReplicas != 0 || got.Phase == v1alpha1.PhaseRunning {
+		t.Errorf("the Gateway reports the MCP's Deployment: phase %q, %d available", got.Phase, got.AvailableReplicas)
+	}
+}
+
+// A discovery selector stored before admission rejected it keeps the static servers.
+func TestUnparsableSelectorKeepsStaticServers(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.MCP = &v1alpha1.MCPServersSpec{Enabled: true,
+		Servers: []v1alpha1.MCPServer{{Name: "static", URL: "http://static.example:8080/mcp"}},
+		ServiceDiscovery: &v1alpha1.MCPServiceDiscoverySpec{Enabled: true,
+			Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpIn}}}}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	run := env.op.newGatewayRun(env.gateway(gw.Name))
+	if err := discoverMCPServers(env.ctx, run, nil); err == nil || strings.Count(err.Error(), "spec.mcp.serviceDiscovery.selector") != 1 {
+		t.Errorf("err = %v, want one naming the selector once", err)
+	}
+	if !slices.Equal(run.mcpServers, []string{"http://static.example:8080/mcp"}) {
+		t.Errorf("mcpServers = %v, want the static server kept", run.mcpServers)
 	}
 }

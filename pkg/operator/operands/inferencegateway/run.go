@@ -138,7 +138,7 @@ func (run *gatewayRun) prepareDeployment(d *appsv1.Deployment) error {
 		return err
 	}
 	if hpaEnabled(run.cr.Spec.HPA) {
-		if live := run.cachedDeployment(d.Namespace, d.Name); live != nil {
+		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas
 		}
 	}
@@ -182,6 +182,8 @@ func (run *gatewayRun) secretNamed(name string) *corev1.Secret {
 type mcpRun struct {
 	objectRun
 	cr *v1alpha1.MCP
+	// inputs are what the pods read at start-up (the TLS Secret), watched one by one.
+	inputs podInputs
 }
 
 func (o *Operand) newMCPRun(mcp *v1alpha1.MCP) *mcpRun {
@@ -190,11 +192,24 @@ func (o *Operand) newMCPRun(mcp *v1alpha1.MCP) *mcpRun {
 	return run
 }
 
-// prepareDeployment adds the hash of the TLS Secret the server mounts, and keeps the live
-// replicas while an HPA owns them.
+// prepareDeployment adds the hash of the TLS Secret the server mounts, so a rotated
+// certificate rolls the pods, and keeps the live replicas while an HPA owns them.
 func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
+	var secrets []*corev1.Secret
+	for _, ref := range run.inputs.Secrets {
+		if obj, err := run.mcpSecrets.Get(ref); err == nil {
+			secrets = append(secrets, obj.(*corev1.Secret))
+		}
+	}
+	hashes, err := engine.ConfigHashAnnotations(nil, secrets)
+	if err != nil {
+		return err
+	}
+	if err := engine.WithPodTemplateAnnotations(hashes)(d); err != nil {
+		return err
+	}
 	if hpaEnabled(run.cr.Spec.HPA) {
-		if live := run.cachedDeployment(d.Namespace, d.Name); live != nil {
+		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas
 		}
 	}

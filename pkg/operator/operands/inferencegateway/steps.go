@@ -32,7 +32,10 @@ func gatewaySteps() []engine.Step[*gatewayRun] {
 
 // mcpSteps is an MCP server: the render, then one step per kind of bindata.MCPAssets.
 func mcpSteps() []engine.Step[*mcpRun] {
-	steps := []engine.Step[*mcpRun]{{Name: "render", Apply: renderMCPStep}}
+	steps := []engine.Step[*mcpRun]{
+		{Name: "referenced Secrets", Apply: watchMCPReferences},
+		{Name: "render", Apply: renderMCPStep},
+	}
 	return append(steps, stepsByKind[*mcpRun](bindata.MCPAssets)...)
 }
 
@@ -117,13 +120,34 @@ func watchReferences(ctx context.Context, run *gatewayRun, _ []string) error {
 	return nil
 }
 
+// watchMCPReferences watches the TLS Secret the MCP server mounts, so a change rolls its pods;
+// a missing one is reported by name.
+func watchMCPReferences(ctx context.Context, run *mcpRun, _ []string) error {
+	run.inputs = mcpPodInputs(run.cr)
+	run.mcpSecrets.Set(ctx, run.key, run.inputs.Secrets...)
+	var missing []string
+	for _, ref := range run.inputs.Secrets {
+		if _, err := run.mcpSecrets.Get(ref); err != nil {
+			missing = append(missing, "Secret "+ref.String())
+		}
+	}
+	if len(missing) > 0 {
+		return engine.Problem(engine.ReasonSecretMissing,
+			"the MCP server's pods read %v, which do not exist: create them (the pods start once they do)", missing)
+	}
+	return nil
+}
+
 // discoverMCPServers lists the MCP servers the Gateway's service discovery selects, from the
 // MCP informer.
 func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 	var discovered []v1alpha1.MCP
 	namespace, selector, enabled, err := mcpDiscovery(run.cr)
 	if err != nil {
-		return engine.Problem(engine.ReasonApplyFailed, "spec.mcp.serviceDiscovery.selector: %v", err)
+		// Admission rejects such a selector; one stored before that rule still keeps the
+		// static servers.
+		run.mcpServers = mcpServerURLs(run.cr, nil)
+		return engine.Problem(engine.ReasonApplyFailed, "%v", err)
 	}
 	if enabled {
 		mcps, err := run.mcps.MCPs(namespace).List(selector)
