@@ -359,6 +359,7 @@ type MCPServersSpec struct {
 }
 
 // MCPServiceDiscoverySpec selects MCP objects whose status.url the gateway uses.
+// +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator in ['In', 'NotIn'] ? (has(e.values) && size(e.values) > 0) : (e.operator in ['Exists', 'DoesNotExist'] && (!has(e.values) || size(e.values) == 0)))",fieldPath=".selector",message="spec.mcp.serviceDiscovery.selector.matchExpressions: operator In and NotIn need values, Exists and DoesNotExist take none"
 type MCPServiceDiscoverySpec struct {
 	// enabled turns discovery on.
 	// +required

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -36,6 +37,7 @@ const (
 	MessageGuardrailsConfigMapName = "spec.guardrails.configMapRef.name must name a ConfigMap in the Gateway's namespace"
 	MessageIngressNeedsHost        = "spec.ingress.enabled needs spec.ingress.host: the Ingress routes that host to the gateway"
 	MessageHPAMinAboveMax          = "spec.hpa.config.minReplicas must not exceed spec.hpa.config.maxReplicas"
+	MessageSelectorExpressions     = "spec.mcp.serviceDiscovery.selector.matchExpressions: operator In and NotIn need values, Exists and DoesNotExist take none"
 
 	// A rule CEL cannot afford (every env entry against every other, across providers):
 	// ValidateSpec only, so the API server admits it and the operator reports it.
@@ -67,6 +69,7 @@ func (in *Gateway) ValidateSpec() field.ErrorList {
 	}
 	errs = append(errs, validateProviderEnvUnique(spec.Providers, path.Child("providers"))...)
 	if spec.MCP != nil {
+		errs = append(errs, spec.MCP.ServiceDiscovery.validate(path.Child("mcp", "serviceDiscovery"))...)
 		for i, server := range spec.MCP.Servers {
 			if server.HealthCheck != nil && server.HealthCheck.Enabled {
 				errs = append(errs, field.Forbidden(path.Child("mcp", "servers").Index(i).Child("healthCheck", "enabled"), MessageMCPServerHealthCheck))
@@ -279,4 +282,26 @@ func (s *GuardrailsSpec) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("configMapRef", "name"), MessageGuardrailsConfigMapName))
 	}
 	return errs
+}
+
+// validate checks the selector's expressions as the CRD's rule does: without it, a selector
+// that does not parse would make the operator drop every discovered server.
+func (in *MCPServiceDiscoverySpec) validate(path *field.Path) field.ErrorList {
+	if in == nil || in.Selector == nil {
+		return nil
+	}
+	for _, e := range in.Selector.MatchExpressions {
+		switch e.Operator {
+		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
+			if len(e.Values) > 0 {
+				continue
+			}
+		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
+			if len(e.Values) == 0 {
+				continue
+			}
+		}
+		return field.ErrorList{field.Invalid(path.Child("selector"), field.OmitValueType{}, MessageSelectorExpressions)}
+	}
+	return nil
 }

@@ -252,3 +252,36 @@ var (
 func typesName(namespace, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: namespace, Name: name}
 }
+
+// createMCP stores an MCP and waits for the informer to hold it.
+func (e *fakeEnv) createMCP(mcp *v1alpha1.MCP) {
+	e.t.Helper()
+	mcp.Namespace = ns
+	if mcp.UID == "" {
+		mcp.UID = types.UID("mcp-uid-" + mcp.Name)
+	}
+	if _, err := e.crs.CoreV1alpha1().MCPs(ns).Create(e.ctx, mcp, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	enginetest.WaitFor(e.t, "the MCP in the informer", func() bool {
+		_, err := e.op.mcps.MCPs(ns).Get(mcp.Name)
+		return err == nil
+	})
+}
+
+func (e *fakeEnv) mcp(name string) *v1alpha1.MCP {
+	e.t.Helper()
+	mcp, err := e.crs.CoreV1alpha1().MCPs(ns).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return mcp
+}
+
+// syncMCP runs one sync of an MCP and waits for the caches to hold what it wrote.
+func (e *fakeEnv) syncMCP(name string) error {
+	e.t.Helper()
+	err := e.op.syncMCP(e.ctx, e.syncCtx, ns+"/"+name)
+	e.settle()
+	return err
+}

@@ -284,12 +284,17 @@ func ownerStamp(gvk schema.GroupVersionKind, m metav1.Object) engine.Renderer {
 	}
 }
 
-// deploymentOf is the cached Deployment, or nil.
-func (o *Operand) cachedDeployment(namespace, name string) *appsv1.Deployment {
-	obj, err := o.clients.Caches.Get(engine.Deployments, namespace, name)
+// cachedDeployment is the cached Deployment of that name that owner controls, or nil. A
+// Gateway and an MCP of the same name share Deployment names: each sees only its own, so one
+// never reports the other's replicas as its availability.
+func (o *Operand) cachedDeployment(owner metav1.Object, name string) *appsv1.Deployment {
+	obj, err := o.clients.Caches.Get(engine.Deployments, owner.GetNamespace(), name)
 	if err != nil {
 		return nil
 	}
 	d, _ := obj.(*appsv1.Deployment)
+	if d == nil || !engine.ControlledBy(owner)(d) {
+		return nil
+	}
 	return d
 }

@@ -65,7 +65,7 @@ func TestGatewayAppliesOwnedObjectsAndReportsStatus(t *testing.T) {
 
 	env.makeAvailable(gw.Name)
 	enginetest.WaitFor(t, "the available Deployment cached", func() bool {
-		d := env.op.cachedDeployment(ns, gw.Name)
+		d := env.op.cachedDeployment(gw, gw.Name)
 		return d != nil && d.Status.AvailableReplicas == 1
 	})
 	if err := env.syncGateway(gw.Name); err != nil {
@@ -357,5 +357,45 @@ func TestMCPTLSSecretRotationRollsThePods(t *testing.T) {
 	syncMCP()
 	if after := env.deployment("memory").Spec.Template.Annotations[hashKey]; after == before || after == "" {
 		t.Errorf("%s %q -> %q: rotation must roll the pods", hashKey, before, after)
+	}
+}
+
+// A Gateway and an MCP of one name want the same Deployment name: the second is refused
+// (ObjectNotOwned), and it does not report the other's Deployment as its own availability.
+func TestSameNamedMCPDeploymentIsNotTheGatewaysAvailability(t *testing.T) {
+	gw, key := minimalGateway(t)
+	env := newFakeEnv(t, nil, key)
+	env.createMCP(&v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: gw.Name}})
+	if err := env.syncMCP(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.makeAvailable(gw.Name)
+	env.settle()
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonObjectNotOwned)
+	env.expectCondition(gw.Name, v1alpha1.ConditionAvailable, metav1.ConditionFalse, engine.ReasonNotDeployed)
+	if got := env.gateway(gw.Name).Status; got.AvailableReplicas != 0 || got.Phase == v1alpha1.PhaseRunning {
+		t.Errorf("the Gateway reports the MCP's Deployment: phase %q, %d available", got.Phase, got.AvailableReplicas)
+	}
+}
+
+// A discovery selector stored before admission rejected it keeps the static servers.
+func TestUnparsableSelectorKeepsStaticServers(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.MCP = &v1alpha1.MCPServersSpec{Enabled: true,
+		Servers: []v1alpha1.MCPServer{{Name: "static", URL: "http://static.example:8080/mcp"}},
+		ServiceDiscovery: &v1alpha1.MCPServiceDiscoverySpec{Enabled: true,
+			Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpIn}}}}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	run := env.op.newGatewayRun(env.gateway(gw.Name))
+	if err := discoverMCPServers(env.ctx, run, nil); err == nil || strings.Count(err.Error(), "spec.mcp.serviceDiscovery.selector") != 1 {
+		t.Errorf("err = %v, want one naming the selector once", err)
+	}
+	if !slices.Equal(run.mcpServers, []string{"http://static.example:8080/mcp"}) {
+		t.Errorf("mcpServers = %v, want the static server kept", run.mcpServers)
 	}
 }

@@ -181,7 +181,7 @@ func (run *gatewayRun) prepareDeployment(d *appsv1.Deployment) error {
 		return err
 	}
 	if hpaEnabled(run.cr.Spec.HPA) {
-		if live := run.cachedDeployment(d.Namespace, d.Name); live != nil {
+		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas
 		}
 	}
@@ -235,8 +235,8 @@ func (o *Operand) newMCPRun(mcp *v1alpha1.MCP) *mcpRun {
 	return run
 }
 
-// prepareDeployment adds the hash of the TLS Secret the server mounts, and keeps the live
-// replicas while an HPA owns them.
+// prepareDeployment adds the hash of the TLS Secret the server mounts, so a rotated
+// certificate rolls the pods, and keeps the live replicas while an HPA owns them.
 func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
 	var secrets []*corev1.Secret
 	for _, ref := range run.inputs.Secrets {
@@ -252,7 +252,7 @@ func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
 		return err
 	}
 	if hpaEnabled(run.cr.Spec.HPA) {
-		if live := run.cachedDeployment(d.Namespace, d.Name); live != nil {
+		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas
 		}
 	}

@@ -71,7 +71,7 @@ func (o *Operand) writeGatewayStatus(ctx context.Context, run *gatewayRun, resul
 	gw := run.cr
 	status := gw.Status.DeepCopy()
 	set := func(c engine.Condition) { meta.SetStatusCondition(&status.Conditions, c.MetaCondition(gw.Generation)) }
-	cached := o.cachedDeployment(gw.Namespace, run.names.Gateway)
+	cached := o.cachedDeployment(gw, run.names.Gateway)
 	if run.invalid != nil {
 		msg := fmt.Sprintf("the spec is invalid, nothing was changed: %v", run.invalid)
 		reason := v1alpha1.ReasonValidationFailed
@@ -119,7 +119,7 @@ func (o *Operand) writeMCPStatus(ctx context.Context, run *mcpRun, result *engin
 	mcp := run.cr
 	status := mcp.Status.DeepCopy()
 	set := func(c engine.Condition) { meta.SetStatusCondition(&status.Conditions, c.MetaCondition(mcp.Generation)) }
-	available, progressing, degraded, _ := deploymentConditions(run.applied, o.cachedDeployment(mcp.Namespace, MCPNamesFor(mcp.Name).Deployment), result, "MCP server")
+	available, progressing, degraded, _ := deploymentConditions(run.applied, o.cachedDeployment(mcp, MCPNamesFor(mcp.Name).Deployment), result, "MCP server")
 	set(available)
 	set(progressing)
 	set(degraded)

@@ -145,7 +145,10 @@ func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 	var discovered []v1alpha1.MCP
 	namespace, selector, enabled, err := mcpDiscovery(run.cr)
 	if err != nil {
-		return engine.Problem(engine.ReasonApplyFailed, "spec.mcp.serviceDiscovery.selector: %v", err)
+		// Admission rejects such a selector; one stored before that rule still keeps the
+		// static servers.
+		run.mcpServers = mcpServerURLs(run.cr, nil)
+		return engine.Problem(engine.ReasonApplyFailed, "%v", err)
 	}
 	if enabled {
 		mcps, err := run.mcps.MCPs(namespace).List(selector)

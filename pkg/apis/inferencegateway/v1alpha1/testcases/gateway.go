@@ -133,6 +133,7 @@ spec:
 	{Name: "bounds: 100 replicas, port 1024 and 65535", Base: BaseGateway, Patch: `{spec: {replicas: 100, server: {port: 1024}, service: {port: 65535}, telemetry: {metrics: {port: 65535}}}}`},
 	{Name: "64 providers", Base: BaseGateway, Patch: `{spec: {providers: ` + providers(64) + `}}`},
 	{Name: "empty spec", Base: BaseGateway, Patch: `{spec: {providers: null}}`},
+	{Name: "serviceDiscovery selector with every operator", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchLabels: {app: mcp}, matchExpressions: [{key: a, operator: In, values: [x]}, {key: b, operator: NotIn, values: [z]}, {key: c, operator: Exists}, {key: d, operator: DoesNotExist}]}}}}}`},
 	// Admitted, and reported by Gateway.ValidateSpec (MessageProviderEnvDuplicate): a rule too
 	// costly for CEL.
 	{Name: "the same variable in two providers", Base: BaseGateway, Patch: `{spec: {providers: [{name: a, env: [{name: ALLOWED_MODELS, value: gpt-4o}]}, {name: b, env: [{name: ALLOWED_MODELS, value: llama}]}]}}`},
@@ -203,6 +204,12 @@ var GatewayRejected = []Case{
 	{Name: "parentRef group", Base: BaseGateway, Patch: `{spec: {gatewayAPI: {gateway: {parentRefs: [{name: gw, group: Gateway.Networking}]}}}}`, Errors: []string{admission.Pattern("spec.gatewayAPI.gateway.parentRefs[0].group", "Gateway.Networking", `^$|`+dnsPattern)}},
 	{Name: "parentRef sectionName", Base: BaseGateway, Patch: `{spec: {gatewayAPI: {gateway: {parentRefs: [{name: gw, sectionName: HTTPS}]}}}}`, Errors: []string{admission.Pattern("spec.gatewayAPI.gateway.parentRefs[0].sectionName", "HTTPS", dnsPattern)}},
 	{Name: "serviceAccount name", Base: BaseGateway, Patch: `{spec: {serviceAccount: {name: Gateway_SA}}}`, Errors: []string{admission.Pattern("spec.serviceAccount.name", "Gateway_SA", dnsPattern)}},
+	{Name: "serviceDiscovery selector: In without values", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: tier, operator: In}]}}}}}`,
+		Errors: []string{admission.Invalid("spec.mcp.serviceDiscovery.selector", v1alpha1.MessageSelectorExpressions)}},
+	{Name: "serviceDiscovery selector: Exists with values", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: tier, operator: Exists, values: [a]}]}}}}}`,
+		Errors: []string{admission.Invalid("spec.mcp.serviceDiscovery.selector", v1alpha1.MessageSelectorExpressions)}},
+	{Name: "serviceDiscovery selector: unknown operator", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: tier, operator: Equals, values: [a]}]}}}}}`,
+		Errors: []string{admission.Invalid("spec.mcp.serviceDiscovery.selector", v1alpha1.MessageSelectorExpressions)}},
 	{Name: "serviceDiscovery namespace", Base: BaseGateway, Patch: `{spec: {mcp: {serviceDiscovery: {enabled: true, namespace: mcp.servers}}}}`, Errors: []string{admission.Pattern("spec.mcp.serviceDiscovery.namespace", "mcp.servers", labelPattern)}},
 
 	// Numeric bounds.
