@@ -70,7 +70,8 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	if err := a.checkAdoptable(ctx, typed); err != nil {
+	a, err = a.checkAdoptable(ctx, typed)
+	if err != nil {
 		return err
 	}
 	if err := a.apply(ctx, typed); err != nil {
@@ -137,7 +138,8 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) er
 // in the CR's status), so a manual edit of its spec (replicas, image) is reverted. It returns
 // the Deployment as applied; record its generation with resourcemerge.SetDeploymentGeneration.
 func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deployment, generations []operatorv1.GenerationStatus) (*appsv1.Deployment, error) {
-	if err := a.checkAdoptable(ctx, required); err != nil {
+	a, err := a.checkAdoptable(ctx, required)
+	if err != nil {
 		return nil, err
 	}
 	expected := resourcemerge.ExpectedDeploymentGeneration(required, generations)
@@ -148,28 +150,37 @@ func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deploymen
 	return actual, nil
 }
 
-// checkAdoptable refuses to apply over an existing object the operand may not take over.
-func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) error {
+// checkAdoptable refuses to apply over an existing object the operand may not take over. It
+// returns the Applier to apply with: when the API has just said the object does not exist,
+// one whose clients answer resourceapply's read of it without asking again.
+func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) (Applier, error) {
 	if a.Adopt == nil {
-		return nil
+		return a, nil
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		return err
+		return a, err
 	}
+	gr := GVRFor(KindOf(obj)).GroupResource()
 	existing, err := a.existing(ctx, KindOf(obj), m.GetNamespace(), m.GetName())
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-		return nil
+	if apierrors.IsNotFound(err) {
+		clients := *a.Clients
+		clients.Caches = a.Clients.Caches.WithAbsent(gr, m.GetNamespace(), m.GetName())
+		a.Clients = &clients
+		return a, nil
+	}
+	if meta.IsNoMatchError(err) {
+		return a, nil
 	}
 	if err != nil {
-		return fmt.Errorf("get %s: %w", describe(obj), err)
+		return a, fmt.Errorf("get %s: %w", describe(obj), err)
 	}
 	if !a.Adopt(existing) {
-		return Problem(ReasonObjectNotOwned,
+		return a, Problem(ReasonObjectNotOwned,
 			"%s exists and was not created for this resource (no %s=%s label and no owner reference to it): the operator leaves it untouched; delete or rename it to let the operator create its own",
 			describe(obj), ManagedByLabel, ManagedByValue)
 	}
-	return nil
+	return a, nil
 }
 
 // existing reads an object's metadata from the caches, or from the API on a miss.

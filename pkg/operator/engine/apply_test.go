@@ -129,6 +129,64 @@ func TestApplyRefusesAnObjectItMayNotAdopt(t *testing.T) {
 	}
 }
 
+// reads lists the reads either fake received since the last clear.
+func (e *applyEnv) reads() []string {
+	var out []string
+	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
+		switch a.GetVerb() {
+		case "get", "list":
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+// Creating an object costs one read, not two: the adoption check's read of an object the
+// caches lack answers resourceapply's read too, when the API said it does not exist. An
+// object found by the API is read again by resourceapply (it must compare it), and the
+// answer is not kept: the next apply asks the caches again.
+func TestApplyReadsOnceBeforeCreating(t *testing.T) {
+	managed := map[string]string{ManagedByLabel: ManagedByValue}
+	for _, tc := range []struct {
+		name      string
+		existing  []runtime.Object
+		wantReads int
+		wantWrite string
+	}{
+		{"new object", nil, 1, "create configmaps"},
+		{"an existing object the caches do not hold yet", []runtime.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "uncached", Namespace: "ns", Labels: managed}}}, 2, "update configmaps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newApplyEnv(t, ManagedByOperator)
+			for _, obj := range tc.existing {
+				// Created behind the informers' back: the fake's tracker, no watch event yet seen.
+				if err := env.kube.Tracker().Add(obj); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env.kube.ClearActions()
+			env.dyn.ClearActions()
+			name := "new"
+			if len(tc.existing) > 0 {
+				name = "uncached"
+			}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: managed}, Data: map[string]string{"k": "v"}}
+			if err := env.applier.Apply(env.ctx, cm); err != nil {
+				t.Fatal(err)
+			}
+			if r := env.reads(); len(r) != tc.wantReads {
+				t.Errorf("reads = %v, want %d", r, tc.wantReads)
+			}
+			if w := env.writes(); len(w) != 1 || w[0] != tc.wantWrite {
+				t.Errorf("writes = %v, want [%s]", w, tc.wantWrite)
+			}
+			if a := env.applier.Clients.Caches.absent; a != nil {
+				t.Errorf("the Applier's own caches keep an earlier apply's answer for %s %s/%s", a.gr, a.namespace, a.name)
+			}
+		})
+	}
+}
+
 func TestDeleteOwnedFromCacheLeavesForeignObjects(t *testing.T) {
 	ours := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ours", Namespace: "ns", Labels: map[string]string{ManagedByLabel: ManagedByValue}}}
 	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "ns"}}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -88,6 +89,28 @@ type Caches struct {
 	lookups map[schema.GroupResource][]Lookup
 	// shared is consulted after this layer's own lookups; nil for the shared Caches itself.
 	shared *Caches
+	// absent is an object the API has just said does not exist (see WithAbsent).
+	absent *objectRef
+}
+
+type objectRef struct {
+	gr              schema.GroupResource
+	namespace, name string
+}
+
+// errAbsent marks a NotFound that the API itself gave moments ago, so a read that misses the
+// caches need not ask again.
+var errAbsent = errors.New("the API has just said so")
+
+// WithAbsent returns a layer over c that answers NotFound for one object without asking the
+// API again. The Applier reads an object the caches lack from the API before it decides to
+// apply (checkAdoptable); when the API says the object does not exist, resourceapply's own read
+// that follows, made through this layer, costs no second request. Use it for that one apply
+// only: a moment later someone may have created the object.
+func (c *Caches) WithAbsent(gr schema.GroupResource, namespace, name string) *Caches {
+	layer := c.Layer()
+	layer.absent = &objectRef{gr: gr, namespace: namespace, name: name}
+	return layer
 }
 
 // NewCaches returns an empty set of caches.
@@ -119,6 +142,9 @@ func (c *Caches) AddInformer(gr schema.GroupResource, informer cache.SharedIndex
 // Get returns the cached object, or a NotFound error when no cache of that group-resource
 // holds it. The object is the cache's own: callers must not modify it.
 func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
+	if a := c.absent; a != nil && a.gr == gr && a.namespace == namespace && a.name == name {
+		return nil, fmt.Errorf("%w (%w)", apierrors.NewNotFound(gr, name), errAbsent)
+	}
 	c.mu.RLock()
 	lookups := c.lookups[gr]
 	c.mu.RUnlock()
@@ -166,7 +192,7 @@ func cachedGet[T runtime.Object](ctx context.Context, caches *Caches, gr schema.
 				return u, nil
 			}
 		}
-	} else if !apierrors.IsNotFound(err) {
+	} else if !apierrors.IsNotFound(err) || errors.Is(err, errAbsent) {
 		var zero T
 		return zero, err
 	}
