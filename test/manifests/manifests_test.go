@@ -306,6 +306,10 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-edit"),
 			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-view"),
 		},
+		"09_inferencegateway-roles.yaml": {
+			cluster("ClusterRole", "llm-infra-operator-inference-gateway-edit"),
+			cluster("ClusterRole", "llm-infra-operator-inference-gateway-view"),
+		},
 		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
@@ -622,7 +626,8 @@ func rule(gvr schema.GroupVersionResource, verb, name string) rbacv1.PolicyRule 
 
 // TestOperatorAccess lists what the operator does for the LeaderWorkerSet operand beyond its
 // objects (its CR, controllercmd, the optional CRDs, Secrets cert-manager issues) and what it
-// must not be able to do. The LLM batch gateway's access: TestBatchGatewayAccess.
+// must not be able to do. The gateways' access: TestBatchGatewayAccess and
+// TestInferenceGatewayAccess.
 func TestOperatorAccess(t *testing.T) {
 	cluster, inNamespace := operatorRules(t)
 	r := func(group, resource, verb, name string) rbacv1.PolicyRule {
@@ -1088,7 +1093,7 @@ func TestBundle(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	bundleFiles := []string{filepath.Base(csvFile)}
-	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles...) {
+	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles()...) {
 		bundleFiles = append(bundleFiles, filepath.Base(file))
 	}
 	sort.Strings(bundleFiles)
