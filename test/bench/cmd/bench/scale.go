@@ -475,9 +475,13 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 		if !s.single() {
 			what = fmt.Sprintf("CRs created -> all %s %s", k.plural(), k.condition)
 		}
+		created := s.population()
+		if !s.single() {
+			created = fmt.Sprintf("%d CRs (%s)", len(s.crs), created)
+		}
 		b.res.Add(sc, what, "s", "", "lower", secondsSince(t0, converged[k])).Note =
-			fmt.Sprintf("%d CRs (%s) created by the bench (%d in flight) in %.1fs; %s polled every 500ms; includes the cluster's own work (ReplicaSets, %d pods in the scenario's namespaces through kwok, room for %d before)",
-				len(s.crs), s.population(), b.loadConc, tCreated.Sub(t0).Seconds(), k.condition, pods, capacity)
+			fmt.Sprintf("%s created by the bench (%d in flight) in %.1fs; %s polled every 500ms; includes the cluster's own work (ReplicaSets, %d pods in the scenario's namespaces through kwok, room for %d before)",
+				created, b.loadConc, tCreated.Sub(t0).Seconds(), k.condition, pods, capacity)
 	}
 	if len(rss) > 0 {
 		b.res.Add(sc, "RSS while converging: highest sample", "MiB", "< 150", "lower", slices.Max(rss)).Note =
