@@ -87,7 +87,7 @@ test-reliability: ## Reliability suites (the cluster starting under CPU load, ..
 	hack/test-reliability.sh $(SUITES)
 
 .PHONY: bench
-bench: ## Measure convergence, writes, drift repair, footprint, start-up and the batch gateway at scale.
+bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
 	hack/bench.sh
 
 .PHONY: bench-compare

@@ -128,8 +128,10 @@ func TestNoUnlistedAssets(t *testing.T) {
 	for _, a := range allAssets {
 		listed[a.path] = true
 	}
-	for _, a := range BatchGatewayAssets {
-		listed[a] = true
+	for _, list := range [][]string{BatchGatewayAssets, InferenceGatewayAssets, MCPAssets} {
+		for _, a := range list {
+			listed[a] = true
+		}
 	}
 	var files []string
 	if err := fs.WalkDir(assets, "assets", func(path string, d fs.DirEntry, err error) error {
@@ -143,7 +145,7 @@ func TestNoUnlistedAssets(t *testing.T) {
 	sort.Strings(files)
 	for _, f := range files {
 		if !listed[f] {
-			t.Errorf("embedded file %s is in neither the LWS test table nor BatchGatewayAssets", f)
+			t.Errorf("embedded file %s is in neither the LWS test table nor an operand's asset list", f)
 		}
 	}
 	if len(files) != len(listed) {

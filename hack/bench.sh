@@ -10,6 +10,10 @@
 #      the managed LWS operand: time to all Ready, writes against the physical minimum, writes
 #      and API reads in a forced resync of all of them, memory, then memory after 5,000
 #      unrelated Secrets, and garbage collection when they are deleted.
+#   7. the inference gateway at scale: 200 Gateways created together with 200 LLMBatchGateways
+#      in the same 20 namespaces (800 pods), LWS managed too: time to all Available (and all
+#      Ready), writes against the physical minimum of both operands, writes and API reads in a
+#      forced resync of all the Gateways, memory with everything converged, garbage collection.
 # Syncs are counted by the operator's own metrics (llm_infra_operator_syncs_total on its
 # /metrics, scraped with the cluster admin's token): a sync that changes nothing sends no
 # request, so the audit log cannot show it.
@@ -30,10 +34,12 @@
 #   BENCH_QUIET_SECONDS [60]   length of each quiet window (idle requests, footprint)
 #   BENCH_LOAD_NAMESPACES [10] BENCH_LOAD_OBJECTS [5000] (ConfigMaps and as many Secrets)
 #   BENCH_LOAD_CONCURRENCY [8]
-#   BENCH_SCENARIOS [1,2,3,4,5,6] a subset, e.g. 1,3 (6 is the longest)
-#   BENCH_SCALE_CRS [200] BENCH_SCALE_NAMESPACES [20]   scenario 6's LLMBatchGateways
+#   BENCH_SCENARIOS [1,2,3,4,5,6,7] a subset, e.g. 1,3 (6 and 7 are the longest)
+#   BENCH_SCALE_CRS [200] BENCH_SCALE_NAMESPACES [20]   the LLMBatchGateways of scenarios 6 and
+#                              7, and the namespaces of each
+#   BENCH_GATEWAY_CRS [200]    scenario 7's Gateways
 #   BENCH_SCALE_SECRETS [5000]  unrelated Secrets of scenario 6's footprint
-#   BENCH_SCALE_QUIET_SECONDS [30]   its quiet windows
+#   BENCH_SCALE_QUIET_SECONDS [30]   the quiet windows of scenarios 6 and 7
 #   OPERATOR_LISTEN [127.0.0.1:28443]  (BENCH_OPERATOR_LISTEN, its former name, still works)
 #   KEEP_CLUSTER [false]       leave the local cluster up afterwards (hack/local-cluster.sh down
 #                              with LOCAL_CLUSTER_INSTANCE=bench stops it)
@@ -41,7 +47,10 @@
 #   APISERVER_PORT [26443] KCM_PORT [27257] SCHEDULER_PORT [27259]   (passed to local-cluster.sh;
 #   kwok and the cert-manager runner listen on no port)
 #   SKIP_BUILD, WITH_CERT_MANAGER, NODE_MAX_PODS: as hack/local-cluster.sh (cert-manager must
-#   run; the fake nodes' default capacity of 1000 pods each keeps scheduling out of the way)
+#   run; the fake nodes' default capacity of 1000 pods each, 2000 on the two schedulable ones,
+#   keeps scheduling out of the way: scenario 7 runs 3 pods per LLMBatchGateway and 1 per
+#   Gateway; the bench logs the room left before it creates them, and a scenario that times
+#   out counts the pods not Running)
 # The operator's files: binary _output/bench/bin/llm-infra-operator, log and ServiceAccount
 # kubeconfig in BENCH_WORK_DIR (the cluster's logs/, or _output/bench/work with
 # BENCH_USE_KUBECONFIG=1), pid file in LOCAL_CLUSTER_DIR/pids.

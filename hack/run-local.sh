@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # make run-local: the local cluster (hack/local-cluster.sh), deploy/ installed, the operator
 # running as a local process with its ServiceAccount's permissions, and the sample CRs applied:
-# the LeaderWorkerSetOperator and an LLMBatchGateway (in namespace BATCH_NAMESPACE, with a
-# placeholder credentials Secret). Waits until they are Available and Ready, prints how to look,
+# the LeaderWorkerSetOperator, an LLMBatchGateway (in namespace BATCH_NAMESPACE, with a
+# placeholder credentials Secret) and an inference Gateway (in namespace GATEWAY_NAMESPACE, with
+# a placeholder provider key). Waits until they are Available and Ready, prints how to look,
 # and keeps running; Ctrl-C stops the operator and brings the cluster down.
 #
 # Environment: those of hack/local-cluster.sh (WITH_CERT_MANAGER, SKIP_BUILD, ...) and
 # hack/lib/operator.sh (OPERATOR_ARGS, OPERAND_IMAGE, ...); AVAILABLE_TIMEOUT [180] seconds;
-# BATCH_NAMESPACE [batch-gateway-sample];
+# BATCH_NAMESPACE [batch-gateway-sample]; GATEWAY_NAMESPACE [inference-gateway-sample];
 # KEEP_CLUSTER [false]: on exit stop only the operator and leave the cluster up. A cluster that
 # was already running is reused and always left up.
 set -euo pipefail
@@ -57,15 +58,26 @@ op::kubectl -n "${BATCH_NAMESPACE}" create secret generic batch-gateway-secrets 
   --dry-run=client -o yaml | op::kubectl apply -f - >/dev/null
 op::kubectl -n "${BATCH_NAMESPACE}" apply -f "${ROOT}/deploy/examples/llmbatchgateway_sync.yaml" >/dev/null
 
+# The sample inference gateway (upstream's gateway-minimal), with a placeholder provider key.
+GATEWAY_NAMESPACE="${GATEWAY_NAMESPACE:-inference-gateway-sample}"
+op::log "applying deploy/examples/gateway_minimal.yaml in namespace ${GATEWAY_NAMESPACE}"
+op::kubectl create namespace "${GATEWAY_NAMESPACE}" --dry-run=client -o yaml | op::kubectl apply -f - >/dev/null
+op::kubectl -n "${GATEWAY_NAMESPACE}" create secret generic openai-secret --from-literal=api_key=placeholder \
+  --dry-run=client -o yaml | op::kubectl apply -f - >/dev/null
+op::kubectl -n "${GATEWAY_NAMESPACE}" apply -f "${ROOT}/deploy/examples/gateway_minimal.yaml" >/dev/null
+
 op::wait_available "${AVAILABLE_TIMEOUT}"
 op::log "waiting up to ${AVAILABLE_TIMEOUT}s for LLMBatchGateway ${BATCH_NAMESPACE}/batch-gateway-sync Ready=True"
 op::kubectl -n "${BATCH_NAMESPACE}" wait --for=condition=Ready --timeout="${AVAILABLE_TIMEOUT}s" llmbatchgateway/batch-gateway-sync >/dev/null ||
   op::die "LLMBatchGateway ${BATCH_NAMESPACE}/batch-gateway-sync is not Ready: $(op::kubectl -n "${BATCH_NAMESPACE}" get llmbatchgateway batch-gateway-sync -o jsonpath='{.status.conditions}')" "${OP_LOG}"
+op::log "waiting up to ${AVAILABLE_TIMEOUT}s for Gateway ${GATEWAY_NAMESPACE}/simple-gateway Available=True"
+op::kubectl -n "${GATEWAY_NAMESPACE}" wait --for=condition=Available --timeout="${AVAILABLE_TIMEOUT}s" gateways.core.inference-gateway.com/simple-gateway >/dev/null ||
+  op::die "Gateway ${GATEWAY_NAMESPACE}/simple-gateway is not Available: $(op::kubectl -n "${GATEWAY_NAMESPACE}" get gateways.core.inference-gateway.com simple-gateway -o jsonpath='{.status.conditions}')" "${OP_LOG}"
 
 cat <<MSG
 
-The LeaderWorkerSet controller and a sample LLM batch gateway are installed (their pods are kwok
-fakes: Running, Ready, no process).
+The LeaderWorkerSet controller, a sample LLM batch gateway and a sample inference gateway are
+installed (their pods are kwok fakes: Running, Ready, no process).
   operator   pid $(op::pid), log ${OP_LOG}
              authenticated as ServiceAccount ${OP_NAMESPACE}/${OP_SERVICEACCOUNT}
   cluster    logs in ${OP_STATE}/logs (audit.log: every request, by user)
@@ -77,6 +89,8 @@ Look at it:
   kubectl get leaderworkersetoperator cluster -o yaml
   kubectl -n ${BATCH_NAMESPACE} get llmbatchgateways,deploy,pods,configmaps
   kubectl -n ${BATCH_NAMESPACE} describe llmbatchgateway batch-gateway-sync
+  kubectl -n ${GATEWAY_NAMESPACE} get igw,deploy,svc,pods
+  kubectl -n ${GATEWAY_NAMESPACE} describe igw simple-gateway
   tail -f ${OP_LOG}
 
 Ctrl-C stops the operator and the cluster.

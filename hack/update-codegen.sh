@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the Go code derived from pkg/apis (operator.openshift.io/v1 and batch.llm-d.ai/v1alpha1):
+# Regenerates the Go code derived from pkg/apis (operator.openshift.io/v1, batch.llm-d.ai/v1alpha1
+# and core.inference-gateway.com/v1alpha1):
 #   - pkg/apis/*/*/zz_generated.deepcopy.go                     (deepcopy-gen)
 #   - pkg/generated/applyconfigurations                        (applyconfiguration-gen, with Extract* functions)
-#   - pkg/generated/clientset/versioned                        (client-gen, one clientset for both groups + fake)
+#   - pkg/generated/clientset/versioned                        (client-gen, one clientset for every group + fake)
 #   - pkg/generated/listers                                    (lister-gen)
 #   - pkg/generated/informers/externalversions                 (informer-gen)
 #
@@ -27,7 +28,7 @@ export GOFLAGS=-mod=vendor
 
 MODULE="github.com/llm-infra/llm-infra-operator"
 # One entry per API package: GROUP/VERSION under pkg/apis.
-API_GROUP_VERSIONS=(operator/v1 batch/v1alpha1)
+API_GROUP_VERSIONS=(operator/v1 batch/v1alpha1 inferencegateway/v1alpha1)
 APIS_PKGS=()
 for gv in "${API_GROUP_VERSIONS[@]}"; do
   APIS_PKGS+=("${MODULE}/pkg/apis/${gv}")
@@ -63,7 +64,12 @@ EXTERNAL_APPLYCONFIGS="$(printf '%s,' \
   "k8s.io/api/core/v1.Toleration:k8s.io/client-go/applyconfigurations/core/v1" \
   "k8s.io/api/core/v1.ResourceRequirements:k8s.io/client-go/applyconfigurations/core/v1" \
   "k8s.io/api/core/v1.LocalObjectReference:k8s.io/client-go/applyconfigurations/core/v1" \
-  "k8s.io/api/core/v1.SecretReference:k8s.io/client-go/applyconfigurations/core/v1")"
+  "k8s.io/api/core/v1.SecretReference:k8s.io/client-go/applyconfigurations/core/v1" \
+  "k8s.io/api/core/v1.SecretKeySelector:k8s.io/client-go/applyconfigurations/core/v1" \
+  "k8s.io/api/core/v1.ConfigMapKeySelector:k8s.io/client-go/applyconfigurations/core/v1" \
+  "k8s.io/api/core/v1.EnvVar:k8s.io/client-go/applyconfigurations/core/v1" \
+  "k8s.io/api/autoscaling/v2.MetricSpec:k8s.io/client-go/applyconfigurations/autoscaling/v2" \
+  "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerBehavior:k8s.io/client-go/applyconfigurations/autoscaling/v2")"
 EXTERNAL_APPLYCONFIGS="${EXTERNAL_APPLYCONFIGS%,}"
 
 echo "deepcopy-gen" >&2
@@ -76,7 +82,9 @@ echo "openapi schema for applyconfiguration-gen (from the CRDs)" >&2
 "${BIN_DIR}/controller-gen" crd paths=./pkg/apis/... output:crd:dir="${WORK_DIR}/crd"
 go run ./hack/crdopenapi "${WORK_DIR}/openapi.json" \
   "${WORK_DIR}/crd/operator.openshift.io_leaderworkersetoperators.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.operator.v1.LeaderWorkerSetOperator" \
-  "${WORK_DIR}/crd/batch.llm-d.ai_llmbatchgateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.batch.v1alpha1.LLMBatchGateway"
+  "${WORK_DIR}/crd/batch.llm-d.ai_llmbatchgateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.batch.v1alpha1.LLMBatchGateway" \
+  "${WORK_DIR}/crd/core.inference-gateway.com_gateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Gateway" \
+  "${WORK_DIR}/crd/core.inference-gateway.com_mcps.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.MCP"
 
 # Start from empty output directories so that removed types leave no stale files behind.
 rm -rf "${OUT_DIR}/applyconfigurations" "${OUT_DIR}/clientset" "${OUT_DIR}/listers" "${OUT_DIR}/informers"

@@ -35,6 +35,8 @@ mkdir -p "${WORK_DIR}"
 CRDS=(
   operator.openshift.io_leaderworkersetoperators.yaml
   batch.llm-d.ai_llmbatchgateways.yaml
+  core.inference-gateway.com_gateways.yaml
+  core.inference-gateway.com_mcps.yaml
 )
 if [[ "$(ls "${WORK_DIR}")" != "$(printf '%s\n' "${CRDS[@]}" | sort)" ]]; then
   echo "controller-gen wrote $(ls "${WORK_DIR}" | xargs), want ${CRDS[*]}: update CRDS in $0" >&2

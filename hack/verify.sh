@@ -40,11 +40,16 @@ hack/generate-operand-manifests.sh >/dev/null
 generated=(
   pkg/apis/operator/v1/zz_generated.deepcopy.go
   pkg/apis/batch/v1alpha1/zz_generated.deepcopy.go
+  pkg/apis/inferencegateway/v1alpha1/zz_generated.deepcopy.go
   pkg/generated
   manifests/operator.openshift.io_leaderworkersetoperators.yaml
   manifests/batch.llm-d.ai_llmbatchgateways.yaml
+  manifests/core.inference-gateway.com_gateways.yaml
+  manifests/core.inference-gateway.com_mcps.yaml
   deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
   deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml
+  deploy/00_core.inference-gateway.com_gateways.crd.yaml
+  deploy/00_core.inference-gateway.com_mcps.crd.yaml
   bindata/assets/lws/crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml

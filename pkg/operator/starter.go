@@ -4,6 +4,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -23,6 +24,7 @@ import (
 	crinformers "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operatorclient"
 )
@@ -31,9 +33,9 @@ import (
 // the real work; the resync is a safety net.
 const resync = 10 * time.Minute
 
-// batchWorkers is how many LLMBatchGateways sync at once. Each sync is short and mostly waits
+// namespacedWorkers is how many CRs of a namespaced operand sync at once. Each sync is short and mostly waits
 // for the API; a few workers keep many CRs from queueing behind one slow write.
-const batchWorkers = 4
+const namespacedWorkers = 4
 
 // RunOperator builds the clients and informers, starts the controllers and blocks until ctx ends.
 func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
@@ -78,7 +80,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	clientsReading := func(c *engine.Caches) *engine.CachedClients {
 		return &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: c}
 	}
-	lwsCaches, batchCaches := caches.Layer(), caches.Layer()
+	lwsCaches, batchCaches, gatewayCaches := caches.Layer(), caches.Layer(), caches.Layer()
 
 	namespaced := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithNamespace(namespace))
 	// Kinds watched in every namespace (and cluster-scoped kinds) are watched only where they
@@ -89,7 +91,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	lwsCRD := engine.NewCRDWatch(apiextClient, lws.CRDName, resync)
 	caches.AddInformer(engine.CustomResourceDefinitions, lwsCRD.Informer)
 	optional := engine.NewOptionalAPIs(ctx, dynamicClient, apiextClient, resync, caches,
-		append(lws.OptionalAPIs(namespace), batchgateway.OptionalAPIs()...)...)
+		slices.Concat(lws.OptionalAPIs(namespace), batchgateway.OptionalAPIs(), inferencegateway.OptionalAPIs())...)
 
 	_, lwsController := lws.New(lws.Config{
 		Namespace:      namespace,
@@ -115,6 +117,29 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 			return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
 		},
 		Events:   batchgateway.KubeEventSink(kubeClient.CoreV1(), cc.Clock),
+		Recorder: cc.EventRecorder,
+		Clock:    cc.Clock,
+		Resync:   resync,
+	})
+	gatewayInformer := crInformers.Core().V1alpha1().Gateways().Informer()
+	mcpInformer := crInformers.Core().V1alpha1().MCPs().Informer()
+	for _, inf := range []cache.SharedIndexInformer{gatewayInformer, mcpInformer} {
+		_ = inf.SetTransform(engine.DropManagedFields)
+	}
+	_, gatewayController, mcpController := inferencegateway.New(ctx, inferencegateway.Config{
+		Client:          crClient,
+		GatewayInformer: gatewayInformer,
+		MCPInformer:     mcpInformer,
+		Clients:         clientsReading(gatewayCaches),
+		Informers:       inferencegateway.RegisterInformers(gatewayCaches, managed),
+		Optional:        optional,
+		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
+			return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
+		},
+		ConfigMapInformer: func(ns, name string) cache.SharedIndexInformer {
+			return coreinformers.NewFilteredConfigMapInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
+		},
+		Events:   inferencegateway.KubeEventSink(kubeClient.CoreV1(), cc.Clock),
 		Recorder: cc.EventRecorder,
 		Clock:    cc.Clock,
 		Resync:   resync,
@@ -157,7 +182,9 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 
 	klog.Infof("Starting controllers for namespace %s with operand image %s", namespace, images.LWS)
 	go lwsController.Run(ctx, 1)
-	go batchController.Run(ctx, batchWorkers)
+	go batchController.Run(ctx, namespacedWorkers)
+	go gatewayController.Run(ctx, namespacedWorkers)
+	go mcpController.Run(ctx, 1)
 	go logLevelController.Run(ctx, 1)
 
 	<-ctx.Done()

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
@@ -71,7 +72,12 @@ func goldenBatchCR(goldenCase, namespace string) *batchv1alpha1.LLMBatchGateway 
 
 // goldenBatchObjects reads the objects upstream created for a case.
 func goldenBatchObjects(goldenCase string) []*unstructured.Unstructured {
-	f, err := os.Open(filepath.Join(goldenBatchDir, goldenCase, "objects.yaml"))
+	return yamlObjects(filepath.Join(goldenBatchDir, goldenCase, "objects.yaml"))
+}
+
+// yamlObjects reads every object of a multi-document YAML file.
+func yamlObjects(path string) []*unstructured.Unstructured {
+	f, err := os.Open(path)
 	Expect(err).NotTo(HaveOccurred())
 	defer f.Close()
 	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
@@ -106,11 +112,7 @@ func batchCredentials(namespace, name string) *corev1.Secret {
 // credentials Secret and, for file storage on a PVC, a bound PVC (a hostPath PV nothing
 // mounts: kwok's pods are not real).
 func prepareBatchNamespace(ctx context.Context, namespace string, cr *batchv1alpha1.LLMBatchGateway) {
-	_, err := fw.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace,
-		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}}, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
+	ensureRestrictedNamespace(ctx, namespace)
 	secretNamespace := cr.Spec.SecretRef.Namespace
 	if secretNamespace == "" {
 		secretNamespace = namespace
@@ -118,6 +120,16 @@ func prepareBatchNamespace(ctx context.Context, namespace string, cr *batchv1alp
 	ensureObject(ctx, batchCredentials(secretNamespace, cr.Spec.SecretRef.Name))
 	if fs := cr.Spec.FileStorage.FS; fs != nil {
 		ensureBoundPVC(ctx, namespace, fs.ClaimName)
+	}
+}
+
+// ensureRestrictedNamespace creates a namespace that enforces the restricted Pod Security
+// profile, unless it exists.
+func ensureRestrictedNamespace(ctx context.Context, namespace string) {
+	_, err := fw.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace,
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}}, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred(), "create namespace %s", namespace)
 	}
 }
 
@@ -278,12 +290,18 @@ func podTemplateHashes(d *appsv1.Deployment) map[string]string {
 // ownedObjects lists the objects in a namespace, of the operand's built-in kinds, that a CR
 // controls (its UID in a controller owner reference).
 func ownedObjects(ctx context.Context, namespace string, owner *batchv1alpha1.LLMBatchGateway) []string {
+	return controlledObjects(ctx, namespace, owner.UID, gvrDeployments, gvrConfigMaps, gvrServices, gvrServiceAccounts, gvrSecrets)
+}
+
+// controlledObjects lists the objects ("Kind name") of the given resources in a namespace whose
+// controller owner reference names owner.
+func controlledObjects(ctx context.Context, namespace string, owner types.UID, gvrs ...schema.GroupVersionResource) []string {
 	var out []string
-	for _, gvr := range []schema.GroupVersionResource{gvrDeployments, gvrConfigMaps, gvrServices, gvrServiceAccounts, gvrSecrets} {
+	for _, gvr := range gvrs {
 		list, err := fw.dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
-		Expect(err).NotTo(HaveOccurred())
+		Expect(err).NotTo(HaveOccurred(), "list %s in %s", gvr.Resource, namespace)
 		for i := range list.Items {
-			if ref := metav1.GetControllerOfNoCopy(&list.Items[i]); ref != nil && ref.UID == owner.UID {
+			if ref := metav1.GetControllerOfNoCopy(&list.Items[i]); ref != nil && ref.UID == owner {
 				out = append(out, list.Items[i].GetKind()+" "+list.Items[i].GetName())
 			}
 		}
@@ -315,20 +333,32 @@ func objectVersions(ctx context.Context, namespace string) map[string]string {
 // deleteBatchNamespaces deletes every namespace the batch specs created, and their PVs, and
 // waits until they are gone.
 func deleteBatchNamespaces(ctx context.Context) {
+	deleting := deleteNamespacesWithPrefix(ctx, batchNamespacePrefix)
+	Expect(fw.kube.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "e2e=batch-gateway"})).To(Succeed())
+	waitNamespacesGone(ctx, deleting)
+}
+
+// deleteNamespacesWithPrefix starts deleting every namespace whose name starts with prefix and
+// returns their names.
+func deleteNamespacesWithPrefix(ctx context.Context, prefix string) []string {
 	namespaces, err := fw.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	var deleting []string
 	for _, ns := range namespaces.Items {
-		if strings.HasPrefix(ns.Name, batchNamespacePrefix) {
+		if strings.HasPrefix(ns.Name, prefix) {
 			if err := fw.kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
 				Expect(err).NotTo(HaveOccurred(), "delete namespace %s", ns.Name)
 			}
 			deleting = append(deleting, ns.Name)
 		}
 	}
-	Expect(fw.kube.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "e2e=batch-gateway"})).To(Succeed())
+	return deleting
+}
+
+// waitNamespacesGone waits until the namespaces are gone.
+func waitNamespacesGone(ctx context.Context, names []string) {
 	Eventually(ctx, func(g Gomega) {
-		for _, name := range deleting {
+		for _, name := range names {
 			_, err := fw.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace %s still there", name)
 		}

@@ -48,11 +48,16 @@ func zapLogLevel(d *appsv1.Deployment) string {
 
 // operandPods lists the Deployment's pods that are not being deleted.
 func operandPods(ctx context.Context, g Gomega) []corev1.Pod {
-	d, err := getDeployment(ctx)
+	return deploymentPods(ctx, g, fw.namespace, deploymentName)
+}
+
+// deploymentPods lists the pods a Deployment selects that are not being deleted.
+func deploymentPods(ctx context.Context, g Gomega, namespace, name string) []corev1.Pod {
+	d, err := fw.kube.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	g.Expect(err).NotTo(HaveOccurred())
-	pods, err := fw.kube.CoreV1().Pods(fw.namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+	pods, err := fw.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
 	g.Expect(err).NotTo(HaveOccurred())
 	var live []corev1.Pod
 	for _, p := range pods.Items {
@@ -74,9 +79,14 @@ func podUIDs(pods []corev1.Pod) map[types.UID]bool {
 // waitRolledOut waits until the Deployment has rolled out its latest spec completely: every
 // replica updated, ready and available, no old pod left, and check holds for every pod.
 func waitRolledOut(ctx context.Context, what string, check func(Gomega, *corev1.Pod)) {
-	By("waiting for the Deployment to roll out: " + what)
+	waitDeploymentRolledOut(ctx, fw.namespace, deploymentName, what, check)
+}
+
+// waitDeploymentRolledOut is waitRolledOut for any Deployment.
+func waitDeploymentRolledOut(ctx context.Context, namespace, name, what string, check func(Gomega, *corev1.Pod)) {
+	By(fmt.Sprintf("waiting for Deployment %s/%s to roll out: %s", namespace, name, what))
 	Eventually(ctx, func(g Gomega) {
-		d, err := getDeployment(ctx)
+		d, err := fw.kube.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		want := int32(1)
 		if d.Spec.Replicas != nil {
@@ -87,7 +97,7 @@ func waitRolledOut(ctx context.Context, what string, check func(Gomega, *corev1.
 		g.Expect(d.Status.ReadyReplicas).To(Equal(want), "ready replicas")
 		g.Expect(d.Status.AvailableReplicas).To(Equal(want), "available replicas")
 		g.Expect(d.Status.Replicas).To(Equal(want), "replicas (old ones must be gone)")
-		pods := operandPods(ctx, g)
+		pods := deploymentPods(ctx, g, namespace, name)
 		g.Expect(pods).To(HaveLen(int(want)), "pods of the Deployment")
 		for i := range pods {
 			g.Expect(pods[i].Status.Phase).To(Equal(corev1.PodRunning), "pod %s phase", pods[i].Name)

@@ -113,26 +113,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 		if !apierrors.IsAlreadyExists(err) {
 			Expect(err).NotTo(HaveOccurred())
 		}
-		for _, c := range testcases.Rejected {
-			obj, err := c.Object()
-			Expect(err).NotTo(HaveOccurred())
-			u := &unstructured.Unstructured{Object: obj}
-			u.SetNamespace(namespace)
-			_, err = fw.dynamic.Resource(gvrBatchCRs).Namespace(namespace).Create(ctx, u, strictDryRun)
-			Expect(err).To(HaveOccurred(), "case %q was accepted", c.Name)
-			Expect(apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)).To(BeTrue(), "case %q: %v", c.Name, err)
-			for _, want := range c.Errors {
-				Expect(err.Error()).To(ContainSubstring(want), "case %q", c.Name)
-			}
-		}
-		for _, c := range testcases.Accepted {
-			obj, err := c.Object()
-			Expect(err).NotTo(HaveOccurred())
-			u := &unstructured.Unstructured{Object: obj}
-			u.SetNamespace(namespace)
-			_, err = fw.dynamic.Resource(gvrBatchCRs).Namespace(namespace).Create(ctx, u, strictDryRun)
-			Expect(err).NotTo(HaveOccurred(), "case %q", c.Name)
-		}
+		expectAdmission(ctx, gvrBatchCRs, namespace, testcases.Rejected, testcases.Accepted)
 	})
 
 	It("B4. rolls only the Deployments whose configuration changed, and every pod when the credentials rotate", func(ctx SpecContext) {
@@ -383,6 +364,32 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 		}
 	})
 })
+
+// expectAdmission creates every case's object on the API server (server-side dry run, strict
+// field validation) in namespace: each rejected case must fail with every error it names, each
+// accepted case must pass. Every API's table has the same Case type (pkg/apis/internal/admission).
+func expectAdmission(ctx context.Context, gvr schema.GroupVersionResource, namespace string, rejected, accepted []testcases.Case) {
+	GinkgoHelper()
+	create := func(c testcases.Case) error {
+		obj, err := c.Object()
+		Expect(err).NotTo(HaveOccurred())
+		u := &unstructured.Unstructured{Object: obj}
+		u.SetNamespace(namespace)
+		_, err = fw.dynamic.Resource(gvr).Namespace(namespace).Create(ctx, u, strictDryRun)
+		return err
+	}
+	for _, c := range rejected {
+		err := create(c)
+		Expect(err).To(HaveOccurred(), "case %q was accepted", c.Name)
+		Expect(apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)).To(BeTrue(), "case %q: %v", c.Name, err)
+		for _, want := range c.Errors {
+			Expect(err.Error()).To(ContainSubstring(want), "case %q", c.Name)
+		}
+	}
+	for _, c := range accepted {
+		Expect(create(c)).To(Succeed(), "case %q", c.Name)
+	}
+}
 
 // strictDryRun creates nothing, and rejects unknown fields as kubectl does (the API server's
 // default only warns).

@@ -26,10 +26,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	igwtestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
@@ -37,6 +40,8 @@ import (
 // crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
 var crdBundleFiles = []string{
 	"manifests/batch.llm-d.ai_llmbatchgateways.yaml",
+	"manifests/core.inference-gateway.com_gateways.yaml",
+	"manifests/core.inference-gateway.com_mcps.yaml",
 	"manifests/operator.openshift.io_leaderworkersetoperators.yaml",
 }
 
@@ -58,10 +63,16 @@ const (
 	// tests of the batch gateway operand.
 	batchExampleFile = "deploy/examples/llmbatchgateway_sync.yaml"
 	batchGoldenCR    = "test/golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync/cr.yaml"
-	clusterRoleFile  = "deploy/03_clusterrole.yaml"
-	roleFile         = "deploy/05_role.yaml"
-	deploymentFile   = "deploy/10_deployment.yaml"
-	namespaceFile    = "deploy/01_namespace.yaml"
+	// gatewayExampleFile is upstream's gateway-minimal example; gatewayGoldenCR is the same CR
+	// in the golden tests of the inference gateway. mcpExampleFile is upstream's mcp-server
+	// example, testcases.UpstreamMCP in the MCP admission table.
+	gatewayExampleFile = "deploy/examples/gateway_minimal.yaml"
+	gatewayGoldenCR    = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
+	mcpExampleFile     = "deploy/examples/mcp_memory.yaml"
+	clusterRoleFile    = "deploy/03_clusterrole.yaml"
+	roleFile           = "deploy/05_role.yaml"
+	deploymentFile     = "deploy/10_deployment.yaml"
+	namespaceFile      = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -261,6 +272,10 @@ func newObject(kind string) (interface{}, bool) {
 		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
 	case "LLMBatchGateway":
 		return &batchv1alpha1.LLMBatchGateway{}, true
+	case "Gateway":
+		return &igwv1alpha1.Gateway{}, true
+	case "MCP":
+		return &igwv1alpha1.MCP{}, true
 	}
 	return nil, false
 }
@@ -275,6 +290,8 @@ func TestDeployFiles(t *testing.T) {
 	want := map[string][]object{
 		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
 		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
+		"00_core.inference-gateway.com_gateways.crd.yaml":            {cluster("CustomResourceDefinition", "gateways.core.inference-gateway.com")},
+		"00_core.inference-gateway.com_mcps.crd.yaml":                {cluster("CustomResourceDefinition", "mcps.core.inference-gateway.com")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -289,10 +306,16 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-edit"),
 			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-view"),
 		},
+		"09_inferencegateway-roles.yaml": {
+			cluster("ClusterRole", "llm-infra-operator-inference-gateway-edit"),
+			cluster("ClusterRole", "llm-infra-operator-inference-gateway-view"),
+		},
 		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
 		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
+		"examples/gateway_minimal.yaml":      {{"Gateway", "", "simple-gateway"}},
+		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/); each must be in the table.
@@ -603,7 +626,8 @@ func rule(gvr schema.GroupVersionResource, verb, name string) rbacv1.PolicyRule 
 
 // TestOperatorAccess lists what the operator does for the LeaderWorkerSet operand beyond its
 // objects (its CR, controllercmd, the optional CRDs, Secrets cert-manager issues) and what it
-// must not be able to do. The LLM batch gateway's access: TestBatchGatewayAccess.
+// must not be able to do. The gateways' access: TestBatchGatewayAccess and
+// TestInferenceGatewayAccess.
 func TestOperatorAccess(t *testing.T) {
 	cluster, inNamespace := operatorRules(t)
 	r := func(group, resource, verb, name string) rbacv1.PolicyRule {
@@ -847,6 +871,12 @@ func TestSampleCR(t *testing.T) {
 	t.Run("LLMBatchGateway", func(t *testing.T) {
 		checkBatchSample(t, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile))
 	})
+	t.Run("Gateway", func(t *testing.T) {
+		checkGatewaySample(t, decodeFile[igwv1alpha1.Gateway](t, gatewayExampleFile))
+	})
+	t.Run("MCP", func(t *testing.T) {
+		checkMCPSample(t, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -862,25 +892,50 @@ func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 	}
 }
 
-// checkBatchSample requires the LLMBatchGateway sample to be the golden CR of upstream's sync
-// sample (which pkg/apis/batch/v1alpha1's CRD tests admit unchanged) without the namespace,
-// which the user chooses, and the uid; and to pass ValidateSpec.
-func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
+// sample is a namespaced CR of deploy/examples and alm-examples.
+type sample interface {
+	metav1.Object
+	ValidateSpec() field.ErrorList
+}
+
+// checkNamespacedSample requires a sample of a namespaced CR to be upstream's (want, read from wantFile,
+// which the API package's CRD tests admit unchanged) without the namespace, which the user
+// chooses, and the uid; and to pass ValidateSpec.
+func checkNamespacedSample[T sample](t *testing.T, cr T, wantFile string, want T, raw []byte) {
 	t.Helper()
-	golden := &batchv1alpha1.LLMBatchGateway{}
-	decodeStrict(t, batchGoldenCR, readFile(t, batchGoldenCR), golden)
-	golden.Namespace, golden.UID = "", ""
-	if !apiequality.Semantic.DeepEqual(cr, golden) {
+	decodeStrict(t, wantFile, raw, want)
+	want.SetNamespace("")
+	want.SetUID("")
+	if !apiequality.Semantic.DeepEqual(cr, want) {
 		got, _ := yaml.Marshal(cr)
-		want, _ := yaml.Marshal(golden)
-		t.Errorf("differs from %s without namespace and uid (-golden +sample):\n%s", batchGoldenCR, lineDiff(string(want), string(got)))
+		upstream, _ := yaml.Marshal(want)
+		t.Errorf("differs from %s without namespace and uid (-upstream +sample):\n%s", wantFile, lineDiff(string(upstream), string(got)))
 	}
 	if errs := cr.ValidateSpec(); len(errs) > 0 {
 		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
 	}
-	if cr.Namespace != "" {
-		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.Namespace)
+	if cr.GetNamespace() != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.GetNamespace())
 	}
+}
+
+// checkBatchSample: the LLMBatchGateway sample is the golden CR of upstream's sync sample.
+func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
+	t.Helper()
+	checkNamespacedSample(t, cr, batchGoldenCR, &batchv1alpha1.LLMBatchGateway{}, readFile(t, batchGoldenCR))
+}
+
+// checkGatewaySample: the Gateway sample is the golden CR of upstream's gateway-minimal example.
+func checkGatewaySample(t *testing.T, cr *igwv1alpha1.Gateway) {
+	t.Helper()
+	checkNamespacedSample(t, cr, gatewayGoldenCR, &igwv1alpha1.Gateway{}, readFile(t, gatewayGoldenCR))
+}
+
+// checkMCPSample: the MCP sample is upstream's mcp-server example, as the MCP admission table
+// has it.
+func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamMCP", &igwv1alpha1.MCP{}, []byte(igwtestcases.UpstreamMCP))
 }
 
 // TestALMExamples requires one example per owned CRD, each the same object as its sample in
@@ -913,17 +968,27 @@ func TestALMExamples(t *testing.T) {
 	}
 
 	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
-		cr := &lwsoperatorv1.LeaderWorkerSetOperator{}
-		decodeStrict(t, "alm-examples", byKind["LeaderWorkerSetOperator"], cr)
-		checkSample(t, cr)
-		checkSameAsSample(t, cr, decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile), exampleFile)
+		checkALMExample(t, byKind["LeaderWorkerSetOperator"], exampleFile, checkSample)
 	})
 	t.Run("LLMBatchGateway", func(t *testing.T) {
-		cr := &batchv1alpha1.LLMBatchGateway{}
-		decodeStrict(t, "alm-examples", byKind["LLMBatchGateway"], cr)
-		checkBatchSample(t, cr)
-		checkSameAsSample(t, cr, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile), batchExampleFile)
+		checkALMExample(t, byKind["LLMBatchGateway"], batchExampleFile, checkBatchSample)
 	})
+	t.Run("Gateway", func(t *testing.T) {
+		checkALMExample(t, byKind["Gateway"], gatewayExampleFile, checkGatewaySample)
+	})
+	t.Run("MCP", func(t *testing.T) {
+		checkALMExample(t, byKind["MCP"], mcpExampleFile, checkMCPSample)
+	})
+}
+
+// checkALMExample decodes an alm-examples entry, checks it as its sample is checked, and
+// requires it to be the same object as its sample in deploy/examples.
+func checkALMExample[T any](t *testing.T, raw json.RawMessage, sampleFile string, check func(*testing.T, *T)) {
+	t.Helper()
+	cr := new(T)
+	decodeStrict(t, "alm-examples", raw, cr)
+	check(t, cr)
+	checkSameAsSample(t, cr, decodeFile[T](t, sampleFile), sampleFile)
 }
 
 func checkSameAsSample(t *testing.T, example, sample any, file string) {
@@ -1028,7 +1093,7 @@ func TestBundle(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	bundleFiles := []string{filepath.Base(csvFile)}
-	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles...) {
+	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles()...) {
 		bundleFiles = append(bundleFiles, filepath.Base(file))
 	}
 	sort.Strings(bundleFiles)

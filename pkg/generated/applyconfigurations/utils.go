@@ -20,8 +20,10 @@ package applyconfigurations
 
 import (
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	inferencegatewayv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	v1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/batch/v1alpha1"
+	applyconfigurationsinferencegatewayv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/inferencegateway/v1alpha1"
 	internal "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/internal"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/applyconfigurations/operator/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -110,6 +112,94 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &batchv1alpha1.S3StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TLSSpec"):
 		return &batchv1alpha1.TLSSpecApplyConfiguration{}
+
+		// Group=core.inference-gateway.com, Version=v1alpha1
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AuthSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AuthSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CrossVersionObjectReference"):
+		return &applyconfigurationsinferencegatewayv1alpha1.CrossVersionObjectReferenceApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CustomHorizontalPodAutoscalerSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.CustomHorizontalPodAutoscalerSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Gateway"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GatewayApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GatewaySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GatewaySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GatewayStatus"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GatewayStatusApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GuardrailsSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GuardrailsSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("HealthCheck"):
+		return &applyconfigurationsinferencegatewayv1alpha1.HealthCheckApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("HPASpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.HPASpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("IngressSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.IngressSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("IngressTLSSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.IngressTLSSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCP"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPServer"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPServerApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPServerSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPServerSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPServersSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPServersSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPServiceDiscoverySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPServiceDiscoverySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPStatus"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPStatusApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPTimeouts"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPTimeoutsApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPTLSConfig"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPTLSConfigApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MetricsExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MetricsExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MetricsSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MetricsSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ModelRoutingSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ModelRoutingSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OIDCSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OIDCSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OTLPExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OTLPExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ParentReference"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ParentReferenceApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("PrometheusExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.PrometheusExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ProviderSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ProviderSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ReceiverSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ReceiverSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ResourceList"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ResourceListApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ResourceRequirements"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ResourceRequirementsApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("RoutingGatewaySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.RoutingGatewaySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("RoutingHTTPRouteSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.RoutingHTTPRouteSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("RoutingSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.RoutingSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("RoutingTLSSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.RoutingTLSSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServerSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ServerSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServerTimeouts"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ServerTimeoutsApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceAccountSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ServiceAccountSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ServiceSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TelemetrySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.TelemetrySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TLSConfig"):
+		return &applyconfigurationsinferencegatewayv1alpha1.TLSConfigApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TracesExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.TracesExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TracesSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.TracesSpecApplyConfiguration{}
 
 		// Group=operator.openshift.io, Version=v1
 	case v1.SchemeGroupVersion.WithKind("LeaderWorkerSetOperator"):

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -291,6 +292,11 @@ func asTyped(obj runtime.Object) (runtime.Object, error) {
 // GVRFor maps a kind to its resource. Every kind the operands use has a regular plural.
 func GVRFor(gvk schema.GroupVersionKind) schema.GroupVersionResource {
 	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	// apimachinery's guess turns every final "y" into "ies"; after a vowel the plural is "ys"
+	// (Gateway API's Gateway is served as "gateways").
+	if kind := strings.ToLower(gvk.Kind); len(kind) > 1 && strings.HasSuffix(kind, "y") && strings.ContainsRune("aeiou", rune(kind[len(kind)-2])) {
+		gvr.Resource = kind + "s"
+	}
 	return gvr
 }
 

@@ -216,3 +216,14 @@ func waitCached(t *testing.T, caches *Caches, gr schema.GroupResource, namespace
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestGVRFor(t *testing.T) {
+	for kind, want := range map[string]string{
+		"Gateway": "gateways", "HTTPRoute": "httproutes", "NetworkPolicy": "networkpolicies",
+		"Ingress": "ingresses", "ServiceMonitor": "servicemonitors", "Deployment": "deployments",
+	} {
+		if got := GVRFor(schema.GroupVersionKind{Kind: kind}).Resource; got != want {
+			t.Errorf("GVRFor(%s) = %s, want %s", kind, got, want)
+		}
+	}
+}

@@ -73,6 +73,22 @@ func MissingDependency(reason, format string, args ...any) *StepError {
 	return &StepError{Condition: ConditionDegraded, Reason: reason, Message: fmt.Sprintf(format, args...), Blocking: true}
 }
 
+// ConditionNote is the "condition" of an outcome that changes no condition's status: something
+// an administrator may want to know (an optional integration skipped), carried in the message
+// of a condition that is fine (Degraded=False).
+const ConditionNote = "Note"
+
+// Note reports something worth knowing that is not a problem.
+func Note(format string, args ...any) *StepError {
+	return &StepError{Condition: ConditionNote, Message: fmt.Sprintf(format, args...)}
+}
+
+// Notes joins the messages of the outcome's notes ("" when there is none).
+func (o *Outcome) Notes() string {
+	_, message := o.First(ConditionNote)
+	return message
+}
+
 // Problem reports something wrong that does not stop the other steps and that a watch will
 // bring back (a foreign object in the way, a missing optional CRD the CR asked for).
 func Problem(reason, format string, args ...any) *StepError {

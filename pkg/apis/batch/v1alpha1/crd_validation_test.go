@@ -1,11 +1,8 @@
 package v1alpha1_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -34,118 +31,29 @@ func loadCRD(t *testing.T) *crdtest.CRD {
 // objects.
 func allCases(t *testing.T) []testcases.Case {
 	t.Helper()
-	golden, err := testcases.Golden(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(golden) != 11 {
-		t.Errorf("%d golden CRs, want the 11 of test/golden/batch-gateway", len(golden))
-	}
-	return slices.Concat(golden, testcases.Accepted, testcases.Rejected)
+	return slices.Concat(crdtest.GoldenCases(t, goldenDir, 11), testcases.Accepted, testcases.Rejected)
 }
 
 func object(t *testing.T, c testcases.Case) map[string]any {
 	t.Helper()
-	obj, err := c.Object()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
+	return crdtest.Object(t, c)
 }
 
 func TestCRDAdmission(t *testing.T) {
-	crd := loadCRD(t)
-	for _, c := range allCases(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			_, errs := crd.Create(object(t, c))
-			crdtest.ExpectErrors(t, errs, c.Errors)
-		})
-	}
+	loadCRD(t).ExpectCases(t, allCases(t))
 }
 
-// TestValidateSpecAgreesWithCRD runs every case the schema accepts through ValidateSpec, on the
-// object as the API server would store it, and requires the same errors as the CRD's CEL rules:
-// same paths, types and messages. Objects with schema errors are left out: the Go function works
-// on typed values, where an invalid 0 and an unset field look the same.
+// TestValidateSpecAgreesWithCRD: ValidateSpec returns the errors of the CRD's CEL rules, on
+// every case the schema accepts.
 func TestValidateSpecAgreesWithCRD(t *testing.T) {
-	crd := loadCRD(t)
-	messages := ruleMessages(crd.Definition)
-	covered := map[string]bool{}
-	for _, c := range allCases(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			stored, errs := crd.Create(object(t, c))
-			var celErrs field.ErrorList
-			for _, err := range errs {
-				if messages[err.Detail] {
-					celErrs = append(celErrs, err)
-					covered[err.Detail] = true
-				}
-			}
-			if len(celErrs) != len(errs) {
-				t.Skip("schema errors: ValidateSpec does not check the schema")
-			}
-			gateway := decodeStrict(t, stored)
-			if got, want := errorSet(gateway.ValidateSpec()), errorSet(celErrs); !slices.Equal(got, want) {
-				t.Errorf("ValidateSpec:\n%s\nthe CRD:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
-		})
-	}
-	for message := range messages {
-		if !covered[message] {
-			t.Errorf("no case breaks the CEL rule %q", message)
-		}
-	}
-}
-
-// ruleMessages is the message of every CEL rule in the CRD.
-func ruleMessages(crd *apiextensionsv1.CustomResourceDefinition) map[string]bool {
-	messages := map[string]bool{}
-	walk(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, "", func(_ string, s *apiextensionsv1.JSONSchemaProps) {
-		for _, rule := range s.XValidations {
-			messages[rule.Message] = true
-		}
+	loadCRD(t).ExpectValidateSpecAgrees(t, allCases(t), func(t *testing.T, stored map[string]any) field.ErrorList {
+		return decodeStrict(t, stored).ValidateSpec()
 	})
-	return messages
 }
 
-// walk calls visit on s and every schema under it, with its path.
-func walk(s *apiextensionsv1.JSONSchemaProps, path string, visit func(string, *apiextensionsv1.JSONSchemaProps)) {
-	visit(path, s)
-	for name, p := range s.Properties {
-		walk(&p, path+"."+name, visit)
-	}
-	if s.Items != nil && s.Items.Schema != nil {
-		walk(s.Items.Schema, path+"[*]", visit)
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		walk(s.AdditionalProperties.Schema, path+"[*]", visit)
-	}
-}
-
-func errorSet(errs field.ErrorList) []string {
-	var out []string
-	for _, err := range errs {
-		out = append(out, fmt.Sprintf("%s %s: %s", err.Type, err.Field, err.Detail))
-	}
-	sort.Strings(out)
-	return out
-}
-
-// decodeStrict decodes an object into the Go type and fails on a field the type lacks: the Go
-// types and the CRD must describe the same fields.
 func decodeStrict(t *testing.T, obj map[string]any) *v1alpha1.LLMBatchGateway {
 	t.Helper()
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	decoder := json.NewDecoder(bytes.NewReader(raw))
-	decoder.DisallowUnknownFields()
-	gateway := &v1alpha1.LLMBatchGateway{}
-	if err := decoder.Decode(gateway); err != nil {
-		t.Fatalf("decode into LLMBatchGateway: %v", err)
-	}
-	return gateway
+	return crdtest.DecodeStrict[v1alpha1.LLMBatchGateway](t, obj)
 }
 
 func TestDefaults(t *testing.T) {
@@ -290,7 +198,8 @@ status:
 
 func TestCRDShape(t *testing.T) {
 	// loadCRD also checks that the API server accepts the CRD, CEL cost included.
-	d := loadCRD(t).Definition
+	crd := loadCRD(t)
+	d := crd.Definition
 	if d.Name != "llmbatchgateways.batch.llm-d.ai" || d.Spec.Scope != apiextensionsv1.NamespaceScoped ||
 		d.Spec.Names.Kind != "LLMBatchGateway" || d.Spec.Names.ListKind != "LLMBatchGatewayList" ||
 		d.Spec.Names.Singular != "llmbatchgateway" || !slices.Equal(d.Spec.Names.ShortNames, []string{"lbg"}) {
@@ -327,9 +236,5 @@ func TestCRDShape(t *testing.T) {
 	}
 
 	// Every field is documented: kubectl explain shows these descriptions.
-	walk(root, "", func(path string, s *apiextensionsv1.JSONSchemaProps) {
-		if path != "" && path != ".metadata" && !strings.HasSuffix(path, "[*]") && strings.TrimSpace(s.Description) == "" {
-			t.Errorf("%s has no description", path)
-		}
-	})
+	crd.ExpectDescribed(t)
 }

@@ -1,11 +1,14 @@
 package v1alpha1
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
 )
 
 // The table in testcases checks ValidateSpec against the CRD. These cases are objects the API
@@ -45,33 +48,14 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gateway := &LLMBatchGateway{Spec: tc.spec}
-			if got := details(gateway.ValidateSpec()); !equalSets(got, tc.want) {
-				t.Errorf("ValidateSpec = %q, want %q", got, tc.want)
+			if errs := gateway.ValidateSpec(); !sameDetails(errs, tc.want) {
+				t.Errorf("ValidateSpec = %q, want %q", crdtest.Details(errs), tc.want)
 			}
 		})
 	}
 }
 
-func details(errs field.ErrorList) []string {
-	var out []string
-	for _, err := range errs {
-		out = append(out, err.Detail)
-	}
-	return out
-}
-
-func equalSets(a, b []string) bool {
-	count := map[string]int{}
-	for _, s := range a {
-		count[s]++
-	}
-	for _, s := range b {
-		count[s]--
-	}
-	for _, n := range count {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
+// sameDetails reports whether errs carry exactly the messages want, in any order.
+func sameDetails(errs field.ErrorList, want []string) bool {
+	return slices.Equal(crdtest.Details(errs), slices.Sorted(slices.Values(want)))
 }

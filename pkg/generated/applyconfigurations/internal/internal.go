@@ -933,6 +933,1558 @@ var schemaYAML = typed.YAMLObject(`types:
           - name: observedGeneration
             type:
               scalar: numeric
+- name: com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Gateway
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        scalar: untyped
+        list:
+          elementType:
+            namedType: __untyped_atomic_
+          elementRelationship: atomic
+        map:
+          elementType:
+            namedType: __untyped_deduced_
+          elementRelationship: separable
+    - name: spec
+      type:
+        map:
+          fields:
+          - name: auth
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: oidc
+                  type:
+                    map:
+                      fields:
+                      - name: caCertRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+                      - name: clientId
+                        type:
+                          scalar: string
+                        default: inference-gateway-client
+                      - name: clientSecretRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+                      - name: issuerUrl
+                        type:
+                          scalar: string
+                        default: http://keycloak:8080/realms/inference-gateway-realm
+                - name: provider
+                  type:
+                    scalar: string
+                  default: oidc
+          - name: environment
+            type:
+              scalar: string
+            default: production
+          - name: gatewayAPI
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: gateway
+                  type:
+                    map:
+                      fields:
+                      - name: gatewayClassName
+                        type:
+                          scalar: string
+                        default: envoy
+                      - name: parentRefs
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: group
+                                  type:
+                                    scalar: string
+                                  default: gateway.networking.k8s.io
+                                - name: kind
+                                  type:
+                                    scalar: string
+                                  default: Gateway
+                                - name: name
+                                  type:
+                                    scalar: string
+                                - name: namespace
+                                  type:
+                                    scalar: string
+                                - name: port
+                                  type:
+                                    scalar: numeric
+                                - name: sectionName
+                                  type:
+                                    scalar: string
+                            elementRelationship: atomic
+                      - name: tls
+                        type:
+                          map:
+                            fields:
+                            - name: enabled
+                              type:
+                                scalar: boolean
+                              default: false
+                            - name: issuer
+                              type:
+                                scalar: string
+                            - name: secretName
+                              type:
+                                scalar: string
+                - name: httpRoute
+                  type:
+                    map:
+                      fields:
+                      - name: hostnames
+                        type:
+                          list:
+                            elementType:
+                              scalar: string
+                            elementRelationship: atomic
+          - name: guardrails
+            type:
+              map:
+                fields:
+                - name: configMapRef
+                  type:
+                    map:
+                      fields:
+                      - name: name
+                        type:
+                          scalar: string
+                        default: ""
+                      elementRelationship: atomic
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: externalTimeout
+                  type:
+                    scalar: string
+                  default: 5s
+                - name: externalUrl
+                  type:
+                    scalar: string
+                - name: failMode
+                  type:
+                    scalar: string
+                  default: deny
+          - name: hpa
+            type:
+              map:
+                fields:
+                - name: config
+                  type:
+                    map:
+                      fields:
+                      - name: behavior
+                        type:
+                          map:
+                            fields:
+                            - name: scaleDown
+                              type:
+                                map:
+                                  fields:
+                                  - name: policies
+                                    type:
+                                      list:
+                                        elementType:
+                                          map:
+                                            fields:
+                                            - name: periodSeconds
+                                              type:
+                                                scalar: numeric
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: numeric
+                                        elementRelationship: atomic
+                                  - name: selectPolicy
+                                    type:
+                                      scalar: string
+                                  - name: stabilizationWindowSeconds
+                                    type:
+                                      scalar: numeric
+                                  - name: tolerance
+                                    type:
+                                      scalar: untyped
+                            - name: scaleUp
+                              type:
+                                map:
+                                  fields:
+                                  - name: policies
+                                    type:
+                                      list:
+                                        elementType:
+                                          map:
+                                            fields:
+                                            - name: periodSeconds
+                                              type:
+                                                scalar: numeric
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: numeric
+                                        elementRelationship: atomic
+                                  - name: selectPolicy
+                                    type:
+                                      scalar: string
+                                  - name: stabilizationWindowSeconds
+                                    type:
+                                      scalar: numeric
+                                  - name: tolerance
+                                    type:
+                                      scalar: untyped
+                      - name: maxReplicas
+                        type:
+                          scalar: numeric
+                      - name: metrics
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: containerResource
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: container
+                                        type:
+                                          scalar: string
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: external
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: metric
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                            - name: selector
+                                              type:
+                                                map:
+                                                  fields:
+                                                  - name: matchExpressions
+                                                    type:
+                                                      list:
+                                                        elementType:
+                                                          map:
+                                                            fields:
+                                                            - name: key
+                                                              type:
+                                                                scalar: string
+                                                            - name: operator
+                                                              type:
+                                                                scalar: string
+                                                            - name: values
+                                                              type:
+                                                                list:
+                                                                  elementType:
+                                                                    scalar: string
+                                                                  elementRelationship: atomic
+                                                        elementRelationship: atomic
+                                                  - name: matchLabels
+                                                    type:
+                                                      map:
+                                                        elementType:
+                                                          scalar: string
+                                                  elementRelationship: atomic
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: object
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: describedObject
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: apiVersion
+                                              type:
+                                                scalar: string
+                                            - name: kind
+                                              type:
+                                                scalar: string
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                      - name: metric
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                            - name: selector
+                                              type:
+                                                map:
+                                                  fields:
+                                                  - name: matchExpressions
+                                                    type:
+                                                      list:
+                                                        elementType:
+                                                          map:
+                                                            fields:
+                                                            - name: key
+                                                              type:
+                                                                scalar: string
+                                                            - name: operator
+                                                              type:
+                                                                scalar: string
+                                                            - name: values
+                                                              type:
+                                                                list:
+                                                                  elementType:
+                                                                    scalar: string
+                                                                  elementRelationship: atomic
+                                                        elementRelationship: atomic
+                                                  - name: matchLabels
+                                                    type:
+                                                      map:
+                                                        elementType:
+                                                          scalar: string
+                                                  elementRelationship: atomic
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: pods
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: metric
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                            - name: selector
+                                              type:
+                                                map:
+                                                  fields:
+                                                  - name: matchExpressions
+                                                    type:
+                                                      list:
+                                                        elementType:
+                                                          map:
+                                                            fields:
+                                                            - name: key
+                                                              type:
+                                                                scalar: string
+                                                            - name: operator
+                                                              type:
+                                                                scalar: string
+                                                            - name: values
+                                                              type:
+                                                                list:
+                                                                  elementType:
+                                                                    scalar: string
+                                                                  elementRelationship: atomic
+                                                        elementRelationship: atomic
+                                                  - name: matchLabels
+                                                    type:
+                                                      map:
+                                                        elementType:
+                                                          scalar: string
+                                                  elementRelationship: atomic
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: resource
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: type
+                                  type:
+                                    scalar: string
+                            elementRelationship: atomic
+                      - name: minReplicas
+                        type:
+                          scalar: numeric
+                      - name: scaleTargetRef
+                        type:
+                          map:
+                            fields:
+                            - name: apiVersion
+                              type:
+                                scalar: string
+                            - name: kind
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+          - name: image
+            type:
+              scalar: string
+            default: ghcr.io/inference-gateway/inference-gateway:latest
+          - name: ingress
+            type:
+              map:
+                fields:
+                - name: annotations
+                  type:
+                    map:
+                      elementType:
+                        scalar: string
+                - name: className
+                  type:
+                    scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: host
+                  type:
+                    scalar: string
+                - name: tls
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: issuer
+                        type:
+                          scalar: string
+                      - name: secretName
+                        type:
+                          scalar: string
+          - name: mcp
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: expose
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: servers
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: healthCheck
+                            type:
+                              map:
+                                fields:
+                                - name: enabled
+                                  type:
+                                    scalar: boolean
+                                  default: true
+                                - name: interval
+                                  type:
+                                    scalar: string
+                                  default: 30s
+                                - name: path
+                                  type:
+                                    scalar: string
+                                  default: /health
+                          - name: name
+                            type:
+                              scalar: string
+                          - name: url
+                            type:
+                              scalar: string
+                      elementRelationship: atomic
+                - name: serviceDiscovery
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                      - name: namespace
+                        type:
+                          scalar: string
+                      - name: selector
+                        type:
+                          map:
+                            fields:
+                            - name: matchExpressions
+                              type:
+                                list:
+                                  elementType:
+                                    map:
+                                      fields:
+                                      - name: key
+                                        type:
+                                          scalar: string
+                                      - name: operator
+                                        type:
+                                          scalar: string
+                                      - name: values
+                                        type:
+                                          list:
+                                            elementType:
+                                              scalar: string
+                                            elementRelationship: atomic
+                                  elementRelationship: atomic
+                            - name: matchLabels
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: string
+                            elementRelationship: atomic
+                - name: timeouts
+                  type:
+                    map:
+                      fields:
+                      - name: client
+                        type:
+                          scalar: string
+                        default: 10s
+                      - name: dial
+                        type:
+                          scalar: string
+                        default: 5s
+                      - name: request
+                        type:
+                          scalar: string
+                        default: 10s
+                      - name: responseHeader
+                        type:
+                          scalar: string
+                        default: 5s
+                      - name: tlsHandshake
+                        type:
+                          scalar: string
+                        default: 5s
+                - name: toolMode
+                  type:
+                    scalar: string
+                  default: selector
+          - name: providers
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: enabled
+                      type:
+                        scalar: boolean
+                      default: true
+                    - name: env
+                      type:
+                        list:
+                          elementType:
+                            map:
+                              fields:
+                              - name: name
+                                type:
+                                  scalar: string
+                              - name: value
+                                type:
+                                  scalar: string
+                              - name: valueFrom
+                                type:
+                                  map:
+                                    fields:
+                                    - name: configMapKeyRef
+                                      type:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: name
+                                            type:
+                                              scalar: string
+                                            default: ""
+                                          - name: optional
+                                            type:
+                                              scalar: boolean
+                                          elementRelationship: atomic
+                                    - name: fieldRef
+                                      type:
+                                        map:
+                                          fields:
+                                          - name: apiVersion
+                                            type:
+                                              scalar: string
+                                          - name: fieldPath
+                                            type:
+                                              scalar: string
+                                          elementRelationship: atomic
+                                    - name: fileKeyRef
+                                      type:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: optional
+                                            type:
+                                              scalar: boolean
+                                            default: false
+                                          - name: path
+                                            type:
+                                              scalar: string
+                                          - name: volumeName
+                                            type:
+                                              scalar: string
+                                          elementRelationship: atomic
+                                    - name: resourceFieldRef
+                                      type:
+                                        map:
+                                          fields:
+                                          - name: containerName
+                                            type:
+                                              scalar: string
+                                          - name: divisor
+                                            type:
+                                              scalar: untyped
+                                          - name: resource
+                                            type:
+                                              scalar: string
+                                          elementRelationship: atomic
+                                    - name: secretKeyRef
+                                      type:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: name
+                                            type:
+                                              scalar: string
+                                            default: ""
+                                          - name: optional
+                                            type:
+                                              scalar: boolean
+                                          elementRelationship: atomic
+                          elementRelationship: atomic
+                    - name: name
+                      type:
+                        scalar: string
+                elementRelationship: atomic
+          - name: replicas
+            type:
+              scalar: numeric
+            default: 1
+          - name: resources
+            type:
+              map:
+                fields:
+                - name: limits
+                  type:
+                    map:
+                      fields:
+                      - name: cpu
+                        type:
+                          scalar: string
+                      - name: memory
+                        type:
+                          scalar: string
+                - name: requests
+                  type:
+                    map:
+                      fields:
+                      - name: cpu
+                        type:
+                          scalar: string
+                      - name: memory
+                        type:
+                          scalar: string
+          - name: routing
+            type:
+              map:
+                fields:
+                - name: config
+                  type:
+                    scalar: string
+                - name: configMapRef
+                  type:
+                    map:
+                      fields:
+                      - name: key
+                        type:
+                          scalar: string
+                      - name: name
+                        type:
+                          scalar: string
+                        default: ""
+                      - name: optional
+                        type:
+                          scalar: boolean
+                      elementRelationship: atomic
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+          - name: server
+            type:
+              map:
+                fields:
+                - name: host
+                  type:
+                    scalar: string
+                  default: 0.0.0.0
+                - name: port
+                  type:
+                    scalar: numeric
+                  default: 8080
+                - name: timeouts
+                  type:
+                    map:
+                      fields:
+                      - name: idle
+                        type:
+                          scalar: string
+                        default: 300s
+                      - name: read
+                        type:
+                          scalar: string
+                        default: 60s
+                      - name: write
+                        type:
+                          scalar: string
+                        default: 60s
+                - name: tls
+                  type:
+                    map:
+                      fields:
+                      - name: certificateRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: keyRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+          - name: service
+            type:
+              map:
+                fields:
+                - name: annotations
+                  type:
+                    map:
+                      elementType:
+                        scalar: string
+                - name: port
+                  type:
+                    scalar: numeric
+                  default: 8080
+                - name: type
+                  type:
+                    scalar: string
+                  default: ClusterIP
+          - name: serviceAccount
+            type:
+              map:
+                fields:
+                - name: create
+                  type:
+                    scalar: boolean
+                  default: true
+                - name: name
+                  type:
+                    scalar: string
+          - name: telemetry
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: metrics
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: exporter
+                        type:
+                          map:
+                            fields:
+                            - name: otlp
+                              type:
+                                map:
+                                  fields:
+                                  - name: endpoint
+                                    type:
+                                      scalar: string
+                                  - name: protocol
+                                    type:
+                                      scalar: string
+                            - name: prometheus
+                              type:
+                                map:
+                                  fields:
+                                  - name: host
+                                    type:
+                                      scalar: string
+                                  - name: port
+                                    type:
+                                      scalar: numeric
+                      - name: port
+                        type:
+                          scalar: numeric
+                        default: 9464
+                  default:
+                    enabled: false
+                    port: 9464
+                - name: receiver
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: port
+                        type:
+                          scalar: numeric
+                        default: 4318
+                - name: traces
+                  type:
+                    map:
+                      fields:
+                      - name: exporter
+                        type:
+                          map:
+                            fields:
+                            - name: otlp
+                              type:
+                                map:
+                                  fields:
+                                  - name: endpoint
+                                    type:
+                                      scalar: string
+                                  - name: protocol
+                                    type:
+                                      scalar: string
+    - name: status
+      type:
+        map:
+          fields:
+          - name: availableReplicas
+            type:
+              scalar: numeric
+          - name: conditions
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: lastTransitionTime
+                      type:
+                        scalar: untyped
+                    - name: message
+                      type:
+                        scalar: string
+                    - name: observedGeneration
+                      type:
+                        scalar: numeric
+                    - name: reason
+                      type:
+                        scalar: string
+                    - name: status
+                      type:
+                        scalar: string
+                    - name: type
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - type
+          - name: generations
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: group
+                      type:
+                        scalar: string
+                    - name: hash
+                      type:
+                        scalar: string
+                    - name: lastGeneration
+                      type:
+                        scalar: numeric
+                    - name: name
+                      type:
+                        scalar: string
+                    - name: namespace
+                      type:
+                        scalar: string
+                    - name: resource
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - group
+                - resource
+                - namespace
+                - name
+          - name: mcpServerCount
+            type:
+              scalar: numeric
+          - name: mcpServers
+            type:
+              list:
+                elementType:
+                  scalar: string
+                elementRelationship: atomic
+          - name: message
+            type:
+              scalar: string
+          - name: observedGeneration
+            type:
+              scalar: numeric
+          - name: phase
+            type:
+              scalar: string
+          - name: providerSummary
+            type:
+              scalar: string
+          - name: readyReplicas
+            type:
+              scalar: numeric
+          - name: serviceAccountName
+            type:
+              scalar: string
+          - name: url
+            type:
+              scalar: string
+- name: com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.MCP
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        scalar: untyped
+        list:
+          elementType:
+            namedType: __untyped_atomic_
+          elementRelationship: atomic
+        map:
+          elementType:
+            namedType: __untyped_deduced_
+          elementRelationship: separable
+    - name: spec
+      type:
+        map:
+          fields:
+          - name: hpa
+            type:
+              map:
+                fields:
+                - name: config
+                  type:
+                    map:
+                      fields:
+                      - name: behavior
+                        type:
+                          map:
+                            fields:
+                            - name: scaleDown
+                              type:
+                                map:
+                                  fields:
+                                  - name: policies
+                                    type:
+                                      list:
+                                        elementType:
+                                          map:
+                                            fields:
+                                            - name: periodSeconds
+                                              type:
+                                                scalar: numeric
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: numeric
+                                        elementRelationship: atomic
+                                  - name: selectPolicy
+                                    type:
+                                      scalar: string
+                                  - name: stabilizationWindowSeconds
+                                    type:
+                                      scalar: numeric
+                                  - name: tolerance
+                                    type:
+                                      scalar: untyped
+                            - name: scaleUp
+                              type:
+                                map:
+                                  fields:
+                                  - name: policies
+                                    type:
+                                      list:
+                                        elementType:
+                                          map:
+                                            fields:
+                                            - name: periodSeconds
+                                              type:
+                                                scalar: numeric
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: numeric
+                                        elementRelationship: atomic
+                                  - name: selectPolicy
+                                    type:
+                                      scalar: string
+                                  - name: stabilizationWindowSeconds
+                                    type:
+                                      scalar: numeric
+                                  - name: tolerance
+                                    type:
+                                      scalar: untyped
+                      - name: maxReplicas
+                        type:
+                          scalar: numeric
+                      - name: metrics
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: containerResource
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: container
+                                        type:
+                                          scalar: string
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: external
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: metric
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                            - name: selector
+                                              type:
+                                                map:
+                                                  fields:
+                                                  - name: matchExpressions
+                                                    type:
+                                                      list:
+                                                        elementType:
+                                                          map:
+                                                            fields:
+                                                            - name: key
+                                                              type:
+                                                                scalar: string
+                                                            - name: operator
+                                                              type:
+                                                                scalar: string
+                                                            - name: values
+                                                              type:
+                                                                list:
+                                                                  elementType:
+                                                                    scalar: string
+                                                                  elementRelationship: atomic
+                                                        elementRelationship: atomic
+                                                  - name: matchLabels
+                                                    type:
+                                                      map:
+                                                        elementType:
+                                                          scalar: string
+                                                  elementRelationship: atomic
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: object
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: describedObject
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: apiVersion
+                                              type:
+                                                scalar: string
+                                            - name: kind
+                                              type:
+                                                scalar: string
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                      - name: metric
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                            - name: selector
+                                              type:
+                                                map:
+                                                  fields:
+                                                  - name: matchExpressions
+                                                    type:
+                                                      list:
+                                                        elementType:
+                                                          map:
+                                                            fields:
+                                                            - name: key
+                                                              type:
+                                                                scalar: string
+                                                            - name: operator
+                                                              type:
+                                                                scalar: string
+                                                            - name: values
+                                                              type:
+                                                                list:
+                                                                  elementType:
+                                                                    scalar: string
+                                                                  elementRelationship: atomic
+                                                        elementRelationship: atomic
+                                                  - name: matchLabels
+                                                    type:
+                                                      map:
+                                                        elementType:
+                                                          scalar: string
+                                                  elementRelationship: atomic
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: pods
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: metric
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: name
+                                              type:
+                                                scalar: string
+                                            - name: selector
+                                              type:
+                                                map:
+                                                  fields:
+                                                  - name: matchExpressions
+                                                    type:
+                                                      list:
+                                                        elementType:
+                                                          map:
+                                                            fields:
+                                                            - name: key
+                                                              type:
+                                                                scalar: string
+                                                            - name: operator
+                                                              type:
+                                                                scalar: string
+                                                            - name: values
+                                                              type:
+                                                                list:
+                                                                  elementType:
+                                                                    scalar: string
+                                                                  elementRelationship: atomic
+                                                        elementRelationship: atomic
+                                                  - name: matchLabels
+                                                    type:
+                                                      map:
+                                                        elementType:
+                                                          scalar: string
+                                                  elementRelationship: atomic
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: resource
+                                  type:
+                                    map:
+                                      fields:
+                                      - name: name
+                                        type:
+                                          scalar: string
+                                      - name: target
+                                        type:
+                                          map:
+                                            fields:
+                                            - name: averageUtilization
+                                              type:
+                                                scalar: numeric
+                                            - name: averageValue
+                                              type:
+                                                scalar: untyped
+                                            - name: type
+                                              type:
+                                                scalar: string
+                                            - name: value
+                                              type:
+                                                scalar: untyped
+                                - name: type
+                                  type:
+                                    scalar: string
+                            elementRelationship: atomic
+                      - name: minReplicas
+                        type:
+                          scalar: numeric
+                      - name: scaleTargetRef
+                        type:
+                          map:
+                            fields:
+                            - name: apiVersion
+                              type:
+                                scalar: string
+                            - name: kind
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+          - name: image
+            type:
+              scalar: string
+            default: node:lts
+          - name: replicas
+            type:
+              scalar: numeric
+            default: 1
+          - name: server
+            type:
+              map:
+                fields:
+                - name: args
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+                - name: command
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+                - name: path
+                  type:
+                    scalar: string
+                  default: /mcp
+                - name: port
+                  type:
+                    scalar: numeric
+                  default: 8080
+                - name: timeout
+                  type:
+                    scalar: string
+                  default: 30s
+                - name: tls
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: true
+                      - name: secretName
+                        type:
+                          scalar: string
+    - name: status
+      type:
+        map:
+          fields:
+          - name: conditions
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: lastTransitionTime
+                      type:
+                        scalar: untyped
+                    - name: message
+                      type:
+                        scalar: string
+                    - name: observedGeneration
+                      type:
+                        scalar: numeric
+                    - name: reason
+                      type:
+                        scalar: string
+                    - name: status
+                      type:
+                        scalar: string
+                    - name: type
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - type
+          - name: generations
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: group
+                      type:
+                        scalar: string
+                    - name: hash
+                      type:
+                        scalar: string
+                    - name: lastGeneration
+                      type:
+                        scalar: numeric
+                    - name: name
+                      type:
+                        scalar: string
+                    - name: namespace
+                      type:
+                        scalar: string
+                    - name: resource
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - group
+                - resource
+                - namespace
+                - name
+          - name: observedGeneration
+            type:
+              scalar: numeric
+          - name: ready
+            type:
+              scalar: boolean
+          - name: url
+            type:
+              scalar: string
 - name: com.github.llm-infra.llm-infra-operator.pkg.apis.operator.v1.LeaderWorkerSetOperator
   map:
     fields:

@@ -23,6 +23,7 @@ import (
 	http "net/http"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/batch/v1alpha1"
+	corev1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/inferencegateway/v1alpha1"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/operator/v1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
@@ -32,6 +33,7 @@ import (
 type Interface interface {
 	Discovery() discovery.DiscoveryInterface
 	BatchV1alpha1() batchv1alpha1.BatchV1alpha1Interface
+	CoreV1alpha1() corev1alpha1.CoreV1alpha1Interface
 	OperatorV1() operatorv1.OperatorV1Interface
 }
 
@@ -39,12 +41,18 @@ type Interface interface {
 type Clientset struct {
 	*discovery.DiscoveryClient
 	batchV1alpha1 *batchv1alpha1.BatchV1alpha1Client
+	coreV1alpha1  *corev1alpha1.CoreV1alpha1Client
 	operatorV1    *operatorv1.OperatorV1Client
 }
 
 // BatchV1alpha1 retrieves the BatchV1alpha1Client
 func (c *Clientset) BatchV1alpha1() batchv1alpha1.BatchV1alpha1Interface {
 	return c.batchV1alpha1
+}
+
+// CoreV1alpha1 retrieves the CoreV1alpha1Client
+func (c *Clientset) CoreV1alpha1() corev1alpha1.CoreV1alpha1Interface {
+	return c.coreV1alpha1
 }
 
 // OperatorV1 retrieves the OperatorV1Client
@@ -100,6 +108,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.coreV1alpha1, err = corev1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.operatorV1, err = operatorv1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -126,6 +138,7 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
 	cs.batchV1alpha1 = batchv1alpha1.New(c)
+	cs.coreV1alpha1 = corev1alpha1.New(c)
 	cs.operatorV1 = operatorv1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

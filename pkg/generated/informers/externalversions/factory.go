@@ -26,6 +26,7 @@ import (
 
 	versioned "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
 	batch "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/batch"
+	inferencegateway "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/inferencegateway"
 	internalinterfaces "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/internalinterfaces"
 	operator "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions/operator"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -327,11 +328,16 @@ type SharedInformerFactory interface {
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
 	Batch() batch.Interface
+	Core() inferencegateway.Interface
 	Operator() operator.Interface
 }
 
 func (f *sharedInformerFactory) Batch() batch.Interface {
 	return batch.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Core() inferencegateway.Interface {
+	return inferencegateway.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Operator() operator.Interface {

@@ -22,6 +22,7 @@ import (
 	fmt "fmt"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	inferencegatewayv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	v1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
@@ -56,6 +57,12 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=batch.llm-d.ai, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("llmbatchgateways"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Batch().V1alpha1().LLMBatchGateways().Informer()}, nil
+
+		// Group=core.inference-gateway.com, Version=v1alpha1
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("gateways"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().Gateways().Informer()}, nil
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("mcps"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().MCPs().Informer()}, nil
 
 		// Group=operator.openshift.io, Version=v1
 	case v1.SchemeGroupVersion.WithResource("leaderworkersetoperators"):

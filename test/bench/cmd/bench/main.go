@@ -1,5 +1,6 @@
 // Command bench measures llm-infra-operator against a live cluster: convergence, writes on a
-// quiet resync, drift repair, footprint, start-up, and the LLM batch gateway at scale. `make
+// quiet resync, drift repair, footprint, start-up, the LLM batch gateway at scale, and the inference
+// gateway at scale next to it. `make
 // bench` (hack/bench.sh) brings up the local cluster and runs it; see hack/bench.sh for the
 // environment it reads.
 //
@@ -33,7 +34,7 @@ import (
 )
 
 // defaultScenarios are the scenarios BENCH_SCENARIOS selects when unset: all.
-const defaultScenarios = "1,2,3,4,5,6"
+const defaultScenarios = "1,2,3,4,5,6,7"
 
 type bench struct {
 	root           string
@@ -69,6 +70,7 @@ type bench struct {
 	scaleNS      int
 	scaleSecrets int
 	scaleQuiet   time.Duration
+	gatewayCRs   int
 }
 
 var titles = map[string]string{
@@ -78,6 +80,7 @@ var titles = map[string]string{
 	"4-footprint":   "4. Footprint: operator process RSS and CPU, before and after unrelated objects",
 	"5-startup":     "5. Start-up: restart with nothing changed",
 	scBatchScale:    "6. LLM batch gateway at scale: many LLMBatchGateways (LWS managed too)",
+	scGatewayScale:  "7. Inference gateway at scale: many Gateways next to as many LLMBatchGateways (LWS managed too)",
 }
 
 func logf(format string, args ...any) {
@@ -151,6 +154,7 @@ func run() error {
 		scaleNS:        envInt("BENCH_SCALE_NAMESPACES", 20),
 		scaleSecrets:   envInt("BENCH_SCALE_SECRETS", 5000),
 		scaleQuiet:     time.Duration(envInt("BENCH_SCALE_QUIET_SECONDS", 30)) * time.Second,
+		gatewayCRs:     envInt("BENCH_GATEWAY_CRS", 200),
 	}
 	if b.runs < 1 {
 		b.runs = 1
@@ -226,6 +230,7 @@ func run() error {
 			"BENCH_SCALE_NAMESPACES":    strconv.Itoa(b.scaleNS),
 			"BENCH_SCALE_SECRETS":       strconv.Itoa(b.scaleSecrets),
 			"BENCH_SCALE_QUIET_SECONDS": strconv.Itoa(int(b.scaleQuiet.Seconds())),
+			"BENCH_GATEWAY_CRS":         strconv.Itoa(b.gatewayCRs),
 			"OPERAND_IMAGE":             b.operandImage,
 			"audit log":                 auditPath,
 		},
@@ -247,8 +252,9 @@ func run() error {
 		// After 1-3 and 5: it shares the quiet minute with scenario 2, and its load leaves the
 		// cluster busy.
 		{"4", b.scenarioFootprint},
-		// Last and longest: hundreds of CRs and pods, removed at its end.
+		// Last and longest: hundreds of CRs and pods, removed at their end.
 		{"6", b.scenarioBatchScale},
+		{"7", b.scenarioGatewayScale},
 	}
 	var failures []string
 	for _, s := range steps {

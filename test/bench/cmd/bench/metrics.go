@@ -21,7 +21,8 @@ const (
 	syncDurationMetric = "llm_infra_operator_sync_duration_seconds"
 	heapInUseMetric    = "go_memstats_heap_inuse_bytes"
 
-	// The operand label values of the sync metrics (lws.OperandName, batchgateway.OperandName).
+	// The operand label values of the sync metrics (lws.OperandName, batchgateway.OperandName;
+	// the inference gateway's is operandInferenceGateway).
 	operandLWS          = "lws"
 	operandBatchGateway = "batch-gateway"
 )

@@ -8,51 +8,15 @@ package testcases
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
 )
 
-// Case is one object and what the API server says about it.
-type Case struct {
-	Name string
-	// Base is the object the case starts from, as YAML: BaseSync, BaseAsync or a golden CR.
-	Base string
-	// Patch is a JSON merge patch (RFC 7386), written as YAML, applied to Base: a map merges
-	// into the base, null removes a field, anything else replaces it.
-	Patch string
-	// Errors are substrings of the errors the API server must return, one substring per error
-	// (field path, type and message); no errors means the object is accepted.
-	Errors []string
-}
-
-// Object returns the case's object: Base with Patch applied.
-func (c Case) Object() (map[string]any, error) {
-	base, err := yaml.YAMLToJSON([]byte(c.Base))
-	if err != nil {
-		return nil, fmt.Errorf("%s: base: %w", c.Name, err)
-	}
-	if strings.TrimSpace(c.Patch) != "" {
-		patch, err := yaml.YAMLToJSON([]byte(c.Patch))
-		if err != nil {
-			return nil, fmt.Errorf("%s: patch: %w", c.Name, err)
-		}
-		if base, err = jsonpatch.MergePatch(base, patch); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
-		}
-	}
-	// Integral numbers become int64, as the API server decodes them.
-	obj := map[string]any{}
-	if err := utiljson.Unmarshal(base, &obj); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Name, err)
-	}
-	return obj, nil
-}
+// Case is one object and what the API server says about it: Base (BaseSync, BaseAsync or a
+// golden CR, as YAML) with Patch (a JSON merge patch, as YAML) applied, and the substrings of
+// the errors the API server must return (none: accepted).
+type Case = admission.Case
 
 // BaseSync is the smallest object that runs a gateway in sync mode: S3 storage and one endpoint
 // for every model.
@@ -98,35 +62,11 @@ spec:
 
 // RulesNotChecked is the API server's error when schema errors keep it from running the CEL
 // rules.
-const RulesNotChecked = "some validation rules were not checked because the object was invalid"
+const RulesNotChecked = admission.RulesNotChecked
 
 // Golden returns one case per <dir>/<case>/cr.yaml (the upstream operator's golden CRs, in
 // test/golden/batch-gateway), each to be accepted unchanged.
-func Golden(dir string) ([]Case, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*", "cr.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no */cr.yaml under %s", dir)
-	}
-	sort.Strings(files)
-	var cases []Case
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, Case{Name: "golden " + filepath.Base(filepath.Dir(f)), Base: string(raw)})
-	}
-	return cases, nil
-}
-
-// long is a string of n characters.
-func long(n int) string { return strings.Repeat("a", n) }
-
-// longURL is a URL of n characters.
-func longURL(n int) string { return "http://" + long(n-len("http://")) }
+func Golden(dir string) ([]Case, error) { return admission.Golden(dir) }
 
 // models is a modelGateways map of n models, each on its own pool, as YAML (BaseAsync has one
 // more).
@@ -143,35 +83,23 @@ func models(n int) string {
 	return b.String()
 }
 
-// items is a YAML list of n copies of item.
-func items(n int, item string) string {
-	return "[" + strings.TrimSuffix(strings.Repeat(item+", ", n), ", ") + "]"
-}
-
-// Error texts, as field.Error prints them.
-func required(path, message string) string  { return path + ": Required value: " + message }
-func forbidden(path, message string) string { return path + ": Forbidden: " + message }
-func invalid(path, message string) string   { return path + ": Invalid value: " + message }
-
-// Schema error texts of the API server's OpenAPI validator.
-func unsupported(path, value string) string {
-	return fmt.Sprintf("%s: Unsupported value: %q", path, value)
-}
-func pattern(path, value, pattern string) string {
-	return fmt.Sprintf("%s: Invalid value: %q: %s in body should match '%s'", path, value, path, pattern)
-}
-func tooLong(path string, n int) string {
-	return fmt.Sprintf("%s: Too long: may not be more than %d bytes", path, n)
-}
-func minimum(path string, value, min int) string {
-	return fmt.Sprintf("%s: Invalid value: %d: %s in body should be greater than or equal to %d", path, value, path, min)
-}
-func maximum(path string, value, max int) string {
-	return fmt.Sprintf("%s: Invalid value: %d: %s in body should be less than or equal to %d", path, value, path, max)
-}
-func missing(path string) string { return path + ": Required value" }
+// The error texts and helpers every table shares.
+var (
+	long        = admission.Long
+	longURL     = admission.LongURL
+	items       = admission.Items
+	required    = admission.Required
+	forbidden   = admission.Forbidden
+	invalid     = admission.Invalid
+	unsupported = admission.Unsupported
+	pattern     = admission.Pattern
+	tooLong     = admission.TooLong
+	minimum     = admission.Minimum
+	maximum     = admission.Maximum
+	missing     = admission.Missing
+)
 
 const (
-	durationPattern = `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
-	urlPattern      = `^https?://.+$`
+	durationPattern = admission.DurationPattern
+	urlPattern      = admission.URLPattern
 )

@@ -23,6 +23,8 @@ import (
 	clientset "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/batch/v1alpha1"
 	fakebatchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/batch/v1alpha1/fake"
+	corev1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/inferencegateway/v1alpha1"
+	fakecorev1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/inferencegateway/v1alpha1/fake"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/operator/v1"
 	fakeoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/typed/operator/v1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -141,6 +143,11 @@ var (
 // BatchV1alpha1 retrieves the BatchV1alpha1Client
 func (c *Clientset) BatchV1alpha1() batchv1alpha1.BatchV1alpha1Interface {
 	return &fakebatchv1alpha1.FakeBatchV1alpha1{Fake: &c.Fake}
+}
+
+// CoreV1alpha1 retrieves the CoreV1alpha1Client
+func (c *Clientset) CoreV1alpha1() corev1alpha1.CoreV1alpha1Interface {
+	return &fakecorev1alpha1.FakeCoreV1alpha1{Fake: &c.Fake}
 }
 
 // OperatorV1 retrieves the OperatorV1Client

@@ -1,0 +1,65 @@
+package testcases
+
+import (
+	"fmt"
+
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
+)
+
+// MCPAccepted are valid MCP objects.
+var MCPAccepted = []Case{
+	{Name: "base", Base: BaseMCP},
+	{Name: "upstream example mcp-server", Base: UpstreamMCP},
+	{Name: "every field set", Base: BaseMCP, Patch: `
+spec:
+  replicas: 2
+  image: node:22
+  server:
+    port: 3000
+    path: /sse
+    command: [npx]
+    args: [-y, "@modelcontextprotocol/server-memory", --port, "3000"]
+    timeout: 30s
+    tls: {enabled: true, secretName: memory-tls}
+  hpa:
+    enabled: true
+    config:
+      scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: memory}
+      minReplicas: 1
+      maxReplicas: 5
+      metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}}]
+`},
+	{Name: "replicas 0", Base: BaseMCP, Patch: `{spec: {replicas: 0}}`},
+	{Name: "tls disabled", Base: BaseMCP, Patch: `{spec: {server: {tls: {enabled: false, secretName: unused}}}}`},
+	{Name: "empty spec", Base: BaseMCP, Patch: `{spec: null}`},
+}
+
+// MCPRejected are invalid MCP objects, with the errors the API server returns.
+var MCPRejected = []Case{
+	{Name: "tls without secretName", Base: BaseMCP, Patch: `{spec: {server: {tls: {enabled: true}}}}`, Errors: []string{admission.Missing("spec.server.tls.secretName"), RulesNotChecked}},
+	{Name: "tls with an empty secretName", Base: BaseMCP, Patch: `{spec: {server: {tls: {secretName: ""}}}}`,
+		Errors: []string{`spec.server.tls.secretName: Invalid value: "": spec.server.tls.secretName in body should be at least 1 chars long`}},
+	{Name: "replicas -1", Base: BaseMCP, Patch: `{spec: {replicas: -1}}`, Errors: []string{admission.Minimum("spec.replicas", -1, 0)}},
+	{Name: "replicas 101", Base: BaseMCP, Patch: `{spec: {replicas: 101}}`, Errors: []string{admission.Maximum("spec.replicas", 101, 100)}},
+	{Name: "port 0", Base: BaseMCP, Patch: `{spec: {server: {port: 0}}}`, Errors: []string{admission.Minimum("spec.server.port", 0, 1)}},
+	{Name: "port 65536", Base: BaseMCP, Patch: `{spec: {server: {port: 65536}}}`, Errors: []string{admission.Maximum("spec.server.port", 65536, 65535)}},
+	{Name: "path without a leading slash", Base: BaseMCP, Patch: `{spec: {server: {path: mcp}}}`, Errors: []string{admission.Pattern("spec.server.path", "mcp", "^/.*")}},
+	{Name: "image", Base: BaseMCP, Patch: fmt.Sprintf(`{spec: {image: %s}}`, admission.Long(1025)), Errors: []string{admission.TooLong("spec.image", 1024), RulesNotChecked}},
+	{Name: "path", Base: BaseMCP, Patch: fmt.Sprintf(`{spec: {server: {path: /%s}}}`, admission.Long(2048)), Errors: []string{admission.TooLong("spec.server.path", 2048), RulesNotChecked}},
+	{Name: "65 command items", Base: BaseMCP, Patch: `{spec: {server: {command: ` + admission.Items(65, "x") + `}}}`, Errors: []string{admission.TooMany("spec.server.command", 65, 64), RulesNotChecked}},
+	{Name: "257 args", Base: BaseMCP, Patch: `{spec: {server: {args: ` + admission.Items(257, "x") + `}}}`, Errors: []string{admission.TooMany("spec.server.args", 257, 256), RulesNotChecked}},
+	{Name: "an arg", Base: BaseMCP, Patch: fmt.Sprintf(`{spec: {server: {args: [%s]}}}`, admission.Long(4097)), Errors: []string{admission.TooLong("spec.server.args[0]", 4096), RulesNotChecked}},
+	{Name: "tls secretName", Base: BaseMCP, Patch: fmt.Sprintf(`{spec: {server: {tls: {secretName: %s}}}}`, admission.Long(254)), Errors: []string{admission.TooLong("spec.server.tls.secretName", 253), RulesNotChecked}},
+	{Name: "upstream's earlier package and bridge", Base: BaseMCP, Patch: `{spec: {package: "@modelcontextprotocol/server-memory", bridge: {port: 8081}}}`,
+		Errors: []string{`unknown field "spec.bridge"`, `unknown field "spec.package"`}},
+	{Name: "command as a string (upstream's earlier schema)", Base: BaseMCP, Patch: `{spec: {server: {command: npx}}}`,
+		Errors: []string{`spec.server.command: Invalid value: "string": spec.server.command in body must be of type array`, RulesNotChecked}},
+
+	// CEL.
+	{Name: "timeout 60s", Base: BaseMCP, Patch: `{spec: {server: {timeout: 60s}}}`, Errors: []string{admission.Invalid("spec.server.timeout", v1alpha1.MessageMCPServerTimeout)}},
+	{Name: "scaleTargetRef of another Deployment", Base: BaseMCP, Patch: `{spec: {hpa: {enabled: true, config: {maxReplicas: 3, scaleTargetRef: {kind: Deployment, name: gw}}}}}`,
+		Errors: []string{admission.Invalid("spec.hpa.config.scaleTargetRef", v1alpha1.MessageMCPScaleTargetRef)}},
+	{Name: "hpa minReplicas above maxReplicas", Base: BaseMCP, Patch: `{spec: {hpa: {config: {minReplicas: 4, maxReplicas: 2}}}}`,
+		Errors: []string{admission.Invalid("spec.hpa.config.minReplicas", v1alpha1.MessageHPAMinAboveMax)}},
+}

@@ -1,0 +1,182 @@
+package inferencegateway
+
+import (
+	"fmt"
+	"sort"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+)
+
+// Defaults of an MCP's fields (the API's).
+const (
+	defaultMCPImage       = "node:lts"
+	defaultMCPPort  int32 = 8080
+	defaultMCPPath        = "/mcp"
+	// mcpTLSDir is where an MCP server finds spec.server.tls.secretName's files.
+	mcpTLSDir    = "/etc/tls"
+	mcpContainer = "mcp"
+)
+
+// renderMCP renders every asset of bindata.MCPAssets for an MCP, in that order: its Service
+// "<mcp>-service", its Deployment (without replicas while spec.hpa.enabled) and its
+// HorizontalPodAutoscaler, with upstream's names and selector.
+func renderMCP(mcp *v1alpha1.MCP) ([]renderedObject, error) {
+	return renderAssets(mcp, bindata.MCPAssets, mcpRules, map[string]string{
+		bindata.NamespacePlaceholder:                mcp.Namespace,
+		bindata.InferenceGatewayInstancePlaceholder: mcp.Name,
+		bindata.InferenceGatewayImagePlaceholder:    orDefault(mcp.Spec.Image, defaultMCPImage),
+	})
+}
+
+var mcpRules = map[string]assetRule[*v1alpha1.MCP]{
+	bindata.MCPService:    {always[*v1alpha1.MCP], typed(mcpService)},
+	bindata.MCPDeployment: {always[*v1alpha1.MCP], typed(mcpDeployment)},
+	bindata.MCPHPA:        {func(m *v1alpha1.MCP) bool { return hpaEnabled(m.Spec.HPA) }, typed(mcpHPA)},
+}
+
+func mcpPort(spec *v1alpha1.MCPSpec) int32 {
+	if spec.Server != nil && spec.Server.Port > 0 {
+		return spec.Server.Port
+	}
+	return defaultMCPPort
+}
+
+func mcpPath(spec *v1alpha1.MCPSpec) string {
+	if spec.Server != nil {
+		return orDefault(spec.Server.Path, defaultMCPPath)
+	}
+	return defaultMCPPath
+}
+
+// mcpTLSEnabled: the server's URL is https.
+func mcpTLSEnabled(spec *v1alpha1.MCPSpec) bool {
+	return spec.Server != nil && spec.Server.TLS != nil && spec.Server.TLS.Enabled
+}
+
+// mcpTLSSecret is the Secret the server's TLS files come from, "" without TLS.
+func mcpTLSSecret(spec *v1alpha1.MCPSpec) string {
+	if !mcpTLSEnabled(spec) {
+		return ""
+	}
+	return spec.Server.TLS.SecretName
+}
+
+// mcpService sets the Service's port to the server's; it targets the container port by name.
+func mcpService(mcp *v1alpha1.MCP, svc *corev1.Service) error {
+	svc.Spec.Ports[0].Port = mcpPort(&mcp.Spec)
+	return nil
+}
+
+// mcpDeployment sets replicas, the port (the container's and SERVER_PORT), the command and its
+// arguments, and mounts the TLS Secret at /etc/tls. Without spec.server.command the image's
+// entrypoint runs (upstream replaced it with /mcp-server, which the default image node:lts does
+// not have).
+func mcpDeployment(mcp *v1alpha1.MCP, d *appsv1.Deployment) error {
+	c := engine.ContainerOf(d, mcpContainer)
+	if c == nil {
+		return fmt.Errorf("the manifest has no container %q", mcpContainer)
+	}
+	spec := &mcp.Spec
+	return engine.RunHooks(d,
+		withReplicas(spec.Replicas, spec.HPA),
+		func(d *appsv1.Deployment) error {
+			port := mcpPort(spec)
+			c.Ports[0].ContainerPort = port
+			for i := range c.Env {
+				if c.Env[i].Name == "SERVER_PORT" {
+					c.Env[i].Value = portString(port)
+				}
+			}
+			if s := spec.Server; s != nil {
+				c.Command = append([]string(nil), s.Command...)
+				c.Args = append([]string(nil), s.Args...)
+			}
+			if secret := mcpTLSSecret(spec); secret != "" {
+				volume := secret + "-volume"
+				d.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: volume, VolumeSource: corev1.VolumeSource{
+					Secret: &corev1.SecretVolumeSource{SecretName: secret},
+				}}}
+				c.VolumeMounts = []corev1.VolumeMount{{Name: volume, MountPath: mcpTLSDir, ReadOnly: true}}
+			}
+			return nil
+		},
+	)
+}
+
+func mcpHPA(mcp *v1alpha1.MCP, hpa *autoscalingv2.HorizontalPodAutoscaler) error {
+	applyHPAConfig(hpa, mcp.Spec.HPA.Config)
+	return nil
+}
+
+// mcpURL is an MCP's status.url, its endpoint in the cluster:
+// http(s)://<mcp>-service.<namespace>.svc.cluster.local:<port><path>, https with TLS.
+func mcpURL(mcp *v1alpha1.MCP) string {
+	return fmt.Sprintf("%s://%s.%s.svc.cluster.local:%d%s",
+		scheme(mcpTLSEnabled(&mcp.Spec)),
+		MCPNamesFor(mcp.Name).Service, mcp.Namespace, mcpPort(&mcp.Spec), mcpPath(&mcp.Spec))
+}
+
+// mcpPodInputs lists what an MCP's pods read at start-up: the TLS Secret.
+func mcpPodInputs(mcp *v1alpha1.MCP) podInputs {
+	return podInputs{Secrets: namespaced(mcp.Namespace, []string{mcpTLSSecret(&mcp.Spec)})}
+}
+
+// mcpDiscovery says which MCP objects a Gateway's discovery selects: those in namespace that
+// match selector. enabled is false when the Gateway discovers none (MCP or discovery off). An
+// unset selector selects every MCP of the namespace, as upstream; a selector that does not
+// parse is an error naming the field.
+func mcpDiscovery(gw *v1alpha1.Gateway) (namespace string, selector labels.Selector, enabled bool, err error) {
+	mcp := gw.Spec.MCP
+	if mcp == nil || !mcp.Enabled || mcp.ServiceDiscovery == nil || !mcp.ServiceDiscovery.Enabled {
+		return "", nil, false, nil
+	}
+	sd := mcp.ServiceDiscovery
+	namespace = orDefault(sd.Namespace, gw.Namespace)
+	if sd.Selector == nil {
+		return namespace, labels.Everything(), true, nil
+	}
+	selector, err = metav1.LabelSelectorAsSelector(sd.Selector)
+	if err != nil {
+		return "", nil, false, fmt.Errorf("spec.mcp.serviceDiscovery.selector: %w", err)
+	}
+	return namespace, selector, true, nil
+}
+
+// mcpServerURLs is MCP_SERVERS and status.mcpServers: the URLs of spec.mcp.servers and of the
+// discovered MCP objects (their status.url, else the URL their spec gives), sorted, without
+// duplicates or empty ones. Discovered MCPs count only while the Gateway's discovery is on (the
+// controller lists them with mcpDiscovery). nil when MCP is off.
+func mcpServerURLs(gw *v1alpha1.Gateway, discovered []v1alpha1.MCP) []string {
+	spec := gw.Spec.MCP
+	if spec == nil || !spec.Enabled {
+		return nil
+	}
+	seen := map[string]bool{}
+	add := func(url string) {
+		if url != "" {
+			seen[url] = true
+		}
+	}
+	for _, s := range spec.Servers {
+		add(s.URL)
+	}
+	if _, _, enabled, _ := mcpDiscovery(gw); enabled {
+		for i := range discovered {
+			add(orDefault(discovered[i].Status.URL, mcpURL(&discovered[i])))
+		}
+	}
+	urls := make([]string, 0, len(seen))
+	for url := range seen {
+		urls = append(urls, url)
+	}
+	sort.Strings(urls)
+	return urls
+}

@@ -1,0 +1,401 @@
+package inferencegateway
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+)
+
+// minimalGateway is upstream's gateway-minimal example (golden case), with its provider Secret.
+func minimalGateway(t *testing.T) (*v1alpha1.Gateway, *corev1.Secret) {
+	gw := goldenCR(t, "gateway-minimal")
+	gw.UID, gw.ResourceVersion = "", ""
+	return gw, secret("openai-secret", map[string]string{"api_key": "sk-very-secret"})
+}
+
+func TestGatewayAppliesOwnedObjectsAndReportsStatus(t *testing.T) {
+	gw, key := minimalGateway(t)
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	d := env.deployment(gw.Name)
+	if ref := metav1.GetControllerOfNoCopy(d); ref == nil || ref.Kind != "Gateway" || !ptr.Deref(ref.BlockOwnerDeletion, false) {
+		t.Errorf("Deployment controller = %+v", ref)
+	}
+	if !engine.IsManaged(d.Labels) || d.Spec.Selector.MatchLabels["app"] != gw.Name {
+		t.Errorf("labels %v, selector %v", d.Labels, d.Spec.Selector)
+	}
+	if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || !ptr.Deref(sc.RunAsNonRoot, false) || ptr.Deref(sc.RunAsUser, 0) != nonRootUser {
+		t.Errorf("pod security context = %+v, want the restricted profile with a non-root user", sc)
+	}
+	if d.Spec.Template.Annotations[engine.ConfigHashAnnotationPrefix+"secret-openai-secret"] == "" {
+		t.Errorf("the provider Secret must be hashed into the pod template: %v", d.Spec.Template.Annotations)
+	}
+	for _, name := range []string{gw.Name} {
+		if _, err := env.kube.CoreV1().Services(ns).Get(env.ctx, name, metav1.GetOptions{}); err != nil {
+			t.Errorf("Service: %v", err)
+		}
+		if _, err := env.kube.CoreV1().ServiceAccounts(ns).Get(env.ctx, name, metav1.GetOptions{}); err != nil {
+			t.Errorf("ServiceAccount: %v", err)
+		}
+	}
+	env.expectCondition(gw.Name, v1alpha1.ConditionAvailable, metav1.ConditionFalse, engine.ReasonDeploymentUnavailable)
+	c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionFalse, engine.ReasonAsExpected)
+	if !strings.Contains(c.Message, "servicemonitors.monitoring.coreos.com") {
+		t.Errorf("Degraded=False should still say the ServiceMonitor was skipped for want of its CRD: %q", c.Message)
+	}
+	status := env.gateway(gw.Name).Status
+	if status.Phase != v1alpha1.PhasePending || status.ObservedGeneration == 0 {
+		t.Errorf("phase %q, observedGeneration %d", status.Phase, status.ObservedGeneration)
+	}
+	if status.URL != "http://simple-gateway.llm.svc.cluster.local:8080" || status.ProviderSummary != "OpenAI" || status.ServiceAccountName != gw.Name {
+		t.Errorf("status = url %q, providers %q, serviceAccount %q", status.URL, status.ProviderSummary, status.ServiceAccountName)
+	}
+
+	env.makeAvailable(gw.Name)
+	enginetest.WaitFor(t, "the available Deployment cached", func() bool {
+		d := env.op.cachedDeployment(gw, gw.Name)
+		return d != nil && d.Status.AvailableReplicas == 1
+	})
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(gw.Name, v1alpha1.ConditionAvailable, metav1.ConditionTrue, engine.ReasonAsExpected)
+	if got := env.gateway(gw.Name).Status; got.Phase != v1alpha1.PhaseRunning || got.ReadyReplicas != 1 || got.AvailableReplicas != 1 {
+		t.Errorf("status = phase %q ready %d available %d", got.Phase, got.ReadyReplicas, got.AvailableReplicas)
+	}
+	for _, ev := range env.recorder.Events() {
+		if strings.Contains(ev.Message, "sk-very-secret") {
+			t.Errorf("an event carries a Secret value: %s", ev.Message)
+		}
+	}
+}
+
+func TestGatewayQuietSyncMakesNoRequest(t *testing.T) {
+	gw, key := minimalGateway(t)
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	for i := 0; i < 2; i++ {
+		if err := env.syncGateway(gw.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enginetest.ClearActions(env.kube, env.apiext, env.dynamic, env.crs)
+	for i := 0; i < 3; i++ {
+		if err := env.op.syncGateway(env.ctx, env.syncCtx, ns+"/"+gw.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := enginetest.Actions(enginetest.WriteVerbs, env.kube, env.apiext, env.dynamic, env.crs); len(w) > 0 {
+		t.Errorf("quiet syncs wrote: %v", w)
+	}
+	if r := enginetest.Actions(enginetest.ReadVerbs, env.kube, env.apiext, env.dynamic, env.crs); len(r) > 0 {
+		t.Errorf("quiet syncs read from the API: %v", r)
+	}
+}
+
+func TestHPAOwnsTheReplicasAndTurningItOffDeletesOnlyIt(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.HPA = &v1alpha1.HPASpec{Enabled: true, Config: &v1alpha1.CustomHorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 6}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	names := NamesFor(gw)
+	if !env.exists(hpasGVR, names.HPA) {
+		t.Fatal("the HPA was not created")
+	}
+	// The HPA scales the Deployment; the next apply (a spec change) must keep that.
+	d := env.deployment(gw.Name)
+	d.Spec.Replicas = ptr.To[int32](5)
+	if _, err := env.kube.AppsV1().Deployments(ns).Update(env.ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.settle()
+	env.updateGateway(gw.Name, func(gw *v1alpha1.Gateway) { gw.Spec.Environment = "staging" })
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if got := ptr.Deref(env.deployment(gw.Name).Spec.Replicas, 0); got != 5 {
+		t.Errorf("replicas = %d after an apply, want the HPA's 5", got)
+	}
+
+	env.updateGateway(gw.Name, func(gw *v1alpha1.Gateway) { gw.Spec.HPA = nil })
+	enginetest.ClearActions(env.kube, env.dynamic)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if env.exists(hpasGVR, names.HPA) {
+		t.Error("the HPA outlived spec.hpa")
+	}
+	var deletes []string
+	for _, w := range enginetest.Actions(enginetest.WriteVerbs, env.kube, env.dynamic) {
+		if strings.HasPrefix(w, "delete") {
+			deletes = append(deletes, w)
+		}
+	}
+	if len(deletes) != 1 || !strings.Contains(deletes[0], "horizontalpodautoscalers") {
+		t.Errorf("deletes = %v, want exactly the HPA", deletes)
+	}
+}
+
+func TestProviderSecretRotationRollsThePods(t *testing.T) {
+	gw, key := minimalGateway(t)
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-openai-secret"
+	before := env.deployment(gw.Name).Spec.Template.Annotations[hashKey]
+	key.Data["api_key"] = []byte("sk-rotated")
+	if _, err := env.kube.CoreV1().Secrets(ns).Update(env.ctx, key, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the rotated Secret in its watch", func() bool {
+		s := env.op.secrets
+		obj, err := s.Get(typesName(ns, "openai-secret"))
+		return err == nil && string(obj.(*corev1.Secret).Data["api_key"]) == "sk-rotated"
+	})
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if after := env.deployment(gw.Name).Spec.Template.Annotations[hashKey]; after == before || after == "" {
+		t.Errorf("%s %q -> %q: rotation must roll the pods", hashKey, before, after)
+	}
+}
+
+func TestMCPDiscoveryFollowsMCPServers(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.MCP = &v1alpha1.MCPServersSpec{Enabled: true, ServiceDiscovery: &v1alpha1.MCPServiceDiscoverySpec{Enabled: true,
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"group": "tools"}}}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	mcp := &v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: "files", Namespace: ns, UID: "mcp-uid", Labels: map[string]string{"group": "tools"}}}
+	if _, err := env.crs.CoreV1alpha1().MCPs(ns).Create(env.ctx, mcp, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the MCP in the informer", func() bool { _, err := env.op.mcps.MCPs(ns).Get("files"); return err == nil })
+	if keys := env.op.gatewaysDiscovering(mcp); !slices.Equal(keys, []string{ns + "/" + gw.Name}) {
+		t.Errorf("an MCP event queues %v, want the discovering Gateway", keys)
+	}
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	status := env.gateway(gw.Name).Status
+	want := mcpURL(mcp)
+	if status.MCPServerCount != 1 || !slices.Contains(status.MCPServers, want) {
+		t.Errorf("mcpServers = %v (%d), want [%s]", status.MCPServers, status.MCPServerCount, want)
+	}
+	env.op.mcps.MCPs(ns) // the removal follows from the informer too
+	if err := env.crs.CoreV1alpha1().MCPs(ns).Delete(env.ctx, "files", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the MCP gone from the informer", func() bool { _, err := env.op.mcps.MCPs(ns).Get("files"); return err != nil })
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.gateway(gw.Name).Status; got.MCPServerCount != 0 {
+		t.Errorf("mcpServers after the MCP left = %v", got.MCPServers)
+	}
+}
+
+func TestForeignObjectIsReportedNotOverwritten(t *testing.T) {
+	gw, key := minimalGateway(t)
+	foreign := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: gw.Name, Namespace: ns, Annotations: map[string]string{"owner": "someone"}}}
+	env := newFakeEnv(t, nil, key, foreign)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonObjectNotOwned)
+	if !strings.Contains(c.Message, "Service "+ns+"/"+gw.Name) {
+		t.Errorf("message %q should name the Service", c.Message)
+	}
+	got, _ := env.kube.CoreV1().Services(ns).Get(env.ctx, gw.Name, metav1.GetOptions{})
+	if engine.IsManaged(got.Labels) || got.Annotations["owner"] != "someone" {
+		t.Errorf("the foreign Service was changed: %+v", got.ObjectMeta)
+	}
+	if env.gateway(gw.Name).Status.Phase != v1alpha1.PhaseFailed {
+		t.Errorf("phase = %q, want Failed while Degraded and not Available", env.gateway(gw.Name).Status.Phase)
+	}
+}
+
+func TestGatewayAPIWithoutItsCRDsIsNamed(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.GatewayAPI = &v1alpha1.RoutingSpec{Enabled: true}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonCRDMissing)
+	for _, want := range []string{"gateways.gateway.networking.k8s.io", "httproutes.gateway.networking.k8s.io", "spec.gatewayAPI.enabled"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q should name %s", c.Message, want)
+		}
+	}
+	if strings.Contains(c.Message, "servicemonitors") {
+		t.Errorf("the skipped ServiceMonitor is not a problem: %q", c.Message)
+	}
+}
+
+// TestServiceAnnotationTakenOutOfTheSpecIsRemoved: library-go's apply merges annotations, so
+// the operator must itself remove one the spec no longer has, and only those it set.
+func TestServiceAnnotationTakenOutOfTheSpecIsRemoved(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.Service = &v1alpha1.ServiceSpec{Annotations: map[string]string{"example.com/a": "1", "example.com/b": "2"}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := env.kube.CoreV1().Services(ns).Get(env.ctx, gw.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Annotations["example.com/a"] != "1" || svc.Annotations["example.com/b"] != "2" {
+		t.Fatalf("annotations %v, want a and b", svc.Annotations)
+	}
+	svc.Annotations["example.com/by-hand"] = "kept"
+	if _, err := env.kube.CoreV1().Services(ns).Update(env.ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, step := range []struct {
+		annotations map[string]string
+		want        []string
+	}{
+		{map[string]string{"example.com/a": "1"}, []string{"example.com/a", "example.com/by-hand"}},
+		{nil, []string{"example.com/by-hand"}},
+	} {
+		env.updateGateway(gw.Name, func(gw *v1alpha1.Gateway) { gw.Spec.Service.Annotations = step.annotations })
+		if err := env.syncGateway(gw.Name); err != nil {
+			t.Fatal(err)
+		}
+		svc, err := env.kube.CoreV1().Services(ns).Get(env.ctx, gw.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for k := range svc.Annotations {
+			if strings.HasPrefix(k, "example.com/") {
+				got = append(got, k)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, step.want) {
+			t.Errorf("spec annotations %v: the Service has %v, want %v", step.annotations, got, step.want)
+		}
+		if _, recorded := svc.Annotations[appliedAnnotations]; recorded != (len(step.annotations) > 0) {
+			t.Errorf("spec annotations %v: record %q = %q", step.annotations, appliedAnnotations, svc.Annotations[appliedAnnotations])
+		}
+	}
+}
+
+// TestMCPTLSSecretRotationRollsThePods: an MCP server reads its TLS Secret at start-up; the
+// controller watches it, reports it missing by name, and a rotation changes the pod template.
+func TestMCPTLSSecretRotationRollsThePods(t *testing.T) {
+	env := newFakeEnv(t, nil)
+	mcp := &v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: "memory", Namespace: ns, UID: "mcp-uid"},
+		Spec: v1alpha1.MCPSpec{Server: &v1alpha1.MCPServerSpec{TLS: &v1alpha1.MCPTLSConfig{Enabled: true, SecretName: "memory-tls"}}}}
+	if _, err := env.crs.CoreV1alpha1().MCPs(ns).Create(env.ctx, mcp, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the MCP in the informer", func() bool { _, err := env.op.mcps.MCPs(ns).Get("memory"); return err == nil })
+	syncMCP := func() *v1alpha1.MCP {
+		t.Helper()
+		if err := env.op.syncMCP(env.ctx, env.syncCtx, ns+"/memory"); err != nil {
+			t.Fatal(err)
+		}
+		env.settle()
+		got, err := env.crs.CoreV1alpha1().MCPs(ns).Get(env.ctx, "memory", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	degraded := meta.FindStatusCondition(syncMCP().Status.Conditions, v1alpha1.ConditionDegraded)
+	if degraded == nil || degraded.Reason != engine.ReasonSecretMissing || !strings.Contains(degraded.Message, "Secret "+ns+"/memory-tls") {
+		t.Errorf("without its TLS Secret: Degraded = %+v, want SecretMissing naming it", degraded)
+	}
+
+	tls := secret("memory-tls", map[string]string{"tls.crt": "c", "tls.key": "k"})
+	if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, tls, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-memory-tls"
+	enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := env.op.mcpSecrets.Get(typesName(ns, "memory-tls")); return err == nil })
+	if c := meta.FindStatusCondition(syncMCP().Status.Conditions, v1alpha1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("with its TLS Secret: Degraded = %+v", c)
+	}
+	before := env.deployment("memory").Spec.Template.Annotations[hashKey]
+	if before == "" {
+		t.Fatalf("the TLS Secret must be hashed into the pod template: %v", env.deployment("memory").Spec.Template.Annotations)
+	}
+
+	tls.Data["tls.key"] = []byte("rotated")
+	if _, err := env.kube.CoreV1().Secrets(ns).Update(env.ctx, tls, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the rotated Secret in its watch", func() bool {
+		obj, err := env.op.mcpSecrets.Get(typesName(ns, "memory-tls"))
+		return err == nil && string(obj.(*corev1.Secret).Data["tls.key"]) == "rotated"
+	})
+	syncMCP()
+	if after := env.deployment("memory").Spec.Template.Annotations[hashKey]; after == before || after == "" {
+		t.Errorf("%s %q -> %q: rotation must roll the pods", hashKey, before, after)
+	}
+}
+
+// A Gateway and an MCP of one name want the same Deployment name: the second is refused
+// (ObjectNotOwned), and it does not report the other's Deployment as its own availability.
+func TestSameNamedMCPDeploymentIsNotTheGatewaysAvailability(t *testing.T) {
+	gw, key := minimalGateway(t)
+	env := newFakeEnv(t, nil, key)
+	env.createMCP(&v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: gw.Name}})
+	if err := env.syncMCP(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.makeAvailable(gw.Name)
+	env.settle()
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonObjectNotOwned)
+	env.expectCondition(gw.Name, v1alpha1.ConditionAvailable, metav1.ConditionFalse, engine.ReasonNotDeployed)
+	if got := env.gateway(gw.Name).Status; got.AvailableReplicas != 0 || got.Phase == v1alpha1.PhaseRunning {
+		t.Errorf("the Gateway reports the MCP's Deployment: phase %q, %d available", got.Phase, got.AvailableReplicas)
+	}
+}
+
+// A discovery selector stored before admission rejected it keeps the static servers.
+func TestUnparsableSelectorKeepsStaticServers(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.MCP = &v1alpha1.MCPServersSpec{Enabled: true,
+		Servers: []v1alpha1.MCPServer{{Name: "static", URL: "http://static.example:8080/mcp"}},
+		ServiceDiscovery: &v1alpha1.MCPServiceDiscoverySpec{Enabled: true,
+			Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpIn}}}}}
+	env := newFakeEnv(t, nil, key)
+	env.createGateway(gw)
+	run := env.op.newGatewayRun(env.gateway(gw.Name))
+	if err := discoverMCPServers(env.ctx, run, nil); err == nil || strings.Count(err.Error(), "spec.mcp.serviceDiscovery.selector") != 1 {
+		t.Errorf("err = %v, want one naming the selector once", err)
+	}
+	if !slices.Equal(run.mcpServers, []string{"http://static.example:8080/mcp"}) {
+		t.Errorf("mcpServers = %v, want the static server kept", run.mcpServers)
+	}
+}

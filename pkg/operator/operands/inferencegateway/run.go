@@ -1,0 +1,274 @@
+package inferencegateway
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+)
+
+// objectRun is what the syncs of both kinds share: the rendered objects of one CR and how to
+// apply them.
+type objectRun struct {
+	*Operand
+	key      string
+	owner    metav1.Object
+	recorder events.Recorder
+	applier  engine.Applier
+	stamp    engine.Renderer
+	rendered map[string]renderedObject
+	// generations are the Deployment generations recorded in the CR's status.
+	generations []operatorv1.GenerationStatus
+	// applied is the Deployment this sync applied; only its generation may be recorded.
+	applied *appsv1.Deployment
+	// prepare changes a component's Deployment before it is applied (hash annotations, the
+	// live replicas while an HPA owns them).
+	prepare func(d *appsv1.Deployment) error
+}
+
+// ApplyAsset applies one rendered object, or, when the CR does not ask for it, deletes the
+// object of that name if this CR's operator made it. Objects of an optional API need its CRD:
+// asking for one without it is reported, naming the CRD and the field.
+func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
+	ro, ok := run.rendered[asset]
+	if !ok {
+		return fmt.Errorf("%s was not rendered", asset)
+	}
+	if u, isCustom := ro.obj.(*unstructured.Unstructured); isCustom {
+		gvr := engine.GVRFor(u.GroupVersionKind())
+		if err := run.optional.Installed(gvr); err != nil {
+			if !ro.wanted {
+				return nil
+			}
+			if bestEffort[asset] {
+				return engine.Note("no %s for %s: its CustomResourceDefinition %s is not installed (install the Prometheus operator to have the gateway's metrics scraped; the operator picks it up without a restart)",
+					u.GetKind(), featureOf(asset), engine.CRDName(gvr))
+			}
+			return engine.Problem(engine.ReasonCRDMissing,
+				"%s asks for a %s, whose CustomResourceDefinition %s is not installed: install it and the operator creates the object without a restart, or turn %s off",
+				featureOf(asset), u.GetKind(), engine.CRDName(gvr), featureOf(asset))
+		}
+	}
+	if !ro.wanted {
+		return run.applier.DeleteObject(ctx, ro.obj, engine.ControlledBy(run.owner), engine.FromCache)
+	}
+	m, err := meta.Accessor(ro.obj)
+	if err != nil {
+		return err
+	}
+	run.stamp.Stamp(m)
+	run.removeDroppedAnnotations(m, engine.GVRFor(engine.KindOf(ro.obj)).GroupResource())
+	if d, isDeployment := ro.obj.(*appsv1.Deployment); isDeployment {
+		if err := engine.RunHooks(d, run.prepare, engine.WithRestrictedSecurityContext, withNonRootUser); err != nil {
+			return err
+		}
+		actual, err := run.applier.ApplyDeployment(ctx, d, run.generations)
+		if err != nil {
+			return err
+		}
+		run.applied = actual
+		return nil
+	}
+	return run.applier.Apply(ctx, ro.obj)
+}
+
+// appliedAnnotations records on an object the keys of the annotations the operator set on it
+// (spec.service.annotations, spec.ingress.annotations, the cert-manager issuer), comma-separated.
+const appliedAnnotations = "operator.llm-infra.io/applied-annotations"
+
+// removeDroppedAnnotations records which annotations the rendered object sets, and marks for
+// removal those the live object (as cached) got from an earlier apply but the spec no longer
+// asks for. library-go's apply merges the required annotations into the live ones, so an
+// annotation taken out of the spec would otherwise stay forever; a key with a "-" suffix is its
+// way to remove one. Annotations someone else set are never in the record, so they stay.
+func (run *objectRun) removeDroppedAnnotations(m metav1.Object, gr schema.GroupResource) {
+	required := map[string]string{}
+	var keys []string
+	for k, v := range m.GetAnnotations() {
+		if k == appliedAnnotations {
+			continue
+		}
+		required[k] = v
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 0 {
+		required[appliedAnnotations] = strings.Join(keys, ",")
+	}
+	if live, err := run.clients.Caches.GetMeta(gr, m.GetNamespace(), m.GetName()); err == nil {
+		recorded, ok := live.GetAnnotations()[appliedAnnotations]
+		for _, k := range strings.Split(recorded, ",") {
+			if _, wanted := required[k]; k != "" && !wanted {
+				required[k+"-"] = ""
+			}
+		}
+		if ok && len(keys) == 0 {
+			required[appliedAnnotations+"-"] = ""
+		}
+	}
+	if len(required) == 0 {
+		required = nil
+	}
+	m.SetAnnotations(required)
+}
+
+// RemoveAsset deletes an asset's object if this CR's operator made it (a walk backwards; CRs
+// are removed by garbage collection).
+func (run *objectRun) RemoveAsset(ctx context.Context, asset string) error {
+	ro, ok := run.rendered[asset]
+	if !ok {
+		return nil
+	}
+	return run.applier.DeleteObject(ctx, ro.obj, engine.ControlledBy(run.owner), engine.FromCache)
+}
+
+func (o *Operand) newObjectRun(gvk schema.GroupVersionKind, cr metav1.Object, generations []operatorv1.GenerationStatus) objectRun {
+	recorder := o.events(gvk, cr)
+	return objectRun{
+		Operand:     o,
+		key:         engine.ObjectKey(cr),
+		owner:       cr,
+		recorder:    recorder,
+		applier:     engine.Applier{Clients: o.clients, Cache: o.cache, Recorder: recorder, Adopt: engine.ControlledBy(cr)},
+		stamp:       ownerStamp(gvk, cr),
+		generations: generations,
+	}
+}
+
+// gatewayRun is the sync of one Gateway.
+type gatewayRun struct {
+	objectRun
+	cr    *v1alpha1.Gateway
+	names Names
+	// mcpServers are the static and discovered MCP server URLs.
+	mcpServers []string
+	// inputs are what the pods read at start-up, watched one by one.
+	inputs podInputs
+	// invalid holds the spec's validation errors; nothing is applied then.
+	invalid error
+}
+
+func (o *Operand) newGatewayRun(gw *v1alpha1.Gateway) *gatewayRun {
+	run := &gatewayRun{objectRun: o.newObjectRun(gatewayGVK, gw, gw.Status.Generations), cr: gw, names: NamesFor(gw)}
+	run.prepare = run.prepareDeployment
+	return run
+}
+
+// prepareDeployment adds the hash of everything the pods read at start-up, and keeps the live
+// replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
+func (run *gatewayRun) prepareDeployment(d *appsv1.Deployment) error {
+	configMaps, secrets := run.readInputs()
+	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
+	if err != nil {
+		return err
+	}
+	if err := engine.WithPodTemplateAnnotations(hashes)(d); err != nil {
+		return err
+	}
+	if hpaEnabled(run.cr.Spec.HPA) {
+		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
+			d.Spec.Replicas = live.Spec.Replicas
+		}
+	}
+	return nil
+}
+
+// readInputs returns the ConfigMaps (the rendered routing ConfigMap as rendered, the others as
+// watched) and Secrets the pods read; missing ones are left out (the references step reports
+// them).
+func (run *gatewayRun) readInputs() ([]*corev1.ConfigMap, []*corev1.Secret) {
+	var configMaps []*corev1.ConfigMap
+	for _, ref := range run.inputs.ConfigMaps {
+		if ro, ok := run.rendered[renderedRoutingAsset]; ok && ro.wanted && ref.Name == run.names.RoutingConfigMap {
+			configMaps = append(configMaps, ro.obj.(*corev1.ConfigMap))
+			continue
+		}
+		if obj, err := run.configMaps.Get(ref); err == nil {
+			configMaps = append(configMaps, obj.(*corev1.ConfigMap))
+		}
+	}
+	var secrets []*corev1.Secret
+	for _, ref := range run.inputs.Secrets {
+		if obj, err := run.secrets.Get(ref); err == nil {
+			secrets = append(secrets, obj.(*corev1.Secret))
+		}
+	}
+	return configMaps, secrets
+}
+
+// secretNamed is a watched Secret of the Gateway's namespace, or nil.
+func (run *gatewayRun) secretNamed(name string) *corev1.Secret {
+	obj, err := run.secrets.Get(types.NamespacedName{Namespace: run.cr.Namespace, Name: name})
+	if err != nil {
+		return nil
+	}
+	s, _ := obj.(*corev1.Secret)
+	return s
+}
+
+// mcpRun is the sync of one MCP server.
+type mcpRun struct {
+	objectRun
+	cr *v1alpha1.MCP
+	// inputs are what the pods read at start-up (the TLS Secret), watched.
+	inputs podInputs
+}
+
+func (o *Operand) newMCPRun(mcp *v1alpha1.MCP) *mcpRun {
+	run := &mcpRun{objectRun: o.newObjectRun(mcpGVK, mcp, mcp.Status.Generations), cr: mcp}
+	run.prepare = run.prepareDeployment
+	return run
+}
+
+// prepareDeployment adds the hash of the TLS Secret the server mounts, so a rotated
+// certificate rolls the pods, and keeps the live replicas while an HPA owns them.
+func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
+	var secrets []*corev1.Secret
+	for _, ref := range run.inputs.Secrets {
+		if obj, err := run.mcpSecrets.Get(ref); err == nil {
+			secrets = append(secrets, obj.(*corev1.Secret))
+		}
+	}
+	hashes, err := engine.ConfigHashAnnotations(nil, secrets)
+	if err != nil {
+		return err
+	}
+	if err := engine.WithPodTemplateAnnotations(hashes)(d); err != nil {
+		return err
+	}
+	if hpaEnabled(run.cr.Spec.HPA) {
+		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
+			d.Spec.Replicas = live.Spec.Replicas
+		}
+	}
+	return nil
+}
+
+// nonRootUser is the user the pods run as when their manifest names none: the gateway's image
+// (distroless) runs as root by default, which the restricted profile's runAsNonRoot refuses;
+// 65532 is distroless's own "nonroot" user.
+const nonRootUser = 65532
+
+// withNonRootUser gives the pod a non-root user unless it has one.
+func withNonRootUser(d *appsv1.Deployment) error {
+	sc := d.Spec.Template.Spec.SecurityContext
+	if sc != nil && sc.RunAsUser == nil {
+		sc.RunAsUser = ptr.To[int64](nonRootUser)
+	}
+	return nil
+}

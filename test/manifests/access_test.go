@@ -1,0 +1,303 @@
+package manifests
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
+)
+
+// objectVerbs are the verbs a namespaced operand uses on each kind it applies: list and watch
+// (cluster-wide informers selecting the managed-by label), get (a cache miss reads from the
+// API), create and update (resourceapply), delete (a feature turned off; the UID precondition
+// of the engine's delete). Never patch.
+var objectVerbs = []string{"get", "list", "watch", "create", "update", "delete"}
+
+// access is one row of a namespaced operand's access table: a request it makes (allowed), or
+// one it must not be able to make (denied). Its objects live in each CR's namespace, which can
+// be any, under names that follow the CR's: only the operator's ClusterRole counts, and every
+// permission must hold for any name.
+type access struct {
+	why, group, resource string
+	verbs                []string
+	allowed              bool
+}
+
+// operandCode is what a namespaced operand's code says it requests: the kinds of its manifests
+// (applied with objectVerbs), its optional APIs (watched in every namespace) and the built-in
+// informers it registers.
+type operandCode struct {
+	assets    []string
+	optional  []engine.OptionalAPI
+	informers func(*engine.Caches, informers.SharedInformerFactory) []factory.Informer
+}
+
+// checkOperandAccess checks every row of table against the operator's ClusterRole, then the
+// table against the code: a request the code makes and the table does not list fails, so the
+// table cannot fall behind a new asset, optional API or informer.
+func checkOperandAccess(t *testing.T, table []access, code operandCode) {
+	t.Helper()
+	cluster, _ := operatorRules(t)
+	for _, tc := range table {
+		for _, verb := range tc.verbs {
+			t.Run(fmt.Sprintf("%s %s.%s", verb, tc.resource, tc.group), func(t *testing.T) {
+				missing := uncovered(cluster, rule(schema.GroupVersionResource{Group: tc.group, Resource: tc.resource}, verb, ""))
+				if tc.allowed && len(missing) > 0 {
+					t.Errorf("%s: the operator lacks %v in every namespace", tc.why, missing)
+				}
+				if !tc.allowed && len(missing) == 0 {
+					t.Errorf("%s: the operator may %s %s in every namespace", tc.why, verb, tc.resource)
+				}
+			})
+		}
+	}
+
+	t.Run("the table follows the code", func(t *testing.T) {
+		for _, asset := range code.assets {
+			var tm metav1.TypeMeta
+			if err := yaml.Unmarshal(bindata.MustAsset(asset), &tm); err != nil {
+				t.Fatalf("%s: %v", asset, err)
+			}
+			// The resource as the engine requests it (apimachinery's guess would call Gateway
+			// API's Gateways "gatewaies").
+			gr := engine.GVRFor(schema.FromAPIVersionAndKind(tm.APIVersion, tm.Kind)).GroupResource()
+			if missing := notInTable(table, gr, objectVerbs); len(missing) > 0 {
+				t.Errorf("%s is a %s (%s), which the table does not grant %v: add the rule to deploy/03_clusterrole.yaml, the CSV and the table", asset, tm.Kind, gr, missing)
+			}
+		}
+		for _, api := range code.optional {
+			if missing := notInTable(table, api.GVR.GroupResource(), []string{"list", "watch"}); len(missing) > 0 {
+				t.Errorf("the operand watches %s in every namespace, which the table does not grant %v", api.GVR.GroupResource(), missing)
+			}
+		}
+		for _, gr := range informedResources(t, code.informers) {
+			if missing := notInTable(table, gr, []string{"list", "watch"}); len(missing) > 0 {
+				t.Errorf("the operand's informer of %s lists and watches in every namespace, which the table does not grant %v", gr, missing)
+			}
+		}
+	})
+}
+
+// notInTable returns the verbs of verbs that no allowed row of table grants on gr.
+func notInTable(table []access, gr schema.GroupResource, verbs []string) []string {
+	var missing []string
+	for _, verb := range verbs {
+		if !slices.ContainsFunc(table, func(a access) bool {
+			return a.allowed && a.group == gr.Group && a.resource == gr.Resource && slices.Contains(a.verbs, verb)
+		}) {
+			missing = append(missing, verb)
+		}
+	}
+	return missing
+}
+
+// informedResources runs the informers register creates against a fake clientset and returns
+// the resources they list: what the operator's informers request, read from the requests
+// themselves.
+func informedResources(t *testing.T, register func(*engine.Caches, informers.SharedInformerFactory) []factory.Informer) []schema.GroupResource {
+	t.Helper()
+	client := fake.NewClientset()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	registered := register(engine.NewCaches(), factory)
+	ctx, cancel := context.WithCancel(t.Context())
+	// Deferred in this order, the informers are stopped before Shutdown waits for them.
+	defer factory.Shutdown()
+	defer cancel()
+	factory.Start(ctx.Done())
+	for typ, synced := range factory.WaitForCacheSync(ctx.Done()) {
+		if !synced {
+			t.Fatalf("the informer of %v did not sync", typ)
+		}
+	}
+	var listed []schema.GroupResource
+	for _, a := range client.Actions() {
+		if gr := a.GetResource().GroupResource(); a.GetVerb() == "list" && !slices.Contains(listed, gr) {
+			listed = append(listed, gr)
+		}
+	}
+	if len(registered) == 0 || len(listed) != len(registered) {
+		t.Fatalf("%d informers listed %v", len(registered), listed)
+	}
+	return listed
+}
+
+// TestCRDWatches requires the operator's ClusterRole to let it list and watch, by name, the CRD
+// of every API it watches (one informer per CRD, field selector metadata.name=<name>).
+func TestCRDWatches(t *testing.T) {
+	cluster, _ := operatorRules(t)
+	names := []string{lws.CRDName}
+	for _, api := range slices.Concat(lws.OptionalAPIs(namespace), batchgateway.OptionalAPIs(), inferencegateway.OptionalAPIs()) {
+		names = append(names, engine.CRDName(api.GVR))
+	}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	for _, name := range names {
+		for _, verb := range []string{"list", "watch"} {
+			if m := uncovered(cluster, rule(crds, verb, name)); len(m) > 0 {
+				t.Errorf("the operator lacks %v: add %s to the CRD list/watch rule's resourceNames", m, name)
+			}
+		}
+	}
+	// The rule stays restricted by name.
+	if m := uncovered(cluster, rule(crds, "list", "")); len(m) == 0 {
+		t.Error("the operator may list every CRD")
+	}
+}
+
+// userRoles are the ClusterRoles of one deploy/ file that let users work with an operand's CRs,
+// aggregated into Kubernetes' admin and edit (edit) and view (view) roles.
+type userRoles struct {
+	file string
+	// bundleFiles are the bundle's copies of file's ClusterRoles, in file's order, one object
+	// per file as registry+v1 bundles want them.
+	bundleFiles []string
+	edit, view  string
+	group       string
+	// resources are the CRs' resources; each has a status subresource.
+	resources []string
+}
+
+var userRoleSets = []userRoles{
+	{
+		file: "deploy/08_llmbatchgateway-roles.yaml",
+		bundleFiles: []string{
+			"manifests/llm-infra-operator-llmbatchgateways-edit_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+			"manifests/llm-infra-operator-llmbatchgateways-view_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+		},
+		edit:      "llm-infra-operator-llmbatchgateways-edit",
+		view:      "llm-infra-operator-llmbatchgateways-view",
+		group:     "batch.llm-d.ai",
+		resources: []string{"llmbatchgateways"},
+	},
+	{
+		file: "deploy/09_inferencegateway-roles.yaml",
+		bundleFiles: []string{
+			"manifests/llm-infra-operator-inference-gateway-edit_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+			"manifests/llm-infra-operator-inference-gateway-view_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+		},
+		edit:      "llm-infra-operator-inference-gateway-edit",
+		view:      "llm-infra-operator-inference-gateway-view",
+		group:     "core.inference-gateway.com",
+		resources: []string{"gateways", "mcps"},
+	},
+}
+
+// userRoleBundleFiles are the bundle files of every userRoleSets entry.
+func userRoleBundleFiles() []string {
+	var files []string
+	for _, set := range userRoleSets {
+		files = append(files, set.bundleFiles...)
+	}
+	return files
+}
+
+// TestUserRoles checks the ClusterRoles aggregated into Kubernetes' admin, edit and view roles:
+// what each lets a user do with the operand's CRs, that they reach nothing else, and that the
+// bundle carries the same objects as deploy/.
+func TestUserRoles(t *testing.T) {
+	read := []string{"get", "list", "watch"}
+	write := []string{"create", "update", "patch", "delete", "deletecollection"}
+	for _, set := range userRoleSets {
+		t.Run(set.file, func(t *testing.T) {
+			roles := decodeUserRoles(t, set)
+			gvr := func(resource string) schema.GroupVersionResource {
+				return schema.GroupVersionResource{Group: set.group, Resource: resource}
+			}
+			editAllowed, editDenied := map[schema.GroupVersionResource][]string{}, map[schema.GroupVersionResource][]string{}
+			viewAllowed, viewDenied := map[schema.GroupVersionResource][]string{}, map[schema.GroupVersionResource][]string{}
+			var reachable []string
+			for _, res := range set.resources {
+				crs, status, finalizers := gvr(res), gvr(res+"/status"), gvr(res+"/finalizers")
+				reachable = append(reachable, crs.Resource, status.Resource)
+				editAllowed[crs], editAllowed[status] = slices.Concat(read, write), []string{"get"}
+				// Status and owner references are the operator's.
+				editDenied[status], editDenied[finalizers] = []string{"update", "patch"}, []string{"update"}
+				viewAllowed[crs], viewAllowed[status] = read, read
+				viewDenied[crs], viewDenied[status] = write, []string{"update", "patch"}
+			}
+			for _, tc := range []struct {
+				name            string
+				aggregates      []string
+				allowed, denied map[schema.GroupVersionResource][]string
+			}{
+				{set.edit, []string{"admin", "edit"}, editAllowed, editDenied},
+				{set.view, []string{"view"}, viewAllowed, viewDenied},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					role := roles[tc.name]
+					if role == nil {
+						t.Fatalf("%s does not define it", set.file)
+					}
+					wantLabels := map[string]string{"app.kubernetes.io/name": operatorName}
+					for _, a := range tc.aggregates {
+						wantLabels["rbac.authorization.k8s.io/aggregate-to-"+a] = "true"
+					}
+					if !apiequality.Semantic.DeepEqual(role.Labels, wantLabels) {
+						t.Errorf("labels = %v, want %v", role.Labels, wantLabels)
+					}
+					for gvr, verbs := range tc.allowed {
+						for _, verb := range verbs {
+							if m := uncovered(role.Rules, rule(gvr, verb, "")); len(m) > 0 {
+								t.Errorf("lacks %v", m)
+							}
+						}
+					}
+					for gvr, verbs := range tc.denied {
+						for _, verb := range verbs {
+							if m := uncovered(role.Rules, rule(gvr, verb, "")); len(m) == 0 {
+								t.Errorf("grants %s %s", verb, gvr.Resource)
+							}
+						}
+					}
+					// Nothing beyond the CRs and their status: aggregation adds these rules to
+					// every admin, editor or viewer of every namespace.
+					for _, r := range role.Rules {
+						if !slices.Equal(r.APIGroups, []string{set.group}) || len(r.NonResourceURLs) > 0 || len(r.ResourceNames) > 0 ||
+							slices.ContainsFunc(r.Resources, func(res string) bool { return !slices.Contains(reachable, res) }) ||
+							slices.Contains(r.Verbs, rbacv1.VerbAll) {
+							t.Errorf("rule %+v reaches beyond %v, or uses a wildcard", r, reachable)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// decodeUserRoles reads the ClusterRoles of set.file by name, and requires each bundle file to
+// hold the same object as the document of set.file in its place.
+func decodeUserRoles(t *testing.T, set userRoles) map[string]*rbacv1.ClusterRole {
+	t.Helper()
+	docs := documents(t, set.file, readFile(t, set.file))
+	if len(docs) != len(set.bundleFiles) {
+		t.Fatalf("%s holds %d objects, want %d", set.file, len(docs), len(set.bundleFiles))
+	}
+	roles := map[string]*rbacv1.ClusterRole{}
+	for i, doc := range docs {
+		role := &rbacv1.ClusterRole{}
+		decodeStrict(t, set.file, doc.raw, role)
+		roles[role.Name] = role
+		bundled := decodeFile[rbacv1.ClusterRole](t, set.bundleFiles[i])
+		if !apiequality.Semantic.DeepEqual(bundled, role) {
+			got, _ := yaml.Marshal(bundled)
+			want, _ := yaml.Marshal(role)
+			t.Errorf("%s differs from %s's %s (-deploy +bundle):\n%s", set.bundleFiles[i], set.file, role.Name, lineDiff(string(want), string(got)))
+		}
+	}
+	return roles
+}
