@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -549,6 +550,11 @@ spec:
 		expectServers("memory removed", static, timeURL)
 		waitObjectGone(ctx, gvrDeployments, namespace, "memory")
 		waitObjectGone(ctx, gvrServices, namespace, "memory-service")
+
+		By("relabelling MCP time out of the Gateway's selector")
+		_, err := fw.operator.CoreV1alpha1().MCPs(namespace).Patch(ctx, "time", types.MergePatchType, []byte(`{"metadata":{"labels":{"mcp-group":"group2"}}}`), metav1.PatchOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		expectServers("time relabelled out of the selector (long before the periodic resync)", static)
 
 		By("rotating the TLS Secret of an MCP server: its pods roll")
 		ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "secure-tls", Namespace: namespace, Labels: igwUserSecretLabel},

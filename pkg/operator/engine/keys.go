@@ -69,7 +69,10 @@ func metaOf(obj any) (metav1.Object, bool) {
 	return m, ok
 }
 
-// QueueingHandler is an informer event handler that queues the keys an object maps to.
+// QueueingHandler is an informer event handler that queues the keys an object maps to. An
+// update queues the keys of the object before and after it: an object that stops mapping to a
+// key (an owner reference removed, labels that no longer match a selector) must reach the CR
+// it left too.
 func QueueingHandler(keys func(obj any) []string, queue func(key string)) cache.ResourceEventHandler {
 	add := func(obj any) {
 		for _, k := range keys(obj) {
@@ -78,7 +81,7 @@ func QueueingHandler(keys func(obj any) []string, queue func(key string)) cache.
 	}
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc:    add,
-		UpdateFunc: func(_, obj any) { add(obj) },
+		UpdateFunc: func(old, obj any) { add(old); add(obj) },
 		DeleteFunc: add,
 	}
 }

@@ -138,6 +138,16 @@ func New(ctx context.Context, cfg Config) (*Operand, factory.Controller, factory
 		return []string{engine.ObjectKey(m)}
 	}
 	allGateways := func(runtime.Object) []string { keys, _ := o.gatewayKeys(); return keys }
+	// MCP events reach the Gateways that discover the MCP before and after the change: one
+	// relabelled out of a selector leaves that Gateway's MCP_SERVERS at once. (library-go's
+	// informer keys look at the new object only.)
+	_, _ = cfg.MCPInformer.AddEventHandler(engine.QueueingHandler(func(obj any) []string {
+		ro := runtimeObject(obj)
+		if ro == nil {
+			return nil
+		}
+		return o.gatewaysDiscovering(ro)
+	}, queueGateway))
 	var crdInformers []factory.Informer
 	for _, w := range cfg.Optional.CRDWatches() {
 		crdInformers = append(crdInformers, w.Informer)
@@ -147,7 +157,6 @@ func New(ctx context.Context, cfg Config) (*Operand, factory.Controller, factory
 		WithSyncContext(gatewaySync).
 		WithSync(engine.KeyedSync(GatewayOperandName, o.gatewayKeys, o.syncGateway)).
 		WithInformersQueueKeysFunc(crKey, cfg.GatewayInformer).
-		WithInformersQueueKeysFunc(o.gatewaysDiscovering, cfg.MCPInformer).
 		WithInformersQueueKeysFunc(gatewayOwner, cfg.Informers...).
 		WithInformersQueueKeysFunc(allGateways, crdInformers...).
 		ResyncEvery(cfg.Resync).
