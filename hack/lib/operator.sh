@@ -120,14 +120,19 @@ op::check_alive() {
 # whenever the cluster is recreated) unless OPERATOR_KUBECONFIG is given, then the operator,
 # detached (hack/lib/proc.sh) so that a Ctrl-C aimed at the calling script does not kill it
 # behind the script's back; only op::stop does. Waits for /healthz (OPERATOR_WAIT_HEALTHY).
-# op::batch_gateway_images: NAME=VALUE of each RELATED_IMAGE_BATCH_GATEWAY_* variable, as the
-# caller's environment sets it, else as deploy/10_deployment.yaml does (one place for the
-# defaults). kwok runs no container, so locally the images are only names.
-op::batch_gateway_images() {
-  local name value
+# op::deployment_env: NAME=VALUE of each RELATED_IMAGE_BATCH_GATEWAY_* variable and of GOGC, as
+# the caller's OPERATOR_<NAME> (images: <NAME>) sets it, else as deploy/10_deployment.yaml does
+# (one place for the defaults): the local operator runs as the deployed one does. kwok runs no
+# container, so locally the images are only names.
+op::deployment_env() {
+  local name value override
   while read -r name value; do
-    printf '%s=%s\n' "${name}" "${!name:-${value}}"
-  done < <(awk '/- name: RELATED_IMAGE_BATCH_GATEWAY_/ { name = $3; next }
+    value="${value%\"}"
+    value="${value#\"}"
+    override="${name}"
+    [[ "${name}" == GOGC ]] && override="OPERATOR_GOGC"
+    printf '%s=%s\n' "${name}" "${!override:-${value}}"
+  done < <(awk '/- name: (RELATED_IMAGE_BATCH_GATEWAY_|GOGC$)/ { name = $3; next }
                name != "" && /value:/ { print name, $2; name = "" }' "${OP_ROOT}/deploy/10_deployment.yaml")
 }
 
@@ -150,7 +155,7 @@ op::start() {
   echo "===== $(date -u +%FT%TZ) start" >>"${OP_LOG}"
   local -a extra=() images=()
   read -r -a extra <<<"${OPERATOR_ARGS:-}"
-  mapfile -t images < <(op::batch_gateway_images)
+  mapfile -t images < <(op::deployment_env)
   proc::start "${OP_PIDFILE}" "${OP_LOG}" "${OP_BINARY}" -- \
     env -u KUBECONFIG RELATED_IMAGE_OPERAND_IMAGE="${OP_OPERAND_IMAGE}" "${images[@]}" "${OP_BINARY}" operator \
     --kubeconfig "${kubeconfig}" \
