@@ -173,6 +173,13 @@ func (o *Operand) newGatewayRun(gw *v1alpha1.Gateway) *gatewayRun {
 // replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
 func (run *gatewayRun) prepareDeployment(d *appsv1.Deployment) error {
 	configMaps, secrets := run.readInputs()
+	return run.preparePods(d, configMaps, secrets, hpaEnabled(run.cr.Spec.HPA))
+}
+
+// preparePods is what both kinds do to their Deployment before it is applied: the hash of
+// every ConfigMap and Secret the pods read at start-up on the pod template (a change rolls
+// them), and, while an HPA owns the replicas, the live count.
+func (run *objectRun) preparePods(d *appsv1.Deployment, configMaps []*corev1.ConfigMap, secrets []*corev1.Secret, hpaOwnsReplicas bool) error {
 	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
 	if err != nil {
 		return err
@@ -180,8 +187,8 @@ func (run *gatewayRun) prepareDeployment(d *appsv1.Deployment) error {
 	if err := engine.WithPodTemplateAnnotations(hashes)(d); err != nil {
 		return err
 	}
-	if hpaEnabled(run.cr.Spec.HPA) {
-		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
+	if hpaOwnsReplicas {
+		if live := run.cachedDeployment(run.owner, d.Name); live != nil {
 			d.Spec.Replicas = live.Spec.Replicas
 		}
 	}
@@ -244,19 +251,7 @@ func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
 			secrets = append(secrets, obj.(*corev1.Secret))
 		}
 	}
-	hashes, err := engine.ConfigHashAnnotations(nil, secrets)
-	if err != nil {
-		return err
-	}
-	if err := engine.WithPodTemplateAnnotations(hashes)(d); err != nil {
-		return err
-	}
-	if hpaEnabled(run.cr.Spec.HPA) {
-		if live := run.cachedDeployment(run.cr, d.Name); live != nil {
-			d.Spec.Replicas = live.Spec.Replicas
-		}
-	}
-	return nil
+	return run.preparePods(d, nil, secrets, hpaEnabled(run.cr.Spec.HPA))
 }
 
 // nonRootUser is the user the pods run as when their manifest names none: the gateway's image
