@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -54,6 +55,63 @@ type Applier struct {
 	// operands accept only objects they made, so that a name clash never overwrites someone
 	// else's object.
 	Adopt func(existing metav1.Object) bool
+	// TrackAnnotations records on each object the annotations the operator set on it, so that
+	// one taken out of the rendered object is removed (see RemoveDroppedAnnotations). The
+	// namespaced operands render annotations from their CRs' specs; LWS renders fixed ones.
+	TrackAnnotations bool
+}
+
+// AppliedAnnotationsKey records on an object the keys of the annotations the operator set on
+// it, comma-separated.
+const AppliedAnnotationsKey = "operator.llm-infra.io/applied-annotations"
+
+// RemoveDroppedAnnotations records which annotations the rendered object m sets, and marks for
+// removal those the live object (as cached) got from an earlier apply but m no longer has.
+// library-go's apply merges the required annotations into the live ones, so an annotation
+// taken out of a CR's spec would otherwise stay forever; a key with a "-" suffix is its way to
+// remove one. Annotations someone else set are never in the record, so they stay.
+func RemoveDroppedAnnotations(caches *Caches, m metav1.Object, gr schema.GroupResource) {
+	required := map[string]string{}
+	var keys []string
+	for k, v := range m.GetAnnotations() {
+		if k == AppliedAnnotationsKey {
+			continue
+		}
+		required[k] = v
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 0 {
+		required[AppliedAnnotationsKey] = strings.Join(keys, ",")
+	}
+	if live, err := caches.GetMeta(gr, m.GetNamespace(), m.GetName()); err == nil {
+		recorded, ok := live.GetAnnotations()[AppliedAnnotationsKey]
+		for _, k := range strings.Split(recorded, ",") {
+			if _, wanted := required[k]; k != "" && !wanted {
+				required[k+"-"] = ""
+			}
+		}
+		if ok && len(keys) == 0 {
+			required[AppliedAnnotationsKey+"-"] = ""
+		}
+	}
+	if len(required) == 0 {
+		required = nil
+	}
+	m.SetAnnotations(required)
+}
+
+// trackAnnotations applies RemoveDroppedAnnotations when the Applier tracks annotations.
+func (a Applier) trackAnnotations(obj runtime.Object) error {
+	if !a.TrackAnnotations {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	RemoveDroppedAnnotations(a.Clients.Caches, m, GVRFor(KindOf(obj)).GroupResource())
+	return nil
 }
 
 // WithRecorder returns a copy that reports events to recorder (the CR being synced, say).
@@ -68,6 +126,9 @@ func (a Applier) WithRecorder(recorder events.Recorder) Applier {
 func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	typed, err := asTyped(obj)
 	if err != nil {
+		return err
+	}
+	if err := a.trackAnnotations(typed); err != nil {
 		return err
 	}
 	a, err = a.checkAdoptable(ctx, typed)
@@ -138,6 +199,9 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) er
 // in the CR's status), so a manual edit of its spec (replicas, image) is reverted. It returns
 // the Deployment as applied; record its generation with resourcemerge.SetDeploymentGeneration.
 func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deployment, generations []operatorv1.GenerationStatus) (*appsv1.Deployment, error) {
+	if err := a.trackAnnotations(required); err != nil {
+		return nil, err
+	}
 	a, err := a.checkAdoptable(ctx, required)
 	if err != nil {
 		return nil, err

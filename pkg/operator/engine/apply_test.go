@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -224,6 +225,62 @@ func TestGVRFor(t *testing.T) {
 	} {
 		if got := GVRFor(schema.GroupVersionKind{Kind: kind}).Resource; got != want {
 			t.Errorf("GVRFor(%s) = %s, want %s", kind, got, want)
+		}
+	}
+}
+
+// With TrackAnnotations, an annotation the rendered object no longer has is removed if an
+// earlier apply set it; one someone else set stays.
+func TestApplyRemovesDroppedAnnotations(t *testing.T) {
+	env := newApplyEnv(t, ManagedByOperator)
+	env.applier.TrackAnnotations = true
+	render := func(annotations map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns",
+			Labels: map[string]string{ManagedByLabel: ManagedByValue}, Annotations: annotations}}
+	}
+	// cached waits until the caches hold the ConfigMap as the API does (the next apply reads it
+	// there), and returns it.
+	cached := func() *corev1.ConfigMap {
+		t.Helper()
+		live, err := env.kube.CoreV1().ConfigMaps("ns").Get(env.ctx, "cm", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			// The fake sets no resourceVersion: compare what the next apply reads.
+			if c, err := env.applier.Clients.Caches.GetMeta(ConfigMaps, "ns", "cm"); err == nil && maps.Equal(c.GetAnnotations(), live.Annotations) {
+				return live
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the ConfigMap never reached the caches as it is")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	applyAndCache := func(cm *corev1.ConfigMap) *corev1.ConfigMap {
+		t.Helper()
+		if err := env.applier.Apply(env.ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+		return cached()
+	}
+	live := applyAndCache(render(map[string]string{"example.com/a": "1", "example.com/b": "2"}))
+	live.Annotations["example.com/by-hand"] = "kept"
+	if _, err := env.kube.CoreV1().ConfigMaps("ns").Update(env.ctx, live, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cached()
+	for _, step := range []struct {
+		render map[string]string
+		want   map[string]string
+	}{
+		{map[string]string{"example.com/a": "1"}, map[string]string{"example.com/a": "1", "example.com/by-hand": "kept", AppliedAnnotationsKey: "example.com/a"}},
+		{nil, map[string]string{"example.com/by-hand": "kept"}},
+	} {
+		got := applyAndCache(render(step.render)).Annotations
+		if !maps.Equal(got, step.want) {
+			t.Errorf("rendered %v: annotations %v, want %v", step.render, got, step.want)
 		}
 	}
 }

@@ -225,6 +225,8 @@ func (o *Operand) newRun(cr *batchv1alpha1.LLMBatchGateway) *syncRun {
 			Cache:    o.cache,
 			Recorder: recorder,
 			Adopt:    engine.ControlledBy(cr),
+			// spec.httpRoute.annotations: one taken out of the spec is removed.
+			TrackAnnotations: true,
 		},
 		stamp: engine.Renderer{
 			Labels: map[string]string{PartOfLabel: PartOfValue},

@@ -299,8 +299,8 @@ func TestServiceAnnotationTakenOutOfTheSpecIsRemoved(t *testing.T) {
 		if !slices.Equal(got, step.want) {
 			t.Errorf("spec annotations %v: the Service has %v, want %v", step.annotations, got, step.want)
 		}
-		if _, recorded := svc.Annotations[appliedAnnotations]; recorded != (len(step.annotations) > 0) {
-			t.Errorf("spec annotations %v: record %q = %q", step.annotations, appliedAnnotations, svc.Annotations[appliedAnnotations])
+		if _, recorded := svc.Annotations[engine.AppliedAnnotationsKey]; recorded != (len(step.annotations) > 0) {
+			t.Errorf("spec annotations %v: record %q = %q", step.annotations, engine.AppliedAnnotationsKey, svc.Annotations[engine.AppliedAnnotationsKey])
 		}
 	}
 }

@@ -3,8 +3,6 @@ package inferencegateway
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -72,7 +70,6 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 		return err
 	}
 	run.stamp.Stamp(m)
-	run.removeDroppedAnnotations(m, engine.GVRFor(engine.KindOf(ro.obj)).GroupResource())
 	if d, isDeployment := ro.obj.(*appsv1.Deployment); isDeployment {
 		if err := engine.RunHooks(d, run.prepare, engine.WithRestrictedSecurityContext, withNonRootUser); err != nil {
 			return err
@@ -85,46 +82,6 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 		return nil
 	}
 	return run.applier.Apply(ctx, ro.obj)
-}
-
-// appliedAnnotations records on an object the keys of the annotations the operator set on it
-// (spec.service.annotations, spec.ingress.annotations, the cert-manager issuer), comma-separated.
-const appliedAnnotations = "operator.llm-infra.io/applied-annotations"
-
-// removeDroppedAnnotations records which annotations the rendered object sets, and marks for
-// removal those the live object (as cached) got from an earlier apply but the spec no longer
-// asks for. library-go's apply merges the required annotations into the live ones, so an
-// annotation taken out of the spec would otherwise stay forever; a key with a "-" suffix is its
-// way to remove one. Annotations someone else set are never in the record, so they stay.
-func (run *objectRun) removeDroppedAnnotations(m metav1.Object, gr schema.GroupResource) {
-	required := map[string]string{}
-	var keys []string
-	for k, v := range m.GetAnnotations() {
-		if k == appliedAnnotations {
-			continue
-		}
-		required[k] = v
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if len(keys) > 0 {
-		required[appliedAnnotations] = strings.Join(keys, ",")
-	}
-	if live, err := run.clients.Caches.GetMeta(gr, m.GetNamespace(), m.GetName()); err == nil {
-		recorded, ok := live.GetAnnotations()[appliedAnnotations]
-		for _, k := range strings.Split(recorded, ",") {
-			if _, wanted := required[k]; k != "" && !wanted {
-				required[k+"-"] = ""
-			}
-		}
-		if ok && len(keys) == 0 {
-			required[appliedAnnotations+"-"] = ""
-		}
-	}
-	if len(required) == 0 {
-		required = nil
-	}
-	m.SetAnnotations(required)
 }
 
 // RemoveAsset deletes an asset's object if this CR's operator made it (a walk backwards; CRs
@@ -144,7 +101,7 @@ func (o *Operand) newObjectRun(gvk schema.GroupVersionKind, cr metav1.Object, ge
 		key:         engine.ObjectKey(cr),
 		owner:       cr,
 		recorder:    recorder,
-		applier:     engine.Applier{Clients: o.clients, Cache: o.cache, Recorder: recorder, Adopt: engine.ControlledBy(cr)},
+		applier:     engine.Applier{Clients: o.clients, Cache: o.cache, Recorder: recorder, Adopt: engine.ControlledBy(cr), TrackAnnotations: true},
 		stamp:       ownerStamp(gvk, cr),
 		generations: generations,
 	}
