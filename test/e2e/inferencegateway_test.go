@@ -433,6 +433,16 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 			g.Expect(backends).To(ConsistOf(And(HaveKeyWithValue("name", "gw"), HaveKeyWithValue("port", BeNumerically("==", 80)))), "the Service's port")
 		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
 
+		By("attaching the HTTPRoute to an existing Gateway (parentRefs): the operator's own Gateway API Gateway goes")
+		gw.patch(ctx, "gw", `{spec: {gatewayAPI: {gateway: {parentRefs: [{name: shared, namespace: platform, sectionName: https}]}}}}`)
+		waitObjectGone(ctx, gvrGatewayAPIGWs, fields, "gw")
+		Eventually(ctx, func(g Gomega) {
+			route, err := getObject(ctx, gvrHTTPRoutes, fields, "gw")
+			g.Expect(err).NotTo(HaveOccurred(), "the HTTPRoute")
+			parents, _, _ := unstructured.NestedSlice(route.Object, "spec", "parentRefs")
+			g.Expect(parents).To(ConsistOf(And(HaveKeyWithValue("name", "shared"), HaveKeyWithValue("namespace", "platform"), HaveKeyWithValue("sectionName", "https"))))
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+
 		gw.patch(ctx, "gw", `{spec: {gatewayAPI: null}}`)
 		waitObjectGone(ctx, gvrHTTPRoutes, fields, "gw")
 		waitObjectGone(ctx, gvrGatewayAPIGWs, fields, "gw")
@@ -491,6 +501,41 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		waitGatewayDeployment(ctx, fields, "gw", "no routing", func(g Gomega, d *appsv1.Deployment, c *corev1.Container) {
 			g.Expect(volumeNamed(d, "model-routing")).To(BeNil())
 			g.Expect(envOf(c, "ROUTING_ENABLED")).To(BeNil())
+		})
+	})
+
+	It("G16. turns guardrails on with mounted policies, failing closed by default, and open or external as asked; off removes them", func(ctx SpecContext) {
+		_, err := fw.kube.CoreV1().ConfigMaps(fields).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "policies", Namespace: fields},
+			Data: map[string]string{"deny.rego": "package guardrails\ndefault allow := true\n"}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			Expect(err).NotTo(HaveOccurred())
+		}
+		gw.patch(ctx, "gw", `{spec: {guardrails: {enabled: true, configMapRef: {name: policies}}}}`)
+		waitGatewayDeployment(ctx, fields, "gw", "the policies mounted, failing closed", func(g Gomega, d *appsv1.Deployment, c *corev1.Container) {
+			v := volumeNamed(d, "guardrails-policies")
+			g.Expect(v).NotTo(BeNil(), "volume guardrails-policies")
+			g.Expect(v.ConfigMap).NotTo(BeNil())
+			g.Expect(v.ConfigMap.Name).To(Equal("policies"))
+			g.Expect(envValue(c, "GUARDRAILS_ENABLED")).To(Equal("true"))
+			g.Expect(envValue(c, "GUARDRAILS_POLICY_DIR")).To(Equal("/etc/inference-gateway/guardrails"))
+			g.Expect(envValue(c, "GUARDRAILS_FAIL_MODE")).To(Equal("closed"), "upstream's default deny, in the gateway's words")
+			g.Expect(podTemplateHashes(d)).To(HaveKey(engine.ConfigHashAnnotationPrefix + "configmap-policies"))
+		})
+
+		gw.patch(ctx, "gw", `{spec: {guardrails: {configMapRef: null, failMode: allow, externalUrl: "http://guardrails.e2e.example.com/check"}}}`)
+		waitGatewayDeployment(ctx, fields, "gw", "an external guardrails service, failing open", func(g Gomega, d *appsv1.Deployment, c *corev1.Container) {
+			g.Expect(volumeNamed(d, "guardrails-policies")).To(BeNil())
+			g.Expect(envOf(c, "GUARDRAILS_POLICY_DIR")).To(BeNil())
+			g.Expect(envValue(c, "GUARDRAILS_FAIL_MODE")).To(Equal("open"))
+			g.Expect(envValue(c, "GUARDRAILS_EXTERNAL_URL")).To(Equal("http://guardrails.e2e.example.com/check"))
+			g.Expect(envValue(c, "GUARDRAILS_EXTERNAL_TIMEOUT")).To(Equal("5s"))
+		})
+
+		gw.patch(ctx, "gw", `{spec: {guardrails: null}}`)
+		waitGatewayDeployment(ctx, fields, "gw", "no guardrails", func(g Gomega, _ *appsv1.Deployment, c *corev1.Container) {
+			for _, name := range []string{"GUARDRAILS_ENABLED", "GUARDRAILS_FAIL_MODE", "GUARDRAILS_EXTERNAL_URL"} {
+				g.Expect(envOf(c, name)).To(BeNil(), name)
+			}
 		})
 	})
 
