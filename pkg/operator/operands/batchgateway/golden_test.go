@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 // The golden test renders each CR of test/golden/batch-gateway (upstream's operator's output,
@@ -107,29 +108,9 @@ var intendedDifferences = []intendedDifference{
 
 func TestGolden(t *testing.T) {
 	cases := goldenCases(t)
-	occurred := make([]map[string]bool, len(intendedDifferences))
-	for i := range occurred {
-		occurred[i] = map[string]bool{}
-	}
-	for _, name := range cases {
-		t.Run(name, func(t *testing.T) {
-			for _, d := range diffGoldenCase(t, name) {
-				i := matchIntendedDifference(name, d)
-				if i < 0 {
-					t.Errorf("unlisted difference: %s", d)
-					continue
-				}
-				occurred[i][name] = true
-			}
-		})
-	}
-	for i, want := range intendedDifferences {
-		for _, name := range casesOf(want, cases) {
-			if !occurred[i][name] {
-				t.Errorf("listed difference %s (%s) does not occur in case %s", want.path, want.reason, name)
-			}
-		}
-	}
+	enginetest.CheckListedDifferences(t, cases, len(intendedDifferences), diffGoldenCase, matchIntendedDifference,
+		func(i int) []string { return casesOf(intendedDifferences[i], cases) },
+		func(i int) string { d := intendedDifferences[i]; return fmt.Sprintf("%s (%s)", d.path, d.reason) })
 }
 
 func goldenCases(tb testing.TB) []string {

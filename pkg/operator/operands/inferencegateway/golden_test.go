@@ -29,6 +29,7 @@ import (
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 // The golden test renders each Gateway of test/golden/inference-gateway (the upstream
@@ -156,29 +157,12 @@ var intendedDifferences = []intendedDifference{
 
 func TestGolden(t *testing.T) {
 	cases := goldenCases(t)
-	occurred := make([]map[string]bool, len(intendedDifferences))
-	for i := range occurred {
-		occurred[i] = map[string]bool{}
-	}
-	for _, name := range cases {
-		t.Run(name, func(t *testing.T) {
-			for _, d := range diffGoldenCase(t, name) {
-				i := matchIntendedDifference(name, d)
-				if i < 0 {
-					t.Errorf("unlisted difference: %s", d)
-					continue
-				}
-				occurred[i][name] = true
-			}
+	enginetest.CheckListedDifferences(t, cases, len(intendedDifferences), diffGoldenCase, matchIntendedDifference,
+		func(i int) []string { return casesOf(intendedDifferences[i]) },
+		func(i int) string {
+			d := intendedDifferences[i]
+			return fmt.Sprintf("%s %q (%s)", d.kinds, d.path, d.reason)
 		})
-	}
-	for i, want := range intendedDifferences {
-		for _, name := range casesOf(want) {
-			if !occurred[i][name] {
-				t.Errorf("listed difference %s %q (%s) does not occur in case %s", want.kinds, want.path, want.reason, name)
-			}
-		}
-	}
 }
 
 func goldenCases(tb testing.TB) []string {
