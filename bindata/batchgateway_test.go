@@ -39,23 +39,36 @@ func applyStage(kind string) int {
 }
 
 func TestBatchGatewayAssets(t *testing.T) {
+	checkNamespacedAssets(t, "", BatchGatewayAssets, "assets/batchgateway/", applyStage, func(t *testing.T, kind string, obj interface{}) {
+		checkBatchGatewayLabels(t, get(obj, "metadata", "labels"))
+		if kind == "Deployment" {
+			checkBatchGatewayLabels(t, get(obj, "spec", "template", "metadata", "labels"))
+		}
+		checkPlaceholdersInValuesOnly(t, obj)
+	})
+}
+
+// checkNamespacedAssets checks an asset list of an operand whose objects live in its CRs'
+// namespaces: each asset listed once, under dir, in apply-stage order (stage of its kind), in
+// the namespace placeholder, named from a placeholder; check adds the operand's own checks.
+func checkNamespacedAssets(t *testing.T, listName string, assets []string, dir string, stage func(kind string) int, check func(t *testing.T, kind string, obj interface{})) {
 	seen := map[string]bool{}
 	lastStage := 0
-	for _, path := range BatchGatewayAssets {
-		t.Run(path, func(t *testing.T) {
+	for _, path := range assets {
+		t.Run(listName+path, func(t *testing.T) {
 			if seen[path] {
 				t.Fatalf("listed twice")
 			}
 			seen[path] = true
-			if !strings.HasPrefix(path, "assets/batchgateway/") {
-				t.Errorf("not under assets/batchgateway/")
+			if !strings.HasPrefix(path, dir) {
+				t.Errorf("not under %s", dir)
 			}
 			obj := mustParse(t, path)
 			kind, _ := get(obj, "kind").(string)
-			if stage := applyStage(kind); stage < lastStage {
+			if s := stage(kind); s < lastStage {
 				t.Errorf("%s listed after a later apply stage", kind)
 			} else {
-				lastStage = stage
+				lastStage = s
 			}
 			if get(obj, "metadata", "namespace") != NamespacePlaceholder {
 				t.Errorf("metadata.namespace = %v, want %s", get(obj, "metadata", "namespace"), NamespacePlaceholder)
@@ -63,11 +76,7 @@ func TestBatchGatewayAssets(t *testing.T) {
 			if name, _ := get(obj, "metadata", "name").(string); !strings.Contains(name, "${") {
 				t.Errorf("metadata.name %q is not derived from a placeholder", name)
 			}
-			checkBatchGatewayLabels(t, get(obj, "metadata", "labels"))
-			if kind == "Deployment" {
-				checkBatchGatewayLabels(t, get(obj, "spec", "template", "metadata", "labels"))
-			}
-			checkPlaceholdersInValuesOnly(t, obj)
+			check(t, kind, obj)
 		})
 	}
 }

@@ -41,49 +41,25 @@ func TestInferenceGatewayAssets(t *testing.T) {
 		{"InferenceGatewayAssets", InferenceGatewayAssets, "gateway"},
 		{"MCPAssets", MCPAssets, "mcp-server"},
 	} {
-		seen := map[string]bool{}
-		lastStage := 0
-		for _, path := range list.assets {
-			t.Run(list.name+"/"+path, func(t *testing.T) {
-				if seen[path] {
-					t.Fatalf("listed twice")
+		checkNamespacedAssets(t, list.name+"/", list.assets, "assets/inferencegateway/", inferenceGatewayStage, func(t *testing.T, kind string, obj interface{}) {
+			checkInferenceGatewayLabels(t, get(obj, "metadata", "labels"), list.component)
+			if kind == "Deployment" {
+				checkInferenceGatewayLabels(t, get(obj, "spec", "template", "metadata", "labels"), list.component)
+			}
+			keys, values := stringsOf(obj)
+			for _, k := range keys {
+				if strings.Contains(k, "${") {
+					t.Errorf("placeholder in key %q: the renderer substitutes values only", k)
 				}
-				seen[path] = true
-				if !strings.HasPrefix(path, "assets/inferencegateway/") {
-					t.Errorf("not under assets/inferencegateway/")
-				}
-				obj := mustParse(t, path)
-				kind, _ := get(obj, "kind").(string)
-				if stage := inferenceGatewayStage(kind); stage < lastStage {
-					t.Errorf("%s listed after a later apply stage", kind)
-				} else {
-					lastStage = stage
-				}
-				if get(obj, "metadata", "namespace") != NamespacePlaceholder {
-					t.Errorf("metadata.namespace = %v, want %s", get(obj, "metadata", "namespace"), NamespacePlaceholder)
-				}
-				if name, _ := get(obj, "metadata", "name").(string); !strings.Contains(name, "${") {
-					t.Errorf("metadata.name %q is not derived from a placeholder", name)
-				}
-				checkInferenceGatewayLabels(t, get(obj, "metadata", "labels"), list.component)
-				if kind == "Deployment" {
-					checkInferenceGatewayLabels(t, get(obj, "spec", "template", "metadata", "labels"), list.component)
-				}
-				keys, values := stringsOf(obj)
-				for _, k := range keys {
-					if strings.Contains(k, "${") {
-						t.Errorf("placeholder in key %q: the renderer substitutes values only", k)
+			}
+			for _, v := range values {
+				for _, p := range placeholderRE.FindAllString(v, -1) {
+					if !inferenceGatewayPlaceholders[p] {
+						t.Errorf("unknown placeholder %s", p)
 					}
 				}
-				for _, v := range values {
-					for _, p := range placeholderRE.FindAllString(v, -1) {
-						if !inferenceGatewayPlaceholders[p] {
-							t.Errorf("unknown placeholder %s", p)
-						}
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }
 
