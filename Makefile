@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/reliability/result/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./test/reliability/result/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -32,10 +32,31 @@ tools: ## Install the pinned code generators into _output/tools/bin.
 	hack/install-tools.sh
 
 .PHONY: generate
-generate: ## Regenerate deepcopy, clients, CRDs and the operand manifests.
+generate: ## Regenerate deepcopy, clients, CRDs, the operand manifests and the OLM bundle.
 	hack/update-codegen.sh
 	hack/update-crds.sh
 	hack/generate-operand-manifests.sh
+	hack/bundle.sh
+
+# The OLM bundle's settings (hack/bundle.sh). A release pins the images by digest:
+#   hack/bundle-pin-images.sh > _output/image-digests
+#   make bundle IMAGE_DIGESTS=_output/image-digests BUNDLE_REQUIRE_DIGESTS=true
+BUNDLE_CHANNELS           ?= stable
+BUNDLE_DEFAULT_CHANNEL    ?= stable
+BUNDLE_OPENSHIFT_VERSIONS ?= v4.17
+IMAGE_DIGESTS             ?=
+BUNDLE_REQUIRE_DIGESTS    ?= false
+BUNDLE_IMAGE              ?= quay.io/llm-infra/llm-infra-operator-bundle:v$(shell sed -n 's/^  version: //p' hack/bundle/csv-base.yaml)
+
+.PHONY: bundle
+bundle: ## Regenerate the OLM bundle (manifests/, metadata/, bundle.Dockerfile) from deploy/ and hack/bundle/.
+	env BUNDLE_CHANNELS=$(BUNDLE_CHANNELS) BUNDLE_DEFAULT_CHANNEL=$(BUNDLE_DEFAULT_CHANNEL) \
+	  BUNDLE_OPENSHIFT_VERSIONS=$(BUNDLE_OPENSHIFT_VERSIONS) IMAGE_DIGESTS=$(IMAGE_DIGESTS) \
+	  BUNDLE_REQUIRE_DIGESTS=$(BUNDLE_REQUIRE_DIGESTS) hack/bundle.sh
+
+.PHONY: bundle-image
+bundle-image: ## Build the bundle image $$BUNDLE_IMAGE (needs a container engine).
+	docker build -f bundle.Dockerfile -t $(BUNDLE_IMAGE) .
 
 .PHONY: generate-operand-manifests
 generate-operand-manifests: ## Regenerate bindata/ from sigs.k8s.io/lws at operand-git-ref.

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the CRDs of the operator's custom resources from the Go types in pkg/apis with
-# controller-gen. For each CRD <group>_<plural>.yaml:
-#   - manifests/<group>_<plural>.yaml          (the operator bundle's copy)
-#   - deploy/00_<group>_<plural>.crd.yaml      (same content; 00_ so that `kubectl apply -f deploy/`
-#                                               creates the CRDs before anything that uses them)
+# controller-gen, into deploy/00_<group>_<plural>.crd.yaml (00_ so that `kubectl apply -f deploy/`
+# creates the CRDs before anything that uses them). The OLM bundle's copies in manifests/ are
+# hack/bundle.sh's (make bundle), from these files.
 #
 # Usage: hack/update-crds.sh
 #
@@ -43,9 +42,8 @@ if [[ "$(ls "${WORK_DIR}")" != "$(printf '%s\n' "${CRDS[@]}" | sort)" ]]; then
   exit 1
 fi
 
-mkdir -p manifests deploy
+mkdir -p deploy
 for crd in "${CRDS[@]}"; do
-  cp "${WORK_DIR}/${crd}" "manifests/${crd}"
   cp "${WORK_DIR}/${crd}" "deploy/00_${crd%.yaml}.crd.yaml"
 done
 rm -rf "${WORK_DIR}"

@@ -8,7 +8,7 @@ export GOFLAGS=-mod=vendor
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi
@@ -37,15 +37,16 @@ echo "== generated files are up to date"
 hack/update-codegen.sh >/dev/null
 hack/update-crds.sh >/dev/null
 hack/generate-operand-manifests.sh >/dev/null
+# The OLM bundle, from deploy/ (after the CRDs above) and hack/bundle/.
+if ! out=$(hack/bundle.sh 2>&1); then echo "make bundle failed:"; echo "${out}"; failed=1; fi
 generated=(
   pkg/apis/operator/v1/zz_generated.deepcopy.go
   pkg/apis/batch/v1alpha1/zz_generated.deepcopy.go
   pkg/apis/inferencegateway/v1alpha1/zz_generated.deepcopy.go
   pkg/generated
-  manifests/operator.openshift.io_leaderworkersetoperators.yaml
-  manifests/batch.llm-d.ai_llmbatchgateways.yaml
-  manifests/core.inference-gateway.com_gateways.yaml
-  manifests/core.inference-gateway.com_mcps.yaml
+  manifests
+  metadata
+  bundle.Dockerfile
   deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
   deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml
   deploy/00_core.inference-gateway.com_gateways.crd.yaml

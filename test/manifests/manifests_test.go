@@ -464,12 +464,43 @@ func TestCSVMatchesDeploy(t *testing.T) {
 		if !apiequality.Semantic.DeepEqual(deps[0].Label, deployment.Labels) {
 			t.Errorf("label = %v, want %v", deps[0].Label, deployment.Labels)
 		}
+		unpinDeployment(&deps[0].Spec, &deployment.Spec)
 		if !apiequality.Semantic.DeepEqual(deps[0].Spec, deployment.Spec) {
 			got, _ := yaml.Marshal(deps[0].Spec)
 			want, _ := yaml.Marshal(deployment.Spec)
 			t.Errorf("the CSV's Deployment spec differs from %s (-%s +CSV):\n%s", deploymentFile, deploymentFile, lineDiff(string(want), string(got)))
 		}
 	})
+}
+
+// tagOf returns tagged when pinned is the same repository pinned by digest (a release bundle,
+// make bundle IMAGE_DIGESTS=...), else pinned: the tests compare deploy/'s tags with the bundle.
+func tagOf(tagged, pinned string) string {
+	repo, _, ok := strings.Cut(pinned, "@sha256:")
+	if !ok {
+		return pinned
+	}
+	if i := strings.LastIndex(tagged, ":"); i > strings.LastIndex(tagged, "/") && tagged[:i] == repo {
+		return tagged
+	}
+	return pinned
+}
+
+// unpinDeployment replaces the images of csv (containers and RELATED_IMAGE_* values) pinned by
+// digest with deploy's tags of the same repository.
+func unpinDeployment(csv, deploy *appsv1.DeploymentSpec) {
+	for i := range csv.Template.Spec.Containers {
+		if i >= len(deploy.Template.Spec.Containers) {
+			return
+		}
+		c, d := &csv.Template.Spec.Containers[i], deploy.Template.Spec.Containers[i]
+		c.Image = tagOf(d.Image, c.Image)
+		for j := range c.Env {
+			if j < len(d.Env) && d.Env[j].Name == c.Env[j].Name && strings.HasPrefix(c.Env[j].Name, relatedImagePrefix) {
+				c.Env[j].Value = tagOf(d.Env[j].Value, c.Env[j].Value)
+			}
+		}
+	}
 }
 
 // lineDiff returns the lines of a and b outside their longest common subsequence, prefixed with
@@ -1037,11 +1068,14 @@ func TestRelatedImages(t *testing.T) {
 			t.Errorf("related image name %q appears twice", ri.Name)
 		}
 		got[ri.Name] = ri.Image
+		if want, ok := want[ri.Name]; ok {
+			got[ri.Name] = tagOf(want, ri.Image)
+		}
 	}
 	if !apiequality.Semantic.DeepEqual(got, want) {
 		t.Errorf("relatedImages = %v, want %v (the operator image and each %s* variable)", got, want, relatedImagePrefix)
 	}
-	if got := c.Metadata.Annotations["containerImage"]; got != operatorImage {
+	if got := tagOf(operatorImage, c.Metadata.Annotations["containerImage"]); got != operatorImage {
 		t.Errorf("containerImage = %q, want %q", got, operatorImage)
 	}
 }
@@ -1115,6 +1149,8 @@ func TestBundle(t *testing.T) {
 		"operators.operatorframework.io.bundle.package.v1":         operatorName,
 		"operators.operatorframework.io.bundle.channels.v1":        "stable",
 		"operators.operatorframework.io.bundle.channel.default.v1": "stable",
+		// OpenShift 4.17 and later: 4.17 ships Kubernetes 1.30, the CSV's minKubeVersion.
+		"com.redhat.openshift.versions": "v4.17",
 	}
 	if !apiequality.Semantic.DeepEqual(annotations.Annotations, want) {
 		t.Errorf("%s = %v, want %v", annotationsFile, annotations.Annotations, want)

@@ -30,6 +30,9 @@ func camelCase(s string, upper bool) string {
 			} else if isUpper(prev) && isUpper(curr) && isLower(next) {
 				// Assume a case like "R" for "XRequestId"
 				buffer = append(buffer, curr)
+			} else if isUpper(curr) && isDigit(prev) {
+				// Preserve uppercase letters after numbers
+				buffer = append(buffer, curr)
 			} else {
 				buffer = append(buffer, toLower(curr))
 			}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+)
+
+const repoRoot = "../.."
+
+// defaults are hack/bundle.sh's settings without a release's digests.
+func defaults(root string) options {
+	return options{
+		root: root, base: "hack/bundle/csv-base.yaml", icon: "hack/bundle/icon.svg",
+		deployDir: "deploy", examplesDir: "deploy/examples",
+		channels: "stable", defaultChannel: "stable", openshiftVersions: "v4.17",
+	}
+}
+
+// TestCommittedBundleIsCurrent: the committed bundle is what make bundle writes now (make verify
+// checks the same; this makes make test say it too).
+func TestCommittedBundleIsCurrent(t *testing.T) {
+	files, err := build(defaults(repoRoot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join(repoRoot, name))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s is not current (%v): run make bundle", name, err)
+		}
+	}
+	for _, dir := range []string{"manifests", "metadata"} {
+		entries, err := os.ReadDir(filepath.Join(repoRoot, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if _, ok := files[dir+"/"+e.Name()]; !ok {
+				t.Errorf("%s/%s is not part of the bundle: run make bundle", dir, e.Name())
+			}
+		}
+	}
+}
+
+// fixture copies what bundlegen reads into a temporary root and adds extra to deploy/.
+func fixture(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, dir := range []string{"deploy", "hack/bundle"} {
+		if err := os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(repoRoot, dir))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, content := range extra {
+		if err := os.WriteFile(filepath.Join(root, "deploy", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func readCSV(t *testing.T, files map[string][]byte) *operatorsv1alpha1.ClusterServiceVersion {
+	t.Helper()
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	if err := yaml.UnmarshalStrict(files["manifests/llm-infra-operator.clusterserviceversion.yaml"], csv); err != nil {
+		t.Fatal(err)
+	}
+	return csv
+}
+
+// monitoring is what platform monitoring adds to deploy/: a metrics Service, a ServiceMonitor,
+// a PrometheusRule, a Role and RoleBinding for Prometheus in the operator's namespace, a
+// ClusterRole for the operator bound to its ServiceAccount, and a namespace label.
+const monitoring = `apiVersion: v1
+kind: Service
+metadata:
+  name: llm-infra-operator-metrics
+  namespace: openshift-llm-infra-operator
+spec:
+  ports:
+  - name: https
+    port: 8443
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: llm-infra-operator
+  namespace: openshift-llm-infra-operator
+spec:
+  endpoints:
+  - port: https
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: llm-infra-operator
+  namespace: openshift-llm-infra-operator
+spec:
+  groups: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: prometheus-k8s
+  namespace: openshift-llm-infra-operator
+rules:
+- apiGroups: [""]
+  resources: [services, endpoints, pods]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: prometheus-k8s
+  namespace: openshift-llm-infra-operator
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: prometheus-k8s
+subjects:
+- kind: ServiceAccount
+  name: prometheus-k8s
+  namespace: openshift-monitoring
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: llm-infra-operator-tls
+rules:
+- apiGroups: [config.openshift.io]
+  resources: [apiservers]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: llm-infra-operator-tls
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: llm-infra-operator-tls
+subjects:
+- kind: ServiceAccount
+  name: llm-infra-operator
+  namespace: openshift-llm-infra-operator
+`
+
+func TestDeployAdditionsLandInTheBundle(t *testing.T) {
+	root := fixture(t, map[string]string{"11_monitoring.yaml": monitoring})
+	files, err := build(defaults(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		"manifests/llm-infra-operator-metrics_v1_service.yaml",
+		"manifests/llm-infra-operator_monitoring.coreos.com_v1_servicemonitor.yaml",
+		"manifests/llm-infra-operator_monitoring.coreos.com_v1_prometheusrule.yaml",
+		"manifests/prometheus-k8s_rbac.authorization.k8s.io_v1_role.yaml",
+		"manifests/prometheus-k8s_rbac.authorization.k8s.io_v1_rolebinding.yaml",
+	} {
+		data, ok := files[name]
+		if !ok {
+			t.Errorf("no %s among %v", name, slices.Sorted(maps.Keys(files)))
+			continue
+		}
+		// OLM creates namespaced objects in the install namespace.
+		if strings.Contains(string(data), "namespace: openshift-llm-infra-operator\n  name") || strings.Contains(string(data), "\n  namespace: openshift-llm-infra-operator") {
+			t.Errorf("%s keeps metadata.namespace:\n%s", name, data)
+		}
+	}
+	// The operator's own ClusterRole goes into clusterPermissions, not into a file.
+	if _, ok := files["manifests/llm-infra-operator-tls_rbac.authorization.k8s.io_v1_clusterrole.yaml"]; ok {
+		t.Error("a ClusterRole bound to the operator became a bundle file")
+	}
+	csv := readCSV(t, files)
+	perms := csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions
+	if len(perms) != 1 || !slices.ContainsFunc(perms[0].Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "apiservers") }) {
+		t.Errorf("clusterPermissions lack the added ClusterRole's rule: %+v", perms)
+	}
+}
+
+func TestObjectsABundleCannotCarry(t *testing.T) {
+	for name, extra := range map[string]string{
+		"a RoleBinding in another namespace": `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: x
+  namespace: openshift-monitoring
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: x}
+subjects: [{kind: ServiceAccount, name: x, namespace: openshift-monitoring}]
+`,
+		"a kind OLM does not install": `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: x
+  namespace: openshift-llm-infra-operator
+spec: {podSelector: {}}
+`,
+		"a binding of the operator to an unknown ClusterRole": `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: x
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: not-defined}
+subjects: [{kind: ServiceAccount, name: llm-infra-operator, namespace: openshift-llm-infra-operator}]
+`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := build(defaults(fixture(t, map[string]string{"99_extra.yaml": extra}))); err == nil {
+				t.Error("built a bundle without it, and without a reason")
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+}
+
+func TestImagePinning(t *testing.T) {
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	images := []string{
+		"quay.io/llm-infra/llm-infra-operator:latest",
+		"registry.k8s.io/lws/lws:v0.8.0",
+		"quay.io/opendatahub/odh-llm-d-batch-gateway-apiserver:odh-stable",
+		"quay.io/opendatahub/odh-llm-d-batch-gateway-processor:odh-stable",
+		"quay.io/opendatahub/odh-llm-d-batch-gateway-gc:odh-stable",
+		"quay.io/opendatahub/odh-llm-d-async:odh-stable",
+	}
+	for _, tc := range []struct {
+		name         string
+		pinned       []string
+		require      bool
+		wantErr      bool
+		disconnected string
+	}{
+		{name: "none", disconnected: "false"},
+		{name: "some", pinned: images[:2], disconnected: "false"},
+		{name: "some, a release", pinned: images[:2], require: true, wantErr: true},
+		{name: "all", pinned: images, require: true, disconnected: "true"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := fixture(t, nil)
+			o := defaults(root)
+			o.requireDigests = tc.require
+			o.digestsFile = filepath.Join(root, "digests")
+			var lines []string
+			for _, image := range tc.pinned {
+				lines = append(lines, image+" "+digest)
+			}
+			if err := os.WriteFile(o.digestsFile, []byte("# test\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files, err := build(o)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error = %v, want an error: %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			csv := readCSV(t, files)
+			if got := csv.Annotations[disconnectedAnnotation]; got != tc.disconnected {
+				t.Errorf("disconnected = %q, want %q", got, tc.disconnected)
+			}
+			related := map[string]bool{}
+			for _, ri := range csv.Spec.RelatedImages {
+				related[ri.Image] = true
+			}
+			container := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0]
+			for _, image := range tc.pinned {
+				repo := image[:strings.LastIndex(image, ":")]
+				if !related[repo+"@"+digest] {
+					t.Errorf("relatedImages lack %s@%s: %v", repo, digest, related)
+				}
+				if related[image] {
+					t.Errorf("relatedImages still have %s", image)
+				}
+				if !strings.Contains(container.Image, repo+"@") && !slices.ContainsFunc(container.Env, func(e corev1.EnvVar) bool { return e.Value == repo+"@"+digest }) {
+					t.Errorf("the Deployment does not refer to %s by digest", repo)
+				}
+			}
+		})
+	}
+}
