@@ -9,7 +9,9 @@
 //   - the Deployments of deploy/: the CSV's install strategy; the ClusterRoles bound to their
 //     ServiceAccount by ClusterRoleBindings: clusterPermissions; the Roles (or ClusterRoles)
 //     bound to it by RoleBindings in the operator's namespace: permissions;
-//   - the operator's Namespace: operatorframework.io/suggested-namespace(-template);
+//   - the operator's Namespace: operatorframework.io/suggested-namespace(-template), and
+//     operatorframework.io/cluster-monitoring when it carries the label
+//     openshift.io/cluster-monitoring: "true";
 //   - deploy/examples/*.yaml: alm-examples;
 //   - the container images and every RELATED_IMAGE_* variable: relatedImages (pinned by digest
 //     when -image-digests gives one), containerImage, and the disconnected feature annotations;
@@ -54,6 +56,8 @@ const (
 	infrastructureFeaturesAnnoation = "operators.openshift.io/infrastructure-features"
 	suggestedNamespaceAnnotation    = "operatorframework.io/suggested-namespace"
 	suggestedTemplateAnnotation     = "operatorframework.io/suggested-namespace-template"
+	clusterMonitoringAnnotation     = "operatorframework.io/cluster-monitoring"
+	clusterMonitoringLabel          = "openshift.io/cluster-monitoring"
 	almExamplesAnnotation           = "alm-examples"
 	containerImageAnnotation        = "containerImage"
 )
@@ -191,6 +195,11 @@ func build(o options) (map[string][]byte, error) {
 	}
 	annotations[suggestedNamespaceAnnotation] = inst.namespaceName
 	annotations[suggestedTemplateAnnotation] = string(ns)
+	// OpenShift's console labels the suggested namespace for the platform Prometheus when the CSV
+	// asks, as deploy/01_namespace.yaml's label does for kubectl apply.
+	if labels, _ := inst.namespace["metadata"].(map[string]interface{})["labels"].(map[string]string); labels[clusterMonitoringLabel] == "true" {
+		annotations[clusterMonitoringAnnotation] = "true"
+	}
 
 	examples, err := almExamples(in(o.examplesDir), spec)
 	if err != nil {
@@ -246,7 +255,7 @@ func readBase(path string) (map[string]interface{}, error) {
 			return nil, fmt.Errorf("%s sets %s, which bundlegen derives", path, strings.Join(f, "."))
 		}
 	}
-	for _, a := range []string{almExamplesAnnotation, containerImageAnnotation, suggestedNamespaceAnnotation, suggestedTemplateAnnotation, disconnectedAnnotation, infrastructureFeaturesAnnoation} {
+	for _, a := range []string{almExamplesAnnotation, containerImageAnnotation, suggestedNamespaceAnnotation, suggestedTemplateAnnotation, clusterMonitoringAnnotation, disconnectedAnnotation, infrastructureFeaturesAnnoation} {
 		if _, ok := u.GetAnnotations()[a]; ok {
 			return nil, fmt.Errorf("%s sets the annotation %s, which bundlegen derives", path, a)
 		}

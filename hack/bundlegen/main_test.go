@@ -155,7 +155,14 @@ subjects:
 `
 
 func TestDeployAdditionsLandInTheBundle(t *testing.T) {
-	root := fixture(t, map[string]string{"11_monitoring.yaml": monitoring})
+	root := fixture(t, map[string]string{"11_monitoring.yaml": monitoring, "01_namespace.yaml": `apiVersion: v1
+kind: Namespace
+metadata:
+  name: openshift-llm-infra-operator
+  labels:
+    openshift.io/cluster-monitoring: "true"
+    pod-security.kubernetes.io/enforce: restricted
+`})
 	files, err := build(defaults(root))
 	if err != nil {
 		t.Fatal(err)
@@ -182,6 +189,9 @@ func TestDeployAdditionsLandInTheBundle(t *testing.T) {
 		t.Error("a ClusterRole bound to the operator became a bundle file")
 	}
 	csv := readCSV(t, files)
+	if csv.Annotations[clusterMonitoringAnnotation] != "true" || !strings.Contains(csv.Annotations[suggestedTemplateAnnotation], `"openshift.io/cluster-monitoring":"true"`) {
+		t.Errorf("the namespace's cluster-monitoring label did not reach the CSV: %v", csv.Annotations)
+	}
 	perms := csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions
 	if len(perms) != 1 || !slices.ContainsFunc(perms[0].Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "apiservers") }) {
 		t.Errorf("clusterPermissions lack the added ClusterRole's rule: %+v", perms)
