@@ -32,19 +32,22 @@ const root = "../.."
 // validators are what `operator-sdk bundle validate --select-optional suite=operatorframework`
 // runs, minus the multi-architecture check (it pulls the images, which needs the registries):
 // the default bundle validators (CSV, CRDs, the bundle's structure), OperatorHub's (provider,
-// maintainers, links, version, icon, minKubeVersion; the non-deprecated V2 with its
-// capabilities and categories checks), the removed-APIs check against the Kubernetes version
+// maintainers, links, version, icon, minKubeVersion, capabilities, categories: the deprecated
+// validator and its replacements), the removed-APIs check against the Kubernetes version
 // given as k8s-version, the good practices and the optional objects' checks.
 var validators = map[string]interfaces.Validator{
 	"ClusterServiceVersion":    validation.ClusterServiceVersionValidator,
 	"CustomResourceDefinition": validation.CustomResourceDefinitionValidator,
 	"Bundle":                   validation.BundleValidator,
 	"OperatorHubV2":            validation.OperatorHubV2Validator,
-	"StandardCapabilities":     validation.StandardCapabilitiesValidator,
-	"StandardCategories":       validation.StandardCategoriesValidator,
-	"AlphaDeprecatedAPIs":      validation.AlphaDeprecatedAPIsValidator,
-	"GoodPractices":            validation.GoodPracticesValidator,
-	"Object":                   validation.ObjectValidator,
+	// Deprecated in favour of OperatorHubV2 and the two after it, but what operator-sdk's
+	// --select-optional name=operatorhub still runs.
+	"OperatorHub":          validation.OperatorHubValidator,
+	"StandardCapabilities": validation.StandardCapabilitiesValidator,
+	"StandardCategories":   validation.StandardCategoriesValidator,
+	"AlphaDeprecatedAPIs":  validation.AlphaDeprecatedAPIsValidator,
+	"GoodPractices":        validation.GoodPracticesValidator,
+	"Object":               validation.ObjectValidator,
 }
 
 // acceptance is a finding of a validator that is safe, and why.
@@ -71,6 +74,16 @@ var accepted = []acceptance{
 		reason: "An RBAC rule names a resource, not an API version, so the check cannot tell autoscaling/v2 from the " +
 			"autoscaling/v2beta1 removed in 1.25; the operator writes autoscaling/v2 HorizontalPodAutoscalers " +
 			"(pkg/operator/operands/inferencegateway), served by every Kubernetes since 1.23.",
+	},
+	{
+		validator: "OperatorHub", level: errors.LevelWarn,
+		message: `The "operatorhub" validator is deprecated`,
+		reason:  "The validator announces its own deprecation; its replacements (OperatorHubV2, StandardCapabilities, StandardCategories) run too.",
+	},
+	{
+		validator: "OperatorHub", level: errors.LevelWarn,
+		message: `removed in v1\.25.*horizontalpodautoscalers.*ClusterPermissions`,
+		reason:  "The same finding as OperatorHubV2's: autoscaling/v2 only.",
 	},
 	{
 		validator: "AlphaDeprecatedAPIs", level: errors.LevelWarn,

@@ -174,8 +174,8 @@ func operandImage(t *testing.T) string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The ClusterServiceVersion, as far as these tests read it (operator-framework/api is not a
-// dependency of the operator).
+// The ClusterServiceVersion, as far as these tests read it. (test/bundle reads it with
+// operator-framework/api's type and runs OLM's validators; these tests compare it with deploy/.)
 
 type permission struct {
 	ServiceAccountName string              `json:"serviceAccountName"`
