@@ -316,16 +316,16 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRole", "llm-infra-operator-inference-gateway-edit"),
 			cluster("ClusterRole", "llm-infra-operator-inference-gateway-view"),
 		},
-		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
-		"11_metrics-service.yaml":                       {namespaced("Service", "llm-infra-operator-metrics")},
+		"10_deployment.yaml":      {namespaced("Deployment", operatorName)},
+		"11_metrics-service.yaml": {namespaced("Service", "llm-infra-operator-metrics")},
 		"12_prometheus-rbac.yaml": {
 			namespaced("Role", "llm-infra-operator-prometheus"),
 			namespaced("RoleBinding", "llm-infra-operator-prometheus"),
 		},
 		// Applied apart (kubectl apply -f deploy/monitoring/): they need the Prometheus
 		// operator's CRDs.
-		"monitoring/servicemonitor.yaml": {namespaced("ServiceMonitor", operatorName)},
-		"monitoring/prometheusrule.yaml": {namespaced("PrometheusRule", operatorName)},
+		"monitoring/servicemonitor.yaml":                {namespaced("ServiceMonitor", operatorName)},
+		"monitoring/prometheusrule.yaml":                {namespaced("PrometheusRule", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
 		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
