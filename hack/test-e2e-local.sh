@@ -72,6 +72,7 @@ export E2E_START_CERT_MANAGER="${OP_CLUSTER} start-cert-manager"
 export E2E_RESTART_OPERATOR="${ROOT}/hack/lib/operator.sh restart"
 export E2E_OPERATOR_PID_CMD="${ROOT}/hack/lib/operator.sh pid"
 export E2E_OPERATOR_LOG="${OP_LOG}"
+export E2E_OPERATOR_METRICS_URL="https://${OP_LISTEN}/metrics"
 # The optional APIs' CRDs (Gateway API, Prometheus operator) come and go during the suite.
 export E2E_INSTALL_CRDS="${ROOT}/hack/optional-crds.sh install"
 export E2E_UNINSTALL_CRDS="${ROOT}/hack/optional-crds.sh uninstall"

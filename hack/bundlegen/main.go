@@ -281,13 +281,27 @@ func (o object) key() objectKey {
 	return objectKey{o.u.GetKind(), o.u.GetNamespace(), o.u.GetName()}
 }
 
-// readObjects reads every document of dir/*.yaml, in file order.
+// optionalDeployDirs are the subdirectories of deploy/ whose objects kubectl users apply only
+// where their CRDs exist (hack/lib/operator.sh install does): the Prometheus operator's
+// ServiceMonitor and PrometheusRule. The bundle carries them: OperatorHub installs on OpenShift,
+// whose platform monitoring always serves those kinds.
+var optionalDeployDirs = []string{"monitoring"}
+
+// readObjects reads every document of dir/*.yaml and of its optionalDeployDirs, in file order.
 func readObjects(dir string) ([]object, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(files)
+	for _, sub := range optionalDeployDirs {
+		more, err := filepath.Glob(filepath.Join(dir, sub, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(more)
+		files = append(files, more...)
+	}
 	var objects []object
 	for _, f := range files {
 		docs, raw, err := readDocuments(f)

@@ -77,13 +77,13 @@ func readCSV(t *testing.T, files map[string][]byte) *operatorsv1alpha1.ClusterSe
 	return csv
 }
 
-// monitoring is what platform monitoring adds to deploy/: a metrics Service, a ServiceMonitor,
+// monitoring is what a change may add to deploy/ (names of its own, beside the real objects): a metrics Service, a ServiceMonitor,
 // a PrometheusRule, a Role and RoleBinding for Prometheus in the operator's namespace, a
 // ClusterRole for the operator bound to its ServiceAccount, and a namespace label.
 const monitoring = `apiVersion: v1
 kind: Service
 metadata:
-  name: llm-infra-operator-metrics
+  name: example-metrics
   namespace: openshift-llm-infra-operator
 spec:
   ports:
@@ -93,7 +93,7 @@ spec:
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata:
-  name: llm-infra-operator
+  name: example
   namespace: openshift-llm-infra-operator
 spec:
   endpoints:
@@ -102,7 +102,7 @@ spec:
 apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:
-  name: llm-infra-operator
+  name: example
   namespace: openshift-llm-infra-operator
 spec:
   groups: []
@@ -168,9 +168,9 @@ metadata:
 		t.Fatal(err)
 	}
 	for _, name := range []string{
-		"manifests/llm-infra-operator-metrics_v1_service.yaml",
-		"manifests/llm-infra-operator_monitoring.coreos.com_v1_servicemonitor.yaml",
-		"manifests/llm-infra-operator_monitoring.coreos.com_v1_prometheusrule.yaml",
+		"manifests/example-metrics_v1_service.yaml",
+		"manifests/example_monitoring.coreos.com_v1_servicemonitor.yaml",
+		"manifests/example_monitoring.coreos.com_v1_prometheusrule.yaml",
 		"manifests/prometheus-k8s_rbac.authorization.k8s.io_v1_role.yaml",
 		"manifests/prometheus-k8s_rbac.authorization.k8s.io_v1_rolebinding.yaml",
 	} {

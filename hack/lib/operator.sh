@@ -7,7 +7,8 @@
 # op::teardown).
 #
 # Source it (functions op::*), or run it:
-#   hack/lib/operator.sh install     apply deploy/ (CRDs first, wait Established; all but 10_*)
+#   hack/lib/operator.sh install     apply deploy/ (CRDs first, wait Established; all but 10_*;
+#                                    deploy/monitoring/ only while the Prometheus operator's CRDs exist)
 #   hack/lib/operator.sh build       go build the operator into _output/bin
 #   hack/lib/operator.sh start       start the operator (fresh SA token), wait for /healthz
 #   hack/lib/operator.sh stop        stop it (TERM, then KILL after OPERATOR_STOP_TIMEOUT)
@@ -90,6 +91,14 @@ op::install() {
     op::log "applying ${f#"${OP_ROOT}/"}"
     op::kubectl apply -f "${f}" >/dev/null
   done
+  # The ServiceMonitor and PrometheusRule need the Prometheus operator's CRDs, which the local
+  # cluster has only after `hack/optional-crds.sh install monitoring-core` (or `monitoring`).
+  if op::kubectl get crd servicemonitors.monitoring.coreos.com prometheusrules.monitoring.coreos.com >/dev/null 2>&1; then
+    op::log "applying deploy/monitoring/"
+    op::kubectl apply -f "${OP_ROOT}/deploy/monitoring/" >/dev/null
+  else
+    op::log "skipping deploy/monitoring/: the Prometheus operator's CRDs are not installed"
+  fi
   # The ServiceAccount's token comes from the TokenRequest API, which needs the SA to exist.
   op::poll 30 0.2 op::kubectl get serviceaccount "${OP_SERVICEACCOUNT}" -n "${OP_NAMESPACE}" ||
     op::die "ServiceAccount ${OP_NAMESPACE}/${OP_SERVICEACCOUNT} did not appear"

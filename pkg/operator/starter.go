@@ -180,6 +180,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		klog.Warningf("The LLM batch gateway images %v are not set: LLMBatchGateways that need them report it in their Ready condition", missing)
 	}
 
+	registerDegradedSources(operatorClient, batchInformer.GetStore(), gatewayInformer.GetStore(), mcpInformer.GetStore())
+
 	klog.Infof("Starting controllers for namespace %s with operand image %s", namespace, images.LWS)
 	go lwsController.Run(ctx, 1)
 	go batchController.Run(ctx, namespacedWorkers)

@@ -18,6 +18,7 @@
 //	E2E_OPERATOR_PID_CMD     optional shell command printing the operator's pid (spec 11 checks
 //	                         it is unchanged; the leader Lease holder is checked in any case)
 //	E2E_OPERATOR_LOG         optional path of the operator's log, tailed on failure
+//	E2E_OPERATOR_METRICS_URL the operator's /metrics as this machine reaches it (monitoring_test.go)
 package e2e
 
 import (

@@ -266,6 +266,12 @@ func newObject(kind string) (interface{}, bool) {
 		return &rbacv1.RoleBinding{}, true
 	case "Deployment":
 		return &appsv1.Deployment{}, true
+	case "Service":
+		return &corev1.Service{}, true
+	case "ServiceMonitor":
+		return &serviceMonitor{}, true
+	case "PrometheusRule":
+		return &prometheusRule{}, true
 	case "CustomResourceDefinition":
 		return &apiextensionsv1.CustomResourceDefinition{}, true
 	case "LeaderWorkerSetOperator":
@@ -310,7 +316,16 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRole", "llm-infra-operator-inference-gateway-edit"),
 			cluster("ClusterRole", "llm-infra-operator-inference-gateway-view"),
 		},
-		"10_deployment.yaml":                            {namespaced("Deployment", operatorName)},
+		"10_deployment.yaml":      {namespaced("Deployment", operatorName)},
+		"11_metrics-service.yaml": {namespaced("Service", "llm-infra-operator-metrics")},
+		"12_prometheus-rbac.yaml": {
+			namespaced("Role", "llm-infra-operator-prometheus"),
+			namespaced("RoleBinding", "llm-infra-operator-prometheus"),
+		},
+		// Applied apart (kubectl apply -f deploy/monitoring/): they need the Prometheus
+		// operator's CRDs.
+		"monitoring/servicemonitor.yaml":                {namespaced("ServiceMonitor", operatorName)},
+		"monitoring/prometheusrule.yaml":                {namespaced("PrometheusRule", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
 		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
@@ -318,10 +333,20 @@ func TestDeployFiles(t *testing.T) {
 		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
 	}
 
-	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/); each must be in the table.
+	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/ nor monitoring/); each must be
+	// in the table, and so must deploy/monitoring/*.yaml.
 	files, err := filepath.Glob(filepath.Join(root, "deploy", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	monitoring, err := filepath.Glob(filepath.Join(root, "deploy", "monitoring", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range monitoring {
+		if rel := "monitoring/" + filepath.Base(f); want[rel] == nil {
+			t.Errorf("deploy/%s is not in the test table", rel)
+		}
 	}
 	var tens []string
 	for _, f := range files {
@@ -368,7 +393,8 @@ func TestDeployFiles(t *testing.T) {
 }
 
 // checkBindingSubjects requires every binding in deploy/ to bind exactly the operator's
-// ServiceAccount, to a role that deploy/ defines or Kubernetes provides.
+// ServiceAccount, to a role that deploy/ defines or Kubernetes provides; or, for platform
+// monitoring, exactly OpenShift's Prometheus to the Role that lets it discover its targets.
 func checkBindingSubjects(t *testing.T, obj interface{}) {
 	t.Helper()
 	var subjects []rbacv1.Subject
@@ -379,6 +405,12 @@ func checkBindingSubjects(t *testing.T, obj interface{}) {
 	case *rbacv1.RoleBinding:
 		subjects, ref = b.Subjects, b.RoleRef
 	default:
+		return
+	}
+	if ref == (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "llm-infra-operator-prometheus"}) {
+		if want := []rbacv1.Subject{{Kind: "ServiceAccount", Name: prometheusSA, Namespace: monitoringNamespace}}; !apiequality.Semantic.DeepEqual(subjects, want) {
+			t.Errorf("subjects = %+v, want %+v", subjects, want)
+		}
 		return
 	}
 	wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: serviceAccount, Namespace: namespace}}

@@ -135,64 +135,79 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	if err := a.apply(ctx, typed); err != nil {
+	a, probe := a.probing()
+	modified, err := a.apply(ctx, typed)
+	if err != nil {
 		return fmt.Errorf("apply %s: %w", describe(typed), err)
+	}
+	if modified {
+		countWrite(ctx, GVRFor(KindOf(typed)).GroupResource().String(), probe.writeVerb())
 	}
 	return nil
 }
 
-func (a Applier) apply(ctx context.Context, obj runtime.Object) error {
+// probing returns the Applier to apply one object with: its clients record what resourceapply's
+// read of the object found, which tells whether the write that follows created or updated it.
+func (a Applier) probing() (Applier, *readProbe) {
+	clients := *a.Clients
+	var probe *readProbe
+	clients.Caches, probe = a.Clients.Caches.probed()
+	a.Clients = &clients
+	return a, probe
+}
+
+// apply applies one object with resourceapply and says whether it wrote it.
+func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, err error) {
 	c, rec, cache := a.Clients, a.Recorder, a.Cache
-	var err error
 	switch t := obj.(type) {
 	case *corev1.ServiceAccount:
-		_, _, err = resourceapply.ApplyServiceAccountImproved(ctx, c.ServiceAccounts(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c.ServiceAccounts(), rec, t, cache)
 	case *corev1.ConfigMap:
-		_, _, err = resourceapply.ApplyConfigMapImproved(ctx, c.ConfigMaps(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyConfigMapImproved(ctx, c.ConfigMaps(), rec, t, cache)
 	case *corev1.Service:
-		_, _, err = resourceapply.ApplyServiceImproved(ctx, c.Services(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyServiceImproved(ctx, c.Services(), rec, t, cache)
 	case *corev1.Secret:
-		_, _, err = resourceapply.ApplySecretImproved(ctx, c.Secrets(), rec, t, cache)
+		_, modified, err = resourceapply.ApplySecretImproved(ctx, c.Secrets(), rec, t, cache)
 	case *rbacv1.ClusterRole:
-		_, _, err = resourceapply.ApplyClusterRole(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyClusterRole(ctx, c.RBAC(), rec, t)
 	case *rbacv1.ClusterRoleBinding:
-		_, _, err = resourceapply.ApplyClusterRoleBinding(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c.RBAC(), rec, t)
 	case *rbacv1.Role:
-		_, _, err = resourceapply.ApplyRole(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyRole(ctx, c.RBAC(), rec, t)
 	case *rbacv1.RoleBinding:
-		_, _, err = resourceapply.ApplyRoleBinding(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c.RBAC(), rec, t)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		_, _, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		_, _, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
 	case *apiextensionsv1.CustomResourceDefinition:
-		_, _, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
+		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
 	case *unstructured.Unstructured:
-		_, _, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, GVRFor(t.GroupVersionKind()), nil, nil)
+		_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, GVRFor(t.GroupVersionKind()), nil, nil)
 	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
 		// resourceapply has no typed function for these; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
-		err = a.applyAsUnstructured(ctx, obj)
+		modified, err = a.applyAsUnstructured(ctx, obj)
 	default:
 		err = fmt.Errorf("the engine has no apply function for %T", obj)
 	}
-	return err
+	return modified, err
 }
 
 // applyAsUnstructured applies a typed object of a kind resourceapply has no typed function for
 // through its unstructured apply.
-func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) error {
+func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (bool, error) {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return err
+		return false, err
 	}
 	u := &unstructured.Unstructured{Object: content}
 	gvk := KindOf(obj)
 	u.SetGroupVersionKind(gvk)
 	unstructured.RemoveNestedField(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	_, _, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, GVRFor(gvk), nil, nil)
-	return err
+	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, GVRFor(gvk), nil, nil)
+	return modified, err
 }
 
 // ApplyDeployment applies a Deployment with the generation the operator last wrote (recorded
@@ -206,10 +221,14 @@ func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deploymen
 	if err != nil {
 		return nil, err
 	}
+	a, probe := a.probing()
 	expected := resourcemerge.ExpectedDeploymentGeneration(required, generations)
-	actual, _, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
+	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
 	if err != nil {
 		return nil, fmt.Errorf("apply Deployment %s: %w", qualifiedName(required.Namespace, required.Name), err)
+	}
+	if modified {
+		countWrite(ctx, Deployments.String(), probe.writeVerb())
 	}
 	return actual, nil
 }
@@ -303,6 +322,7 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 	if err != nil {
 		return fmt.Errorf("delete %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
 	}
+	countWrite(ctx, gvr.GroupResource().String(), "delete")
 	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, qualifiedName(namespace, name))
 	return nil
 }

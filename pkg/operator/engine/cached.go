@@ -91,6 +91,29 @@ type Caches struct {
 	shared *Caches
 	// absent is an object the API has just said does not exist (see WithAbsent).
 	absent *objectRef
+	// probe records what the reads through this layer found (see probed).
+	probe *readProbe
+}
+
+// readProbe records whether the last read of an object found it. resourceapply reads an object
+// before it writes it, and creates it when the read found nothing, else updates it: so the
+// probe tells which write a "modified" apply made (llm_infra_operator_writes_total).
+type readProbe struct{ found bool }
+
+// writeVerb is the write that follows the probed read.
+func (p *readProbe) writeVerb() string {
+	if p.found {
+		return "update"
+	}
+	return "create"
+}
+
+// probed returns a layer over c whose reads (through CachedClients, cached or not) are
+// recorded in the returned probe. Use it for one apply.
+func (c *Caches) probed() (*Caches, *readProbe) {
+	layer := c.Layer()
+	layer.probe = &readProbe{}
+	return layer, layer.probe
 }
 
 type objectRef struct {
@@ -177,6 +200,14 @@ func (c *Caches) GetMeta(gr schema.GroupResource, namespace, name string) (metav
 // informer selects on (an object some other tool created, which the operand adopts or reports).
 // Once the operator has applied an object, it is cached, so a quiet sync misses nothing.
 func cachedGet[T runtime.Object](ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
+	obj, err := readThrough(ctx, caches, gr, namespace, name, live)
+	if caches.probe != nil {
+		caches.probe.found = err == nil
+	}
+	return obj, err
+}
+
+func readThrough[T runtime.Object](ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
 	obj, err := caches.Get(gr, namespace, name)
 	if err == nil {
 		if typed, ok := obj.DeepCopyObject().(T); ok {

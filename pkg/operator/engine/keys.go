@@ -21,7 +21,7 @@ func KeyedSync(operand string, list func() ([]string, error), syncOne func(ctx c
 	return func(ctx context.Context, syncCtx factory.SyncContext) error {
 		key := syncCtx.QueueKey()
 		if key != factory.DefaultQueueKey {
-			return measure(operand, func() error { return syncOne(ctx, syncCtx, key) })
+			return measure(ctx, operand, func(ctx context.Context) error { return syncOne(ctx, syncCtx, key) })
 		}
 		keys, err := list()
 		if err != nil {

@@ -53,18 +53,21 @@ func Walk[R AssetRun](ctx context.Context, steps []Step[R], run R, dir Direction
 			s = steps[len(steps)-1-i]
 		}
 		if err := runStep(ctx, s, run, dir); err != nil {
+			var se *StepError
 			if dir == Backward {
-				result.Add(&StepError{
+				se = &StepError{
 					Condition: ConditionDegraded,
 					Reason:    ReasonRemovalFailed,
 					Message:   fmt.Sprintf("remove %s: %v", s.Name, err),
 					Retry:     fmt.Errorf("remove %s: %w", s.Name, err),
-				})
-				continue
+				}
+			} else {
+				se = AsStepError(s.Name, ReasonApplyFailed, err)
 			}
-			se := AsStepError(s.Name, ReasonApplyFailed, err)
+			// Every step's outcome passes here, named, before it becomes a condition.
+			countStepFailure(ctx, s.Name, se)
 			result.Add(se)
-			if se.Blocking {
+			if dir == Forward && se.Blocking {
 				break
 			}
 		}
