@@ -299,7 +299,7 @@ func (run *syncRun) operatorCA() engine.OperatorCA {
 		Namespace:        run.namespace,
 		SignerSecret:     operatorCASecretName,
 		BundleConfigMap:  operatorCABundleName,
-		Owner:            run.render.Owner,
+		Owner:            run.caOwner(),
 		Description:      "CA of the LeaderWorkerSet controller's webhook and metrics serving certificates (spec.certificates.source Operator)",
 		Secrets:          run.secretLister,
 		ConfigMaps:       run.configMapLister,
@@ -356,11 +356,23 @@ func deleteOperatorCA(ctx context.Context, run *syncRun, mode engine.LookupMode)
 	return run.applier.DeleteOwned(ctx, configMapsGVR, run.namespace, operatorCABundleName, run.ownsSecret, mode)
 }
 
+// caOwner is the owner reference certrotation sets on what it writes. Not a controller
+// reference: certrotation compares references as structs, pointers included, so one with
+// pointer fields would never match and every sync would rewrite the objects.
+func (run *syncRun) caOwner() *metav1.OwnerReference {
+	return &metav1.OwnerReference{APIVersion: run.render.Owner.APIVersion, Kind: run.render.Owner.Kind, Name: run.cr.Name, UID: run.cr.UID}
+}
+
 // ownsSecret is the ownership test of the certificate objects: the operator's label (what
-// cert-manager's secretTemplate sets), or a controller reference to the CR (what certrotation
+// cert-manager's secretTemplate sets), or an owner reference to the CR (what certrotation
 // sets).
 func (run *syncRun) ownsSecret(existing metav1.Object) bool {
-	return engine.ControlledBy(run.cr)(existing) || engine.ManagedByOperator(existing)
+	for _, ref := range existing.GetOwnerReferences() {
+		if ref.UID == run.cr.UID {
+			return true
+		}
+	}
+	return engine.ManagedByOperator(existing)
 }
 
 // deleteSecretsNotFrom deletes the serving Secrets whose certificate the CA did not sign, so
