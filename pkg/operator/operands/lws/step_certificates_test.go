@@ -204,7 +204,9 @@ func (e *fakeEnv) settleWebhooks() {
 			cached func() (metav1.Object, error)
 			live   func() (metav1.Object, error)
 		}{
-			{func() (metav1.Object, error) { return e.caches.GetMeta(engine.MutatingWebhookConfigurations, "", mutatingWebhookName) },
+			{func() (metav1.Object, error) {
+				return e.caches.GetMeta(engine.MutatingWebhookConfigurations, "", mutatingWebhookName)
+			},
 				func() (metav1.Object, error) {
 					return e.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(e.ctx, mutatingWebhookName, metav1.GetOptions{})
 				}},
@@ -440,4 +442,3 @@ func TestSwitchingSourcesTrustsBothCAsUntilTheRolloutIsDone(t *testing.T) {
 		t.Error("the operator's CA should be removed after the switch")
 	}
 }
-
