@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/openshift/library-go/pkg/crypto"
@@ -440,5 +441,34 @@ func TestSwitchingSourcesTrustsBothCAsUntilTheRolloutIsDone(t *testing.T) {
 	}
 	if _, err := env.kube.CoreV1().Secrets(testNamespace).Get(env.ctx, operatorCASecretName, metav1.GetOptions{}); err == nil {
 		t.Error("the operator's CA should be removed after the switch")
+	}
+}
+
+func TestWithMetricsCA(t *testing.T) {
+	tests := []struct {
+		source   lwsoperatorv1.CertificateSource
+		wantKind string
+		wantName string
+		wantKey  string
+	}{
+		{source: lwsoperatorv1.CertificateSourceCertManager, wantKind: "secret", wantName: metricsSecretName, wantKey: "ca.crt"},
+		{source: lwsoperatorv1.CertificateSourceOperator, wantKind: "configMap", wantName: operatorCABundleName, wantKey: "ca-bundle.crt"},
+		{source: lwsoperatorv1.CertificateSourceServiceCA, wantKind: "configMap", wantName: serviceCAConfigMap, wantKey: serviceCAKey},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.source), func(t *testing.T) {
+			monitor, err := testRenderer().Object(bindata.LWSServiceMonitor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := withMetricsCA(monitor, tt.source); err != nil {
+				t.Fatal(err)
+			}
+			endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+			ca, _, _ := unstructured.NestedMap(endpoints[0].(map[string]any), "tlsConfig", "ca", tt.wantKind)
+			if len(ca) != 2 || ca["name"] != tt.wantName || ca["key"] != tt.wantKey {
+				t.Errorf("tlsConfig.ca.%s = %v, want name %s key %s", tt.wantKind, ca, tt.wantName, tt.wantKey)
+			}
+		})
 	}
 }
