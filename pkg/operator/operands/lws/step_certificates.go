@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 
@@ -453,6 +454,12 @@ func waitForCertificateSecrets(_ context.Context, run *syncRun, _ []string) erro
 		}
 	case c.wanted == lwsoperatorv1.CertificateSourceOperator:
 		c.bundle = c.ca
+	case !run.injectorAsked():
+		// Handing the bundle to the injector (after a switch, or on first install): once,
+		// with the source's CA alone. cert-manager's cainjector merges into the bundle it
+		// finds rather than replacing it, so the old source's CA would otherwise stay until
+		// it expires.
+		c.bundle = c.ca
 	}
 	run.mountedSecrets = append(run.mountedSecrets, issued...)
 	return nil
@@ -488,10 +495,52 @@ func waitingHint(s lwsoperatorv1.CertificateSource, namespace string) string {
 	}
 }
 
-// injectCABundle sets, on a webhook configuration or the CRD, the annotations that ask the
-// source's injector for the caBundle, and the bundle itself when the operator writes it. While
-// switching and with the operator's CA, both injectors' annotations are removed: the operator
-// writes the bundle, and an injector would replace it with its own CA alone.
+// injector is the annotation that asks the wanted source's injector for the caBundle; "" while
+// switching and for the operator's CA, when the operator writes the bundle itself (an injector
+// would replace the bundle of both CAs with its own CA).
+func (c *certificates) injector() string {
+	if c.switching() {
+		return ""
+	}
+	switch c.wanted {
+	case lwsoperatorv1.CertificateSourceCertManager:
+		return certManagerInjectAnnotation
+	case lwsoperatorv1.CertificateSourceServiceCA:
+		return injectCABundleAnnotation
+	}
+	return ""
+}
+
+// injectorAsked says whether every webhook configuration and the CRD already carry the
+// source's injection annotation, as the caches hold them.
+func (run *syncRun) injectorAsked() bool {
+	annotation := run.certs.injector()
+	if annotation == "" {
+		return false
+	}
+	for _, ref := range []struct {
+		gr   schema.GroupResource
+		name string
+	}{{engine.MutatingWebhookConfigurations, mutatingWebhookName}, {engine.ValidatingWebhookConfigurations, validatingWebhookName}} {
+		obj, err := run.clients.Caches.GetMeta(ref.gr, "", ref.name)
+		if err != nil {
+			return false
+		}
+		if _, ok := obj.GetAnnotations()[annotation]; !ok {
+			return false
+		}
+	}
+	crd := run.crd.Get()
+	if crd == nil {
+		return false
+	}
+	_, ok := crd.Annotations[annotation]
+	return ok
+}
+
+// injectCABundle sets, on a webhook configuration or the CRD, the annotation that asks the
+// source's injector for the caBundle and removes the other injector's; none while the operator
+// writes the bundle itself (switching, or the operator's CA).
 func (c *certificates) injectCABundle(obj metav1.Object) {
 	annotations := obj.GetAnnotations()
 	if annotations == nil {
@@ -501,15 +550,13 @@ func (c *certificates) injectCABundle(obj metav1.Object) {
 	delete(annotations, certManagerInjectAnnotation)
 	annotations[certManagerInjectAnnotation+removeAnnotation] = ""
 	annotations[injectCABundleAnnotation+removeAnnotation] = ""
-	if c.bundle == nil {
-		switch c.wanted {
-		case lwsoperatorv1.CertificateSourceCertManager:
-			delete(annotations, certManagerInjectAnnotation+removeAnnotation)
-			annotations[certManagerInjectAnnotation] = certManager
-		case lwsoperatorv1.CertificateSourceServiceCA:
-			delete(annotations, injectCABundleAnnotation+removeAnnotation)
-			annotations[injectCABundleAnnotation] = "true"
-		}
+	switch c.injector() {
+	case certManagerInjectAnnotation:
+		delete(annotations, certManagerInjectAnnotation+removeAnnotation)
+		annotations[certManagerInjectAnnotation] = certManager
+	case injectCABundleAnnotation:
+		delete(annotations, injectCABundleAnnotation+removeAnnotation)
+		annotations[injectCABundleAnnotation] = "true"
 	}
 	obj.SetAnnotations(annotations)
 }

@@ -439,6 +439,9 @@ func TestSwitchingSourcesTrustsBothCAsUntilTheRolloutIsDone(t *testing.T) {
 			t.Errorf("back on cert-manager, cainjector's annotation returns: %v", a)
 		}
 	}
+	// Handed back to cainjector with cert-manager's CA alone: cainjector merges into what it
+	// finds, so the operator's CA would otherwise stay.
+	env.expectBundles([][]byte{newCertManagerCA}, [][]byte{operatorCA})
 	if _, err := env.kube.CoreV1().Secrets(testNamespace).Get(env.ctx, operatorCASecretName, metav1.GetOptions{}); err == nil {
 		t.Error("the operator's CA should be removed after the switch")
 	}
