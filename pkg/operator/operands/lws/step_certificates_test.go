@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/openshift/library-go/pkg/crypto"
+	"github.com/openshift/library-go/pkg/operator/certrotation"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
@@ -473,5 +474,35 @@ func TestWithMetricsCA(t *testing.T) {
 				t.Errorf("tlsConfig.ca.%s = %v, want name %s key %s", tt.wantKind, ca, tt.wantName, tt.wantKey)
 			}
 		})
+	}
+}
+
+// The operator's serving certificates are renewed when due (certrotation reads the validity
+// from the Secret's annotations), and the renewal rolls the pods.
+func TestOperatorCARenewsADueCertificate(t *testing.T) {
+	env := newFakeEnv(t, withCertificateSource(lwsoperatorv1.CertificateSourceOperator))
+	env.mustSync()
+	before := env.secretData(webhookSecretName)
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-" + webhookSecretName
+	hashBefore := env.deployment().Spec.Template.Annotations[hashKey]
+
+	// Near its end: certrotation's annotations say it is past 80% of its validity.
+	due := before.DeepCopy()
+	due.Annotations[certrotation.CertificateNotBeforeAnnotation] = time.Now().Add(-89 * 24 * time.Hour).Format(time.RFC3339)
+	due.Annotations[certrotation.CertificateNotAfterAnnotation] = time.Now().Add(24 * time.Hour).Format(time.RFC3339)
+	if _, err := env.kube.CoreV1().Secrets(testNamespace).Update(env.ctx, due, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.settle()
+	env.mustSync()
+	after := env.secretData(webhookSecretName)
+	if string(after.Data["tls.crt"]) == string(before.Data["tls.crt"]) {
+		t.Fatal("a certificate past its refresh time should be renewed")
+	}
+	if !engine.CertificateSignedBy(after, env.operatorCABundle()) {
+		t.Error("the renewed certificate should be signed by the operator's CA")
+	}
+	if got := env.deployment().Spec.Template.Annotations[hashKey]; got == hashBefore {
+		t.Error("the renewed certificate should roll the pods")
 	}
 }
