@@ -101,6 +101,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		CRD:            lwsCRD,
 		Optional:       optional,
 		Informers:      lws.RegisterInformers(lwsCaches, namespaced, managed),
+		Secrets:        namespaced.Core().V1().Secrets().Lister(),
+		ConfigMaps:     namespaced.Core().V1().ConfigMaps().Lister(),
 		Recorder:       cc.EventRecorder,
 		Resync:         resync,
 	})

@@ -19,7 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // The specs share the one LeaderWorkerSetOperator, so they run in order. Each leaves it Managed
@@ -65,36 +67,57 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		return waitSettled(ctx)
 	}
 
-	It("11. reports cert-manager missing as Degraded and recovers without a restart once it is installed", func(ctx SpecContext) {
+	It("L11. without cert-manager, Automatic has the operator issue the certificates; CertManager is Degraded until cert-manager is installed, then switches to it without a restart", func(ctx SpecContext) {
 		if certManagerAtStart {
 			Skip(fmt.Sprintf("cert-manager is installed (CRD %s exists) at suite start: its absence cannot be observed here", certManagerCRD))
 		}
 		startCertManager := os.Getenv("E2E_START_CERT_MANAGER")
 		Expect(startCertManager).NotTo(BeEmpty(),
-			"cert-manager is not installed and E2E_START_CERT_MANAGER (a command that installs it) is not set; the operand needs cert-manager")
+			"cert-manager is not installed and E2E_START_CERT_MANAGER (a command that installs it) is not set")
 
+		By("Automatic without cert-manager (and without OpenShift's service CA): the operator's own CA")
 		ensureCR(ctx)
-		waitForCR(ctx, time.Minute, "Degraded=True reason CertManagerMissing", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
+		start := time.Now()
+		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceOperator)
+		measure("install without cert-manager -> Available (operator's CA)", time.Since(start))
+		Eventually(ctx, func(g Gomega) {
+			bundle := operatorCABundleData(ctx, g)
+			for _, name := range []string{webhookSecretName, metricsSecretName} {
+				s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, name, metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred(), "Secret %s", name)
+				g.Expect(engine.CertificateSignedBy(s, bundle)).To(BeTrue(), "Secret %s is signed by the operator's CA", name)
+			}
+			expectCABundles(ctx, g, bundle)
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+		before := currentOperator(ctx)
+
+		setCertificateSource(ctx, lwsoperatorv1.CertificateSourceCertManager)
+		waitForCR(ctx, time.Minute, "Degraded=True reason CertManagerMissing, the operand still Available", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, "CertManagerMissing")
 			g.Expect(findCondition(cr, operatorv1.OperatorStatusTypeDegraded).Message).To(ContainSubstring("cert-manager"))
-			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, "")
-		})
-		before := currentOperator(ctx)
-		fmt.Fprintf(GinkgoWriter, "operator before installing cert-manager: %+v\n", before)
-
-		start := time.Now()
-		runHook(ctx, "E2E_START_CERT_MANAGER", startCertManager)
-		waitForCR(ctx, settleTimeout, "Available=True, Degraded=False after cert-manager appeared", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, "")
-			expectCondition(g, cr, operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, "")
+			expectCondition(g, cr, lwsoperatorv1.ConditionServingCertificates, operatorv1.ConditionTrue, string(lwsoperatorv1.CertificateSourceOperator))
 		})
-		measure("cert-manager installed -> Available", time.Since(start))
 
+		start = time.Now()
+		runHook(ctx, "E2E_START_CERT_MANAGER", startCertManager)
+		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceCertManager)
+		measure("cert-manager installed -> serving its certificates", time.Since(start))
+		Eventually(ctx, func(g Gomega) {
+			s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, webhookSecretName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			expectCABundles(ctx, g, s.Data["ca.crt"])
+			_, err = fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, operatorCASecret, metav1.GetOptions{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator's CA Secret is removed after the switch: %v", err)
+		}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
+
+		setCertificateSource(ctx, "")
+		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceCertManager)
 		after := currentOperator(ctx)
 		Expect(after).To(Equal(before), "the operator process must be the same one (no restart): before %+v, after %+v", before, after)
 	}, NodeTimeout(10*time.Minute))
 
-	It("1. installs the operand: Available, every object labelled and owned by the CR, the CRD not owned", func(ctx SpecContext) {
+	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRD not owned", func(ctx SpecContext) {
 		ensureCR(ctx)
 		cr := waitSettled(ctx)
 		Expect(cr.Finalizers).To(ContainElement("operator.llm-infra.io/lws-cleanup"), "the cleanup finalizer")
@@ -120,7 +143,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		}
 	}, NodeTimeout(5*time.Minute))
 
-	It("2. has cert-manager issue the certificates and inject the CA, and does not fight cainjector", func(ctx SpecContext) {
+	It("L2. has cert-manager issue the certificates and inject the CA, and does not fight cainjector", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 
 		var caBundle []byte
@@ -151,7 +174,51 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			WithTimeout(quietPeriod).WithPolling(time.Second).Should(BeEmpty(), "the operator and cainjector take turns writing")
 	}, NodeTimeout(5*time.Minute))
 
-	Describe("12. rejects invalid LeaderWorkerSetOperators at admission", func() {
+	It("L14. switches the certificates to the operator's CA and back to cert-manager, the webhooks answering every request throughout", func(ctx SpecContext) {
+		Expect(crdExists(ctx, certManagerCRD)).To(BeTrue(), "cert-manager must be installed (spec 11 installs it on the local cluster)")
+		managedAndSettled(ctx)
+		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceCertManager)
+
+		webhook := startOperandWebhook(ctx)
+		defer webhook.stop()
+		probe := startAdmissionProbe(ctx)
+		defer probe.finish()
+		Eventually(ctx, func() int64 { return probe.ok.Load() }).WithTimeout(time.Minute).WithPolling(poll).Should(BeNumerically(">=", 3),
+			"dry-run creates of a LeaderWorkerSet should pass the webhooks (served by the stand-in) before the switch")
+		Expect(probe.failed.Load()).To(BeZero(), "no failure before the switch")
+
+		setCertificateSource(ctx, lwsoperatorv1.CertificateSourceOperator)
+		start := time.Now()
+		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceOperator)
+		measure("switch cert-manager -> operator's CA", time.Since(start))
+		Eventually(ctx, func(g Gomega) {
+			expectCABundles(ctx, g, operatorCABundleData(ctx, g))
+			for _, ref := range []objectRef{assetRef(bindata.LWSIssuer), assetRef(bindata.LWSWebhookCertificate), assetRef(bindata.LWSMetricsCertificate)} {
+				_, err := ref.get(ctx)
+				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%s is removed after the switch: %v", ref, err)
+			}
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+
+		setCertificateSource(ctx, lwsoperatorv1.CertificateSourceAutomatic)
+		start = time.Now()
+		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceCertManager)
+		measure("switch operator's CA -> cert-manager (Automatic)", time.Since(start))
+		Eventually(ctx, func(g Gomega) {
+			s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, webhookSecretName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			expectCABundles(ctx, g, s.Data["ca.crt"])
+			_, err = fw.kube.CoreV1().ConfigMaps(fw.namespace).Get(ctx, operatorCABundle, metav1.GetOptions{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator's CA bundle is removed after the switch: %v", err)
+		}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
+
+		ok, failures := probe.finish()
+		fmt.Fprintf(GinkgoWriter, "admission probe: %d dry-run creates passed the webhooks, %d failed\n", ok, len(failures))
+		Expect(failures).To(BeEmpty(), "the webhooks must answer throughout both switches")
+		Expect(ok).To(BeNumerically(">", 10), "the probe must have run during the switches")
+		setCertificateSource(ctx, "")
+	}, NodeTimeout(10*time.Minute))
+
+	Describe("L12. rejects invalid LeaderWorkerSetOperators at admission", func() {
 		// Server-side dry run: admission and validation run, nothing is stored.
 		dryRunCreate := func(ctx context.Context, name string, spec map[string]any) error {
 			obj := &unstructured.Unstructured{Object: map[string]any{
@@ -210,7 +277,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
-	It("3. places the controller's pods by nodePlacement, and back to upstream's placement when unset", func(ctx SpecContext) {
+	It("L3. places the controller's pods by nodePlacement, and back to upstream's placement when unset", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		nodes, err := fw.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: infraNodeLabel})
 		Expect(err).NotTo(HaveOccurred())
@@ -254,7 +321,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		waitSettled(ctx)
 	}, NodeTimeout(8*time.Minute))
 
-	It("4. brings the controller back when its pods are deleted", func(ctx SpecContext) {
+	It("L4. brings the controller back when its pods are deleted", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		var pods []corev1.Pod
 		Eventually(ctx, func(g Gomega) { pods = operandPods(ctx, g); g.Expect(pods).NotTo(BeEmpty()) }).
@@ -272,7 +339,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		measure("pods deleted -> new pods ready, CR Available", time.Since(start))
 	}, NodeTimeout(5*time.Minute))
 
-	Describe("5. repairs drift within 30s (watches, not the 10-minute resync)", func() {
+	Describe("L5. repairs drift within 30s (watches, not the 10-minute resync)", func() {
 		// deleteAndWaitRecreated deletes an operand object and waits for a new one (new UID).
 		deleteAndWaitRecreated := func(ctx context.Context, kind, name string) {
 			ref := refByName(operandObjects(ctx), kind, name)
@@ -358,7 +425,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		}, NodeTimeout(5*time.Minute))
 	})
 
-	It("6. honours logLevel (operand --zap-log-level, new rollout) and operatorLogLevel (event)", func(ctx SpecContext) {
+	It("L6. honours logLevel (operand --zap-log-level, new rollout) and operatorLogLevel (event)", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		d, err := getDeployment(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -414,7 +481,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		waitSettled(ctx)
 	}, NodeTimeout(8*time.Minute))
 
-	It("7. rolls the pods when a mounted Secret's data changes, not when only its metadata does", func(ctx SpecContext) {
+	It("L7. rolls the pods when a mounted Secret's data changes, not when only its metadata does", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		d, err := getDeployment(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -460,7 +527,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		}).WithTimeout(shortQuiet).WithPolling(500 * time.Millisecond).Should(Succeed())
 	}, NodeTimeout(8*time.Minute))
 
-	It("8. leaves everything alone when Unmanaged, and takes over again when Managed", func(ctx SpecContext) {
+	It("L8. leaves everything alone when Unmanaged, and takes over again when Managed", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		setManagementState(ctx, operatorv1.Unmanaged)
 		waitForCR(ctx, time.Minute, "Progressing reason Unmanaged", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -492,7 +559,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		waitSettled(ctx)
 	}, NodeTimeout(5*time.Minute))
 
-	It("13. writes nothing after a restart when nothing changed", func(ctx SpecContext) {
+	It("L13. writes nothing after a restart when nothing changed", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		crRef := objectRef{gvr: gvrCRs, kind: "LeaderWorkerSetOperator", name: crName}
 		refs := append(append([]objectRef{crRef}, operandObjects(ctx)...), certificateSecrets()...)
@@ -511,7 +578,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		waitSettled(ctx)
 	}, NodeTimeout(6*time.Minute))
 
-	It("9. removes the operand when Removed, keeps the CRD and users' LeaderWorkerSets, and reinstalls when Managed", func(ctx SpecContext) {
+	It("L9. removes the operand when Removed, keeps the CRD and users' LeaderWorkerSets, and reinstalls when Managed", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		objects := operandObjects(ctx)
 		setManagementState(ctx, operatorv1.Removed)
@@ -551,7 +618,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
 	}, NodeTimeout(8*time.Minute))
 
-	It("10. cleans up when the CR is deleted, keeps the CRD and users' LeaderWorkerSets, then installs again when recreated", func(ctx SpecContext) {
+	It("L10. cleans up when the CR is deleted, keeps the CRD and users' LeaderWorkerSets, then installs again when recreated", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		objects := operandObjects(ctx)
 		By("deleting LeaderWorkerSetOperator/cluster")

@@ -202,6 +202,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.TracesSpecApplyConfiguration{}
 
 		// Group=operator.openshift.io, Version=v1
+	case v1.SchemeGroupVersion.WithKind("Certificates"):
+		return &operatorv1.CertificatesApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("LeaderWorkerSetOperator"):
 		return &operatorv1.LeaderWorkerSetOperatorApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("LeaderWorkerSetOperatorSpec"):

@@ -53,6 +53,17 @@ status:
   - {type: Available, status: "True", lastTransitionTime: "2026-01-02T03:04:05Z", reason: AsExpected}`,
 		},
 		{
+			name: "every certificate source",
+			obj: `
+metadata: {name: cluster}
+spec: {managementState: Managed, certificates: {source: ServiceCA}}`,
+		},
+		{
+			name:     "unknown certificate source",
+			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, certificates: {source: SelfSigned}}}`,
+			wantErrs: []string{`spec.certificates.source: Unsupported value: "SelfSigned": supported values: "Automatic", "CertManager", "ServiceCA", "Operator"`, crdtest.RulesNotCheckedMessage},
+		},
+		{
 			name:     "any other name",
 			obj:      `{metadata: {name: foo}, spec: {managementState: Managed}}`,
 			wantErrs: []string{"<nil>: Invalid value: LeaderWorkerSetOperator is a singleton: its name must be 'cluster'"},
@@ -134,7 +145,7 @@ func TestCRDShape(t *testing.T) {
 	for _, c := range v.AdditionalPrinterColumns {
 		columns = append(columns, c.Name)
 	}
-	if want := []string{"Management", "Available", "Progressing", "Degraded", "Age"}; !slices.Equal(columns, want) {
+	if want := []string{"Management", "Available", "Progressing", "Degraded", "Certificates", "Age"}; !slices.Equal(columns, want) {
 		t.Errorf("printer columns = %v, want %v", columns, want)
 	}
 

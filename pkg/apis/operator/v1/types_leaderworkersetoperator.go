@@ -24,6 +24,7 @@ const SingletonName = "cluster"
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].status`
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+// +kubebuilder:printcolumn:name="Certificates",type=string,JSONPath=`.status.conditions[?(@.type=="ServingCertificates")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'cluster'",message="LeaderWorkerSetOperator is a singleton: its name must be 'cluster'"
 type LeaderWorkerSetOperator struct {
@@ -32,7 +33,8 @@ type LeaderWorkerSetOperator struct {
 
 	// spec holds the administrator's wishes for the LeaderWorkerSet controller: managementState
 	// (required; Managed installs and reconciles it, Unmanaged leaves it alone, Removed deletes it),
-	// logLevel for the controller, operatorLogLevel for the operator itself, and nodePlacement.
+	// logLevel for the controller, operatorLogLevel for the operator itself, nodePlacement, and
+	// where the controller's serving certificates come from (certificates).
 	// +required
 	Spec LeaderWorkerSetOperatorSpec `json:"spec"`
 
@@ -53,6 +55,55 @@ type LeaderWorkerSetOperatorSpec struct {
 	// controller keeps upstream's placement (no node selector, no tolerations).
 	// +optional
 	NodePlacement *NodePlacement `json:"nodePlacement,omitempty"`
+
+	// certificates chooses where the LeaderWorkerSet controller's webhook and metrics serving
+	// certificates, and the CA bundle the API server trusts them with, come from. Unset is
+	// source Automatic.
+	// +optional
+	Certificates *Certificates `json:"certificates,omitempty"`
+}
+
+// CertificateSource names where the controller's serving certificates come from.
+//
+// +kubebuilder:validation:Enum=Automatic;CertManager;ServiceCA;Operator
+type CertificateSource string
+
+const (
+	// CertificateSourceAutomatic picks CertManager when cert-manager's CRDs are established,
+	// else ServiceCA when the cluster runs OpenShift's service CA, else Operator.
+	CertificateSourceAutomatic CertificateSource = "Automatic"
+	// CertificateSourceCertManager has cert-manager issue the certificates (a self-signed Issuer
+	// and two Certificates) and its cainjector inject the CA bundle.
+	CertificateSourceCertManager CertificateSource = "CertManager"
+	// CertificateSourceServiceCA has OpenShift's service CA issue the certificates (the
+	// service.beta.openshift.io/serving-cert-secret-name annotation on the Services) and inject
+	// its CA bundle (service.beta.openshift.io/inject-cabundle).
+	CertificateSourceServiceCA CertificateSource = "ServiceCA"
+	// CertificateSourceOperator has the operator keep a CA of its own and issue and rotate the
+	// certificates itself (library-go's certrotation), and inject the CA bundle itself.
+	CertificateSourceOperator CertificateSource = "Operator"
+)
+
+// Certificates chooses the source of the controller's serving certificates.
+type Certificates struct {
+	// source is where the webhook and metrics serving certificates come from: Automatic (the
+	// default: CertManager when cert-manager is installed, else ServiceCA on OpenShift, else
+	// Operator), CertManager, ServiceCA (OpenShift only) or Operator (the operator's own CA,
+	// rotated before expiry). Changing it rolls the controller onto certificates of the new
+	// source; the webhooks trust both CAs until the rollout is complete, so they keep answering,
+	// and the old source's objects are then removed. The source in use is the reason of the
+	// ServingCertificates condition.
+	// +kubebuilder:default=Automatic
+	// +optional
+	Source CertificateSource `json:"source,omitempty"`
+}
+
+// SourceOrDefault is the chosen source, Automatic when unset.
+func (c *Certificates) SourceOrDefault() CertificateSource {
+	if c == nil || c.Source == "" {
+		return CertificateSourceAutomatic
+	}
+	return c.Source
 }
 
 // NodePlacement selects the nodes the controller's pods may run on.

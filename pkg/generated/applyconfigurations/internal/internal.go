@@ -2509,6 +2509,14 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         map:
           fields:
+          - name: certificates
+            type:
+              map:
+                fields:
+                - name: source
+                  type:
+                    scalar: string
+                  default: Automatic
           - name: logLevel
             type:
               scalar: string

@@ -3,6 +3,7 @@ package lws
 import (
 	"context"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
+
+	"github.com/openshift/library-go/pkg/crypto"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -55,6 +58,7 @@ type fakeEnv struct {
 	optional      *engine.OptionalAPIs
 
 	nodePlacement *lwsoperatorv1.NodePlacement
+	certificates  *lwsoperatorv1.Certificates
 	deletion      *metav1.Time
 }
 
@@ -66,6 +70,7 @@ type envSetup struct {
 	state     operatorv1.ManagementState
 	logLevel  operatorv1.LogLevel
 	placement *lwsoperatorv1.NodePlacement
+	source    lwsoperatorv1.CertificateSource
 }
 
 // withCRDs installs established CRDs (cert-manager's, the ServiceMonitor's, ...).
@@ -90,18 +95,45 @@ func withPlacement(p *lwsoperatorv1.NodePlacement) envOption {
 	return func(s *envSetup) { s.placement = p }
 }
 
+// withCertificateSource sets spec.certificates.source.
+func withCertificateSource(source lwsoperatorv1.CertificateSource) envOption {
+	return func(s *envSetup) { s.source = source }
+}
+
 var certManagerCRDs = []string{engine.CRDName(engine.IssuerGVR), engine.CRDName(engine.CertificateGVR)}
 
-// issuedSecrets are the Secrets cert-manager would issue.
+// issuedSecrets are the Secrets cert-manager would issue: self-signed certificates, each its
+// own CA (ca.crt), as its self-signed Issuer makes them.
 func issuedSecrets() []runtime.Object {
 	var objs []runtime.Object
 	for _, name := range certificateSecrets {
+		cert, key := selfSignedCertificate(name)
 		objs = append(objs, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, Labels: map[string]string{engine.ManagedByLabel: engine.ManagedByValue}},
-			Data:       map[string][]byte{"tls.crt": []byte("cert-" + name), "tls.key": []byte("key-" + name), "ca.crt": []byte("ca")},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, Labels: map[string]string{engine.ManagedByLabel: engine.ManagedByValue},
+				Annotations: map[string]string{"cert-manager.io/certificate-name": name}},
+			Type: corev1.SecretTypeTLS,
+			Data: map[string][]byte{"tls.crt": cert, "tls.key": key, "ca.crt": cert},
 		})
 	}
 	return objs
+}
+
+// selfSignedCertificate makes a self-signed CA certificate and its key, PEM-encoded.
+func selfSignedCertificate(name string) (cert, key []byte) {
+	ca, err := crypto.MakeSelfSignedCAConfigForDuration(name, time.Hour)
+	if err != nil {
+		panic(err)
+	}
+	cert, key, err = ca.GetPEMBytes()
+	if err != nil {
+		panic(err)
+	}
+	return cert, key
+}
+
+// setCertificateSource changes spec.certificates.source.
+func (e *fakeEnv) setCertificateSource(source lwsoperatorv1.CertificateSource) {
+	e.certificates = &lwsoperatorv1.Certificates{Source: source}
 }
 
 func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
@@ -143,6 +175,9 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	enginetest.VersionObjects(kube, apiext, dyn)
 	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), nodePlacement: setup.placement}
+	if setup.source != "" {
+		env.certificates = &lwsoperatorv1.Certificates{Source: setup.source}
+	}
 	env.operator = informerBackedOperatorClient{
 		OperatorClientWithFinalizers: v1helpers.NewFakeOperatorClientWithObjectMeta(
 			&metav1.ObjectMeta{Name: lwsoperatorv1.SingletonName, UID: "cr-uid", Generation: 1},
@@ -170,6 +205,8 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		CRD:            env.crd,
 		Optional:       env.optional,
 		Informers:      watched,
+		Secrets:        env.namespaced.Core().V1().Secrets().Lister(),
+		ConfigMaps:     env.namespaced.Core().V1().ConfigMaps().Lister(),
 		Recorder:       env.recorder,
 		Resync:         0,
 	})
@@ -244,6 +281,7 @@ func (e *fakeEnv) currentCR() *lwsoperatorv1.LeaderWorkerSetOperator {
 	cr.DeletionTimestamp = e.deletion
 	cr.Spec.OperatorSpec = *spec.DeepCopy()
 	cr.Spec.NodePlacement = e.nodePlacement.DeepCopy()
+	cr.Spec.Certificates = e.certificates.DeepCopy()
 	cr.Status.OperatorStatus = *status.DeepCopy()
 	return cr
 }

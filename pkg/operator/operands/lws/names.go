@@ -24,14 +24,18 @@ const (
 	PartOfValue = "leaderworkerset"
 
 	// Names of operand objects that code refers to (the manifests name the rest).
-	deploymentName      = "lws-controller-manager"
-	configMapName       = "lws-manager-config"
-	configMapKey        = "controller_manager_config.yaml"
-	webhookSecretName   = "webhook-server-cert"
-	metricsSecretName   = "metrics-server-cert"
-	lwsCRDName          = "leaderworkersets.leaderworkerset.x-k8s.io"
-	managerContainer    = "manager"
-	zapLogLevelArgument = "--zap-log-level="
+	deploymentName        = "lws-controller-manager"
+	configMapName         = "lws-manager-config"
+	configMapKey          = "controller_manager_config.yaml"
+	webhookSecretName     = "webhook-server-cert"
+	metricsSecretName     = "metrics-server-cert"
+	webhookServiceName    = "lws-webhook-service"
+	metricsServiceName    = "lws-controller-manager-metrics-service"
+	mutatingWebhookName   = "lws-mutating-webhook-configuration"
+	validatingWebhookName = "lws-validating-webhook-configuration"
+	lwsCRDName            = "leaderworkersets.leaderworkerset.x-k8s.io"
+	managerContainer      = "manager"
+	zapLogLevelArgument   = "--zap-log-level="
 )
 
 // ServiceMonitorGVR is the Prometheus operator's ServiceMonitor.

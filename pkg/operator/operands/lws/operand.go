@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -38,6 +39,9 @@ type Operand struct {
 	optional       *engine.OptionalAPIs
 	recorder       events.Recorder
 	steps          []engine.Step[*syncRun]
+	// secretLister and configMapLister read the operand namespace for library-go's certrotation.
+	secretLister    corev1listers.SecretLister
+	configMapLister corev1listers.ConfigMapLister
 }
 
 // Config holds what New needs.
@@ -57,7 +61,11 @@ type Config struct {
 	// Informers are the informers of every kind the operand manages: their events trigger a
 	// sync, which repairs drift. The caller starts them.
 	Informers []factory.Informer
-	Recorder  events.Recorder
+	// Secrets and ConfigMaps list the operand namespace (the same informers as Informers'), for
+	// the operator's own CA (library-go's certrotation reads through listers).
+	Secrets    corev1listers.SecretLister
+	ConfigMaps corev1listers.ConfigMapLister
+	Recorder   events.Recorder
 	// Resync is how often the controller syncs without an event.
 	Resync time.Duration
 }
@@ -66,15 +74,17 @@ type Config struct {
 func New(cfg Config) (*Operand, factory.Controller) {
 	recorder := cfg.Recorder.WithComponentSuffix("lws-target-config")
 	o := &Operand{
-		namespace:      cfg.Namespace,
-		image:          cfg.Image,
-		operatorClient: cfg.OperatorClient,
-		clients:        cfg.Clients,
-		applier:        engine.Applier{Clients: cfg.Clients, Cache: resourceapply.NewResourceCache(), Recorder: recorder},
-		crd:            cfg.CRD,
-		optional:       cfg.Optional,
-		recorder:       recorder,
-		steps:          reconcileSteps(),
+		namespace:       cfg.Namespace,
+		image:           cfg.Image,
+		operatorClient:  cfg.OperatorClient,
+		clients:         cfg.Clients,
+		applier:         engine.Applier{Clients: cfg.Clients, Cache: resourceapply.NewResourceCache(), Recorder: recorder},
+		crd:             cfg.CRD,
+		optional:        cfg.Optional,
+		recorder:        recorder,
+		steps:           reconcileSteps(),
+		secretLister:    cfg.Secrets,
+		configMapLister: cfg.ConfigMaps,
 	}
 
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
@@ -110,6 +120,11 @@ type syncRun struct {
 	mountedConfigMaps []*corev1.ConfigMap
 	// deployment is the Deployment as last seen, for conditions and readyReplicas.
 	deployment *appsv1.Deployment
+	// certs is what the certificate steps found and decided.
+	certs certificates
+	// servingSource is the certificate source the pods serve with at the end of this sync, for
+	// the ServingCertificates condition; empty when the steps did not get that far.
+	servingSource lwsoperatorv1.CertificateSource
 	// appliedDeployment is set only when this sync applied the Deployment. Only its generation
 	// may be recorded in status: recording the generation of a Deployment someone else edited
 	// (while Unmanaged, or after a failed apply) would make that edit look like the operator's

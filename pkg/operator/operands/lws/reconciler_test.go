@@ -134,7 +134,7 @@ func TestObservedGenerationAndFinalizerAreSet(t *testing.T) {
 }
 
 func TestCertManagerMissingIsDegradedAndRecovers(t *testing.T) {
-	env := newFakeEnv(t, withObjects(issuedSecrets()...))
+	env := newFakeEnv(t, withObjects(issuedSecrets()...), withCertificateSource(lwsoperatorv1.CertificateSourceCertManager))
 	if err := env.sync(); err != nil {
 		t.Fatalf("a missing cert-manager is reported in status, not retried as an error: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
@@ -24,7 +25,28 @@ func managedConditions(run *syncRun, result *engine.Outcome) []engine.Condition 
 					run.namespace, deploymentName, rollout.Updated, rollout.Desired, rollout.AvailableReplicas)}
 		}
 	}
-	return []engine.Condition{availableCondition(run), degraded, progressing}
+	conds := []engine.Condition{availableCondition(run), degraded, progressing}
+	if c, ok := servingCertificatesCondition(run); ok {
+		conds = append(conds, c)
+	}
+	return conds
+}
+
+// servingCertificatesCondition names the certificate source the pods serve with. A sync that
+// stopped before the certificates were settled leaves the condition as it was (false only
+// before the first certificates were issued): it is also how the next sync knows which source
+// the running pods trust.
+func servingCertificatesCondition(run *syncRun) (engine.Condition, bool) {
+	if run.servingSource == "" {
+		if servingSourceOf(run.cr) != "" {
+			return engine.Condition{}, false
+		}
+		return engine.Condition{Type: lwsoperatorv1.ConditionServingCertificates, Reason: engine.ReasonWaitingForCertificates,
+			Message: "the webhook and metrics serving certificates are not issued yet; Progressing and Degraded say why"}, true
+	}
+	return engine.Condition{Type: lwsoperatorv1.ConditionServingCertificates, Status: true, Reason: string(run.servingSource),
+		Message: fmt.Sprintf("the webhook and metrics serving certificates come from %s (spec.certificates.source %s)",
+			describeSource(run.servingSource), run.cr.Spec.Certificates.SourceOrDefault())}, true
 }
 
 // availableCondition says whether the controller serves: at least one replica available.

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	componentconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	"k8s.io/utils/ptr"
@@ -13,6 +14,7 @@ import (
 
 	lwsconfigv1alpha1 "sigs.k8s.io/lws/api/config/v1alpha1"
 
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
@@ -80,7 +82,43 @@ func applyServiceMonitor(ctx context.Context, run *syncRun, assets []string) err
 	if run.optional.Installed(ServiceMonitorGVR) != nil {
 		return nil
 	}
-	return engine.ApplyAssets(ctx, run, assets)
+	monitor, err := run.render.Object(assets[0])
+	if err != nil {
+		return err
+	}
+	if err := withMetricsCA(monitor, run.certs.serving); err != nil {
+		return err
+	}
+	return run.applier.Apply(ctx, monitor)
+}
+
+// withMetricsCA points the ServiceMonitor's TLS verification at the CA of the source the pods
+// serve with: cert-manager's ca.crt in the metrics Secret (the manifest's), the operator's
+// bundle, or the service CA OpenShift publishes in the namespace.
+func withMetricsCA(monitor *unstructured.Unstructured, source lwsoperatorv1.CertificateSource) error {
+	var ca map[string]any
+	switch source {
+	case lwsoperatorv1.CertificateSourceOperator:
+		ca = map[string]any{"configMap": map[string]any{"name": operatorCABundleName, "key": "ca-bundle.crt"}}
+	case lwsoperatorv1.CertificateSourceServiceCA:
+		ca = map[string]any{"configMap": map[string]any{"name": serviceCAConfigMap, "key": serviceCAKey}}
+	default:
+		return nil
+	}
+	endpoints, _, err := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+	if err != nil {
+		return err
+	}
+	for i := range endpoints {
+		endpoint, ok := endpoints[i].(map[string]any)
+		if !ok {
+			continue
+		}
+		if err := unstructured.SetNestedField(endpoint, ca, "tlsConfig", "ca"); err != nil {
+			return err
+		}
+	}
+	return unstructured.SetNestedSlice(monitor.Object, endpoints, "spec", "endpoints")
 }
 
 func removeServiceMonitor(ctx context.Context, run *syncRun, assets []string) error {

@@ -11,9 +11,11 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
-// applyCRD applies the LeaderWorkerSet CRD. library-go's CRD apply replaces the whole spec, so
-// the conversion webhook's CA bundle that cert-manager's cainjector wrote is carried over from
-// the cached CRD first; otherwise the operator and cainjector would take turns rewriting it. The
+// applyCRD applies the LeaderWorkerSet CRD with the certificate source's caBundle injection
+// (step_certificates.go). When the operator writes the conversion webhook's CA bundle itself
+// (its own CA, or both CAs during a switch), that bundle is applied. Otherwise library-go's CRD
+// apply would replace the whole spec, so the CA bundle an injector (cert-manager's cainjector,
+// the service CA) wrote is carried over from the cached CRD first; otherwise the operator and cainjector would take turns rewriting it. The
 // cache may lag behind a bundle cainjector has just written: the apply then carries the cached
 // resourceVersion and fails with a conflict instead of removing the bundle, and the retry
 // reads the newer CRD.
@@ -21,6 +23,10 @@ func applyCRD(ctx context.Context, run *syncRun, assets []string) error {
 	required, err := engine.RenderTyped[apiextensionsv1.CustomResourceDefinition](run.render, assets[0])
 	if err != nil {
 		return err
+	}
+	run.certs.injectCABundle(required)
+	if cfg := conversionClientConfig(required); cfg != nil && run.certs.bundle != nil {
+		cfg.CABundle = run.certs.bundle
 	}
 	if live := run.crd.Get(); live != nil {
 		preserveConversionCABundle(live, required)

@@ -6,23 +6,27 @@ import (
 )
 
 // reconcileSteps is the operand, in the order it is applied. Later steps depend on earlier
-// ones: nothing that needs a certificate is applied before cert-manager has issued it. Removal
-// walks the table backwards.
+// ones: nothing that needs a certificate is applied before the certificate source (cert-manager,
+// the OpenShift service CA or the operator's own CA, step_certificates.go) has issued it.
+// Removal walks the table backwards.
 func reconcileSteps() []engine.Step[*syncRun] {
 	return []engine.Step[*syncRun]{
 		{Name: "operand ServiceAccount", Assets: []string{bindata.LWSServiceAccount}},
 		{Name: "operand ClusterRole", Assets: []string{bindata.LWSClusterRole, bindata.LWSClusterRoleBinding}},
 		{Name: "metrics authentication ClusterRole", Assets: []string{bindata.LWSMetricsAuthClusterRole, bindata.LWSMetricsAuthClusterRoleBinding, bindata.LWSMetricsReaderClusterRole}},
 		{Name: "leader election Role", Assets: []string{bindata.LWSLeaderElectionRole, bindata.LWSLeaderElectionRoleBinding}},
-		{Name: "Services", Assets: []string{bindata.LWSWebhookService, bindata.LWSMetricsService}},
-		{Name: "cert-manager Issuer", Assets: []string{bindata.LWSIssuer}, Apply: applyCertManagerObjects},
-		{Name: "cert-manager Certificates", Assets: []string{bindata.LWSWebhookCertificate, bindata.LWSMetricsCertificate}, Apply: applyCertManagerObjects, Remove: removeCertificatesThenSecrets},
+		{Name: "certificate source", Apply: chooseCertificateSource, Remove: engine.NothingToRemove[*syncRun]},
+		{Name: "Services", Assets: []string{bindata.LWSWebhookService, bindata.LWSMetricsService}, Apply: applyServices},
+		{Name: "cert-manager Issuer", Assets: []string{bindata.LWSIssuer}, Apply: applyIssuer},
+		{Name: "cert-manager Certificates", Assets: []string{bindata.LWSWebhookCertificate, bindata.LWSMetricsCertificate}, Apply: applyCertificates, Remove: removeCertificatesThenSecrets},
+		{Name: "operator CA", Apply: applyOperatorCA, Remove: removeOperatorCA},
 		{Name: "certificate Secrets", Apply: waitForCertificateSecrets, Remove: engine.NothingToRemove[*syncRun]},
 		{Name: "LeaderWorkerSet CRD", Assets: []string{bindata.LWSCRD}, Apply: applyCRD, Remove: disableCRDConversionWebhook},
-		{Name: "webhook configurations", Assets: []string{bindata.LWSMutatingWebhookConfiguration, bindata.LWSValidatingWebhookConfiguration}},
+		{Name: "webhook configurations", Assets: []string{bindata.LWSMutatingWebhookConfiguration, bindata.LWSValidatingWebhookConfiguration}, Apply: applyWebhookConfigurations},
 		{Name: "operand ConfigMap", Apply: applyOperandConfigMap, Remove: removeOperandConfigMap},
 		{Name: "ServiceMonitor", Assets: []string{bindata.LWSServiceMonitor}, Apply: applyServiceMonitor, Remove: removeServiceMonitor},
 		{Name: "operand Deployment", Assets: []string{bindata.LWSDeployment}, Apply: applyDeployment},
+		{Name: "certificate source switch", Apply: finishCertificateSwitch, Remove: engine.NothingToRemove[*syncRun]},
 	}
 }
 

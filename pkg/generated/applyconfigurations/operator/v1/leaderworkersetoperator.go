@@ -38,7 +38,8 @@ type LeaderWorkerSetOperatorApplyConfiguration struct {
 	*metav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	// spec holds the administrator's wishes for the LeaderWorkerSet controller: managementState
 	// (required; Managed installs and reconciles it, Unmanaged leaves it alone, Removed deletes it),
-	// logLevel for the controller, operatorLogLevel for the operator itself, and nodePlacement.
+	// logLevel for the controller, operatorLogLevel for the operator itself, nodePlacement, and
+	// where the controller's serving certificates come from (certificates).
 	Spec *LeaderWorkerSetOperatorSpecApplyConfiguration `json:"spec,omitempty"`
 	// status reports what the operator observed and did.
 	Status *LeaderWorkerSetOperatorStatusApplyConfiguration `json:"status,omitempty"`

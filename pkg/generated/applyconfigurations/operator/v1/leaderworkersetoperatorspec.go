@@ -35,6 +35,10 @@ type LeaderWorkerSetOperatorSpecApplyConfiguration struct {
 	// nodePlacement controls where the LeaderWorkerSet controller's pods run. Unset, the
 	// controller keeps upstream's placement (no node selector, no tolerations).
 	NodePlacement *NodePlacementApplyConfiguration `json:"nodePlacement,omitempty"`
+	// certificates chooses where the LeaderWorkerSet controller's webhook and metrics serving
+	// certificates, and the CA bundle the API server trusts them with, come from. Unset is
+	// source Automatic.
+	Certificates *CertificatesApplyConfiguration `json:"certificates,omitempty"`
 }
 
 // LeaderWorkerSetOperatorSpecApplyConfiguration constructs a declarative configuration of the LeaderWorkerSetOperatorSpec type for use with
@@ -88,5 +92,13 @@ func (b *LeaderWorkerSetOperatorSpecApplyConfiguration) WithObservedConfig(value
 // If called multiple times, the NodePlacement field is set to the value of the last call.
 func (b *LeaderWorkerSetOperatorSpecApplyConfiguration) WithNodePlacement(value *NodePlacementApplyConfiguration) *LeaderWorkerSetOperatorSpecApplyConfiguration {
 	b.NodePlacement = value
+	return b
+}
+
+// WithCertificates sets the Certificates field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Certificates field is set to the value of the last call.
+func (b *LeaderWorkerSetOperatorSpecApplyConfiguration) WithCertificates(value *CertificatesApplyConfiguration) *LeaderWorkerSetOperatorSpecApplyConfiguration {
+	b.Certificates = value
 	return b
 }
