@@ -198,4 +198,3 @@ func ensureNamespace(ctx context.Context, t *testing.T, kube kubernetes.Interfac
 		t.Fatal(err)
 	}
 }
-

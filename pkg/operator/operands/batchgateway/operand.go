@@ -228,7 +228,7 @@ func (o *Operand) newRun(cr *batchv1alpha1.LLMBatchGateway) *syncRun {
 			// spec.httpRoute.annotations: one taken out of the spec is removed.
 			TrackAnnotations: true,
 		},
-		stamp:    ownerStamp(cr),
+		stamp: ownerStamp(cr),
 	}
 }
 
