@@ -33,7 +33,11 @@ func WellFormed(obj runtime.Object, namespace string) error {
 	}
 	nameRule := apimachineryvalidation.NameIsDNSSubdomain
 	if u.GetKind() == "Service" {
-		nameRule = apimachineryvalidation.NameIsDNS1035Label
+		// A DNS label: since Kubernetes 1.34 (RelaxedServiceNameValidation) a Service's name
+		// may start with a digit, and the API servers this operator supports (1.36, the local
+		// cluster's, where test/reliability/dryrun admits "0gw-service") allow it. Older ones
+		// asked for a DNS-1035 label.
+		nameRule = apimachineryvalidation.NameIsDNSLabel
 	}
 	errs := apimachineryvalidation.ValidateObjectMetaAccessor(u, namespace != "", nameRule, field.NewPath("metadata"))
 	if template, ok, _ := unstructured.NestedMap(content, "spec", "template", "metadata"); ok {
