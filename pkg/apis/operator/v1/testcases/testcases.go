@@ -35,6 +35,10 @@ const (
 	MessageSingleton          = "LeaderWorkerSetOperator is a singleton: its name must be 'cluster'"
 	MessageManagementState    = "spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed"
 	MessageTolerationOperator = "nodePlacement.tolerations[].operator must be Exists or Equal"
+	MessageTolerationEffect   = "nodePlacement.tolerations[].effect must be NoSchedule, PreferNoSchedule or NoExecute"
+	MessageTolerationSeconds  = "nodePlacement.tolerations[].tolerationSeconds needs effect NoExecute"
+	MessageTolerationExists   = "nodePlacement.tolerations[].value must be empty when operator is Exists"
+	MessageTolerationNoKey    = "nodePlacement.tolerations[] without a key must have operator Exists (it then tolerates every taint)"
 )
 
 // Accepted are valid objects.
@@ -59,6 +63,8 @@ status:
 	{Name: "Unmanaged", Base: Base, Patch: `{spec: {managementState: Unmanaged}}`},
 	{Name: "64 tolerations (the bound)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: ` + admission.Items(64, "{key: a, operator: Exists}") + `}}}`},
 	{Name: "empty nodePlacement", Base: Base, Patch: `{spec: {nodePlacement: {}}}`},
+	{Name: "a toleration of every taint (no key, Exists)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{operator: Exists}]}}}`},
+	{Name: "a toleration without operator (Equal)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, value: b, effect: PreferNoSchedule}]}}}`},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
@@ -90,6 +96,17 @@ var Rejected = []Case{
 	// Cross-field rules.
 	{Name: "toleration with an unknown operator", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Sometimes}]}}}`,
 		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationOperator)}},
+
+	// Tolerations the Deployment could not take (found by test/reliability/dryrun: the CRD
+	// admitted them, and the controller's Deployment was refused).
+	{Name: "toleration effect Sometimes", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, effect: Sometimes}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationEffect)}},
+	{Name: "tolerationSeconds with effect NoSchedule", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, effect: NoSchedule, tolerationSeconds: 30}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationSeconds)}},
+	{Name: "operator Exists with a value", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, value: b}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationExists)}},
+	{Name: "toleration without key, operator Equal", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{operator: Equal, value: b}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationNoKey)}},
 
 	// Oversized lists.
 	{Name: "65 tolerations", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: ` + admission.Items(65, "{key: a, operator: Exists}") + `}}}`,
