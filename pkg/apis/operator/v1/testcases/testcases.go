@@ -97,8 +97,8 @@ var Rejected = []Case{
 	{Name: "toleration with an unknown operator", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Sometimes}]}}}`,
 		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationOperator)}},
 
-	// Tolerations the Deployment could not take (found by test/reliability/dryrun: the CRD
-	// admitted them, and the controller's Deployment was refused).
+	// Tolerations the controller's Deployment could not take: the CRD admitted them, and the
+	// API server's validation of a pod's tolerations refuses them.
 	{Name: "toleration effect Sometimes", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, effect: Sometimes}]}}}`,
 		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationEffect)}},
 	{Name: "tolerationSeconds with effect NoSchedule", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, effect: NoSchedule, tolerationSeconds: 30}]}}}`,
