@@ -107,6 +107,10 @@ test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
 test-reliability: ## Reliability suites (the cluster starting under CPU load, ...): make test-reliability [SUITES=cluster-start]
 	hack/test-reliability.sh $(SUITES)
 
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" goes to OUT [_output/fuzz].
+	hack/fuzz.sh $(or $(FUZZTIME),10) $(or $(OUT),_output/fuzz)
+
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
 	hack/bench.sh

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/library-go/pkg/operator/resource/resourcehash"
@@ -114,16 +117,33 @@ func ConfigHashAnnotations(configMaps []*corev1.ConfigMap, secrets []*corev1.Sec
 		if err != nil {
 			return nil, err
 		}
-		ret[ConfigHashAnnotationPrefix+"configmap-"+cm.Name] = hash
+		ret[configHashKey("configmap-", cm.Name)] = hash
 	}
 	for _, s := range secrets {
 		hash, err := resourcehash.GetSecretHash(s)
 		if err != nil {
 			return nil, err
 		}
-		ret[ConfigHashAnnotationPrefix+"secret-"+s.Name] = hash
+		ret[configHashKey("secret-", s.Name)] = hash
 	}
 	return ret, nil
+}
+
+// configHashKey is the annotation key of one mounted object: ConfigHashAnnotationPrefix, the
+// kind and the object's name. The part after the key's "/" may have 63 characters at most, and
+// an object's name up to 253: a longer key keeps the start of the name and ends with a hash of
+// the whole name, so it stays valid and distinct. Keys that fit are left as they are, so that
+// existing pods are not rolled.
+func configHashKey(kind, name string) string {
+	_, prefixName, _ := strings.Cut(ConfigHashAnnotationPrefix, "/")
+	part := prefixName + kind + name
+	if len(part) <= validation.DNS1123LabelMaxLength {
+		return ConfigHashAnnotationPrefix + kind + name
+	}
+	sum := sha256.Sum256([]byte(name))
+	suffix := "-" + hex.EncodeToString(sum[:])[:10]
+	keep := validation.DNS1123LabelMaxLength - len(prefixName) - len(kind) - len(suffix)
+	return ConfigHashAnnotationPrefix + kind + strings.TrimRight(name[:keep], "-.") + suffix
 }
 
 // ContainerOf returns the named container of a Deployment's pod template, or nil.

@@ -25,6 +25,7 @@ import (
 // +kubebuilder:printcolumn:name="GC-Ready",type=integer,JSONPath=`.status.componentStatus.gc.readyReplicas`
 // +kubebuilder:printcolumn:name="Async-Ready",type=integer,JSONPath=`.status.componentStatus.asyncProcessor.readyReplicas`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63 && !self.metadata.name.contains('.')",message="metadata.name must be a DNS label (at most 63 characters, no dots): it is the app.kubernetes.io/instance label of the gateway's objects and starts its Services' names"
 type LLMBatchGateway struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -34,6 +35,7 @@ const (
 	MessageAsyncTarget             = "spec.processor.dispatchMode async needs spec.processor.asyncConfig.inferenceGateway.url or spec.processor.asyncConfig.redis.queuesConfig: the async-processor must know where to send requests"
 	MessageAsyncGateTypeAndQueues  = "spec.processor.asyncConfig.redis.gateType cannot be combined with spec.processor.asyncConfig.redis.queuesConfig: set gateType on each queue instead"
 	MessagePerEndpointAboveGlobal  = "spec.processor.config.concurrency.perEndpoint must not exceed spec.processor.config.concurrency.global (unset, perEndpoint is 10 and global 100)"
+	MessageName                    = "metadata.name must be a DNS label (at most 63 characters, no dots): it is the app.kubernetes.io/instance label of the gateway's objects and starts its Services' names"
 	MessageAIMDMinAbovePerEndpoint = "spec.processor.config.concurrency.aimd.min must not exceed spec.processor.config.concurrency.perEndpoint while AIMD is enabled (unset, aimd.min is 5 and perEndpoint 10)"
 )
 
@@ -48,6 +50,9 @@ func (in *LLMBatchGateway) ValidateSpec() field.ErrorList {
 	spec := &in.Spec
 	path := field.NewPath("spec")
 	var errs field.ErrorList
+	if !isDNSLabelName(in.Name, 63) {
+		errs = append(errs, field.Invalid(nil, field.OmitValueType{}, MessageName))
+	}
 	if spec.SecretRef.Name == "" {
 		errs = append(errs, field.Required(path.Child("secretRef", "name"), MessageSecretRefName))
 	}
@@ -195,4 +200,10 @@ func valueOr(v, d int32) int32 {
 		return d
 	}
 	return v
+}
+
+// isDNSLabelName is the CRD's rule on metadata.name: an object name (a DNS subdomain, which the
+// API server checks first) of at most max characters without dots, so a DNS label.
+func isDNSLabelName(name string, max int) bool {
+	return len(name) <= max && !strings.Contains(name, ".")
 }

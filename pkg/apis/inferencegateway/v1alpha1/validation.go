@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,10 @@ import (
 // +kubebuilder:validation:XValidation markers on the types repeat them word for word (a marker
 // cannot name a constant); the package's tests fail when the two differ.
 const (
+	// Names the objects of a Gateway or MCP must be able to take.
+	MessageGatewayName = "metadata.name must be a DNS label (at most 63 characters, no dots): it names the gateway's Service and is the app.kubernetes.io/instance label of its objects"
+	MessageMCPName     = "metadata.name must have at most 55 characters and no dots: it names the MCP server's Service, <name>-service, a DNS label of at most 63"
+
 	// Fields upstream accepted and ignored, which the gateway cannot do.
 	MessageScaleTargetRef          = "spec.hpa.config.scaleTargetRef can only name this Gateway's own Deployment (apps/v1 Deployment named like the Gateway), which is what the HorizontalPodAutoscaler always scales: remove scaleTargetRef"
 	MessageTracesProtocolGRPC      = "spec.telemetry.traces.exporter.otlp.protocol grpc is not supported: the gateway exports traces over OTLP/HTTP only; use http/protobuf or leave it unset"
@@ -60,6 +65,9 @@ func (in *Gateway) ValidateSpec() field.ErrorList {
 	spec := &in.Spec
 	path := field.NewPath("spec")
 	var errs field.ErrorList
+	if !isDNSLabelName(in.Name, 63) {
+		errs = append(errs, field.Invalid(nil, field.OmitValueType{}, MessageGatewayName))
+	}
 	errs = append(errs, validateScaleTargetRef(spec.HPA, in.Name, path, MessageScaleTargetRef)...)
 	errs = append(errs, spec.Telemetry.validate(path.Child("telemetry"))...)
 	errs = append(errs, spec.Server.validate(path.Child("server"))...)
@@ -96,6 +104,9 @@ func (in *Gateway) ValidateSpec() field.ErrorList {
 func (in *MCP) ValidateSpec() field.ErrorList {
 	path := field.NewPath("spec")
 	var errs field.ErrorList
+	if !isDNSLabelName(in.Name, 55) {
+		errs = append(errs, field.Invalid(nil, field.OmitValueType{}, MessageMCPName))
+	}
 	errs = append(errs, validateScaleTargetRef(in.Spec.HPA, in.Name, path, MessageMCPScaleTargetRef)...)
 	if s := in.Spec.Server; s != nil && s.Timeout != "" && s.Timeout != DefaultMCPServerTimeout {
 		errs = append(errs, field.Invalid(path.Child("server", "timeout"), field.OmitValueType{}, MessageMCPServerTimeout))
@@ -304,4 +315,10 @@ func (in *MCPServiceDiscoverySpec) validate(path *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(path.Child("selector"), field.OmitValueType{}, MessageSelectorExpressions)}
 	}
 	return nil
+}
+
+// isDNSLabelName is the CRDs' rule on metadata.name: an object name (a DNS subdomain, which the
+// API server checks first) of at most max characters without dots, so a DNS label.
+func isDNSLabelName(name string, max int) bool {
+	return len(name) <= max && !strings.Contains(name, ".")
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
 )
 
 // The CRD is checked with the API server's own validators (pkg/apis/internal/crdtest); the e2e
@@ -19,115 +19,37 @@ const (
 	deployCRD   = "../../../../deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml"
 )
 
+// TestCRDAdmission runs the admission table (testcases), which the e2e suite and
+// test/reliability/admission send to a real API server.
 func TestCRDAdmission(t *testing.T) {
 	crd := loadCRD(t)
+	crd.ExpectCases(t, slices.Concat(testcases.Accepted, testcases.Rejected))
+}
 
-	tests := []struct {
-		name string
-		obj  string
-		// wantErrs are substrings, one per expected error; none means the object is accepted.
-		wantErrs []string
-	}{
-		{
-			name: "name cluster with a minimal spec",
-			obj: `
-metadata: {name: cluster}
-spec: {managementState: Managed}`,
-		},
-		{
-			name: "full spec with nodePlacement",
-			obj: `
-metadata: {name: cluster}
-spec:
-  managementState: Managed
-  logLevel: Debug
-  operatorLogLevel: TraceAll
-  nodePlacement:
-    nodeSelector: {node-role.kubernetes.io/infra: ""}
-    tolerations:
-    - {key: node-role.kubernetes.io/infra, operator: Exists, effect: NoSchedule}
-    - {key: example.com/gpu, operator: Equal, value: "true", effect: NoExecute, tolerationSeconds: 30}
-status:
-  observedGeneration: 2
-  conditions:
-  - {type: Available, status: "True", lastTransitionTime: "2026-01-02T03:04:05Z", reason: AsExpected}`,
-		},
-		{
-			name: "every certificate source",
-			obj: `
-metadata: {name: cluster}
-spec: {managementState: Managed, certificates: {source: ServiceCA}}`,
-		},
-		{
-			name:     "unknown certificate source",
-			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, certificates: {source: SelfSigned}}}`,
-			wantErrs: []string{`spec.certificates.source: Unsupported value: "SelfSigned": supported values: "Automatic", "CertManager", "ServiceCA", "Operator"`, crdtest.RulesNotCheckedMessage},
-		},
-		{
-			name:     "any other name",
-			obj:      `{metadata: {name: foo}, spec: {managementState: Managed}}`,
-			wantErrs: []string{"<nil>: Invalid value: LeaderWorkerSetOperator is a singleton: its name must be 'cluster'"},
-		},
-		{
-			name: "unknown managementState",
-			obj:  `{metadata: {name: cluster}, spec: {managementState: Bogus}}`,
-			wantErrs: []string{
-				`spec.managementState: Invalid value: "Bogus": spec.managementState in body should match '^(Managed|Unmanaged|Force|Removed)$'`,
-				"spec: Invalid value: spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed",
-			},
-		},
-		{
-			name:     "missing managementState",
-			obj:      `{metadata: {name: cluster}, spec: {logLevel: Debug}}`,
-			wantErrs: []string{"spec: Invalid value: spec.managementState is required and must be one of Managed, Unmanaged, Force or Removed"},
-		},
-		{
-			name: "unknown logLevel",
-			obj:  `{metadata: {name: cluster}, spec: {managementState: Managed, logLevel: Loud}}`,
-			// An enum error keeps the API server from running the CEL rules, and it says so.
-			wantErrs: []string{`spec.logLevel: Unsupported value: "Loud": supported values: "", "Normal", "Debug", "Trace", "TraceAll"`, crdtest.RulesNotCheckedMessage},
-		},
-		{
-			name:     "unknown operatorLogLevel",
-			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, operatorLogLevel: Loud}}`,
-			wantErrs: []string{`spec.operatorLogLevel: Unsupported value: "Loud"`, crdtest.RulesNotCheckedMessage},
-		},
-		{
-			name:     "missing spec",
-			obj:      `{metadata: {name: cluster}}`,
-			wantErrs: []string{`spec: Required value`, crdtest.RulesNotCheckedMessage},
-		},
-		{
-			name:     "toleration with an unknown operator",
-			obj:      `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: [{key: a, operator: Sometimes}]}}}`,
-			wantErrs: []string{`spec.nodePlacement: Invalid value: nodePlacement.tolerations[].operator must be Exists or Equal`},
-		},
-		{
-			name: "tolerations of the wrong shape",
-			obj:  `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: {key: a}}}}`,
-			// A map where a list belongs: its keys are fields the schema does not know, and strict
-			// field validation (kubectl's default) fails the request on them before validating.
-			wantErrs: []string{`unknown field "spec.nodePlacement.tolerations.key"`},
-		},
-		{
-			name: "tolerations of the wrong type",
-			obj:  `{metadata: {name: cluster}, spec: {managementState: Managed, nodePlacement: {tolerations: node-role.kubernetes.io/infra}}}`,
-			// The schema error; the tolerations rule is not run on a value that is not a list.
-			wantErrs: []string{`spec.nodePlacement.tolerations: Invalid value: "string": spec.nodePlacement.tolerations in body must be of type array`, crdtest.RulesNotCheckedMessage},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			obj := map[string]any{}
-			if err := yaml.Unmarshal([]byte(tt.obj), &obj); err != nil {
-				t.Fatal(err)
+// TestEveryRuleHasACase fails for a CEL rule of the CRD outside status (status is not admitted
+// on create) that no rejected case breaks, and for a message constant of the table that is not
+// the CRD's.
+func TestEveryRuleHasACase(t *testing.T) {
+	messages := map[string]bool{}
+	crdtest.Walk(loadCRD(t).Definition.Spec.Versions[0].Schema.OpenAPIV3Schema, "", func(path string, s *apiextensionsv1.JSONSchemaProps) {
+		for _, rule := range s.XValidations {
+			if !strings.HasPrefix(path, ".status") {
+				messages[rule.Message] = true
 			}
-			obj["apiVersion"] = "operator.openshift.io/v1"
-			obj["kind"] = "LeaderWorkerSetOperator"
-
-			_, errs := crd.Create(obj)
-			crdtest.ExpectErrors(t, errs, tt.wantErrs)
-		})
+		}
+	})
+	for _, m := range []string{testcases.MessageSingleton, testcases.MessageManagementState, testcases.MessageTolerationOperator,
+		testcases.MessageTolerationEffect, testcases.MessageTolerationSeconds, testcases.MessageTolerationExists, testcases.MessageTolerationNoKey} {
+		if !messages[m] {
+			t.Errorf("the CRD has no rule with the message %q", m)
+		}
+	}
+	for m := range messages {
+		if !slices.ContainsFunc(testcases.Rejected, func(c testcases.Case) bool {
+			return slices.ContainsFunc(c.Errors, func(e string) bool { return strings.Contains(e, m) })
+		}) {
+			t.Errorf("no rejected case breaks the rule %q", m)
+		}
 	}
 }
 

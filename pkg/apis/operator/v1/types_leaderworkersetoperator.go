@@ -109,6 +109,10 @@ func (c *Certificates) SourceOrDefault() CertificateSource {
 // NodePlacement selects the nodes the controller's pods may run on.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || self.tolerations.all(t, !has(t.operator) || t.operator in ['Exists', 'Equal'])",message="nodePlacement.tolerations[].operator must be Exists or Equal"
+// +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || self.tolerations.all(t, !has(t.effect) || size(t.effect) == 0 || t.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",message="nodePlacement.tolerations[].effect must be NoSchedule, PreferNoSchedule or NoExecute"
+// +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || self.tolerations.all(t, !has(t.tolerationSeconds) || (has(t.effect) && t.effect == 'NoExecute'))",message="nodePlacement.tolerations[].tolerationSeconds needs effect NoExecute"
+// +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || self.tolerations.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || size(t.value) == 0)",message="nodePlacement.tolerations[].value must be empty when operator is Exists"
+// +kubebuilder:validation:XValidation:rule="!has(self.tolerations) || self.tolerations.all(t, (has(t.key) && size(t.key) > 0) || (has(t.operator) && t.operator == 'Exists'))",message="nodePlacement.tolerations[] without a key must have operator Exists (it then tolerates every taint)"
 type NodePlacement struct {
 	// nodeSelector, when it has at least one entry, replaces the controller pod's node selector:
 	// the pod runs only on nodes carrying every one of these labels. An empty map leaves

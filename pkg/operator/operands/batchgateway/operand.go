@@ -228,16 +228,22 @@ func (o *Operand) newRun(cr *batchv1alpha1.LLMBatchGateway) *syncRun {
 			// spec.httpRoute.annotations: one taken out of the spec is removed.
 			TrackAnnotations: true,
 		},
-		stamp: engine.Renderer{
-			Labels: map[string]string{PartOfLabel: PartOfValue},
-			Owner: &metav1.OwnerReference{
-				APIVersion:         batchv1alpha1.GroupVersion.String(),
-				Kind:               groupKind.Kind,
-				Name:               cr.Name,
-				UID:                cr.UID,
-				Controller:         ptr.To(true),
-				BlockOwnerDeletion: ptr.To(true),
-			},
+		stamp: ownerStamp(cr),
+	}
+}
+
+// ownerStamp is the Renderer that stamps the operator's labels and a controller owner reference
+// to the CR.
+func ownerStamp(cr *batchv1alpha1.LLMBatchGateway) engine.Renderer {
+	return engine.Renderer{
+		Labels: map[string]string{PartOfLabel: PartOfValue},
+		Owner: &metav1.OwnerReference{
+			APIVersion:         batchv1alpha1.GroupVersion.String(),
+			Kind:               groupKind.Kind,
+			Name:               cr.Name,
+			UID:                cr.UID,
+			Controller:         ptr.To(true),
+			BlockOwnerDeletion: ptr.To(true),
 		},
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 func testCR(spec batchv1alpha1.LLMBatchGatewaySpec) *batchv1alpha1.LLMBatchGateway {
@@ -738,6 +740,14 @@ func FuzzRenderAll(f *testing.F) {
 				t.Fatalf("%s renders differently from the same input", first[i].asset)
 			}
 		}
+		if !enginetest.AdmittedName(name, 63) {
+			return
+		}
+		for _, ro := range first {
+			if err := enginetest.WellFormed(ro.obj, "ns"); err != nil {
+				t.Fatalf("%s: %v", ro.asset, err)
+			}
+		}
 	})
 }
 
@@ -765,6 +775,15 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	seeds = append(seeds, data)
 	for _, name := range goldenCases(f) {
 		specJSON, _ := json.Marshal(goldenCR(f, name).Spec)
+		seeds = append(seeds, specJSON)
+	}
+	// The admission table's valid CRs, which test/reliability/dryrun renders too.
+	for _, c := range testcases.Accepted {
+		obj, err := c.Object()
+		if err != nil {
+			f.Fatal(err)
+		}
+		specJSON, _ := json.Marshal(obj["spec"])
 		seeds = append(seeds, specJSON)
 	}
 	return seeds

@@ -88,12 +88,7 @@ func (run *syncRun) RemoveAsset(ctx context.Context, asset string) error {
 func (run *syncRun) applyDeployment(ctx context.Context, asset string, d *appsv1.Deployment) error {
 	component := d.Labels[componentLabel]
 	configMaps, secrets := run.mountedBy(component)
-	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
-	if err != nil {
-		return err
-	}
-	run.stamp.Stamp(d)
-	if err := engine.RunHooks(d, engine.WithPodTemplateAnnotations(hashes), engine.WithRestrictedSecurityContext); err != nil {
+	if err := prepareDeployment(run.stamp, d, configMaps, secrets); err != nil {
 		return err
 	}
 	actual, err := run.applier.ApplyDeployment(ctx, d, run.cr.Status.Generations)
@@ -104,17 +99,21 @@ func (run *syncRun) applyDeployment(ctx context.Context, asset string, d *appsv1
 	return nil
 }
 
+// prepareDeployment stamps a component's Deployment and adds the hash of everything it mounts
+// and the restricted security context.
+func prepareDeployment(stamp engine.Renderer, d *appsv1.Deployment, configMaps []*corev1.ConfigMap, secrets []*corev1.Secret) error {
+	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
+	if err != nil {
+		return err
+	}
+	stamp.Stamp(d)
+	return engine.RunHooks(d, engine.WithPodTemplateAnnotations(hashes), engine.WithRestrictedSecurityContext)
+}
+
 // mountedBy lists the ConfigMaps (as rendered) and Secrets (as watched) a component's pods
 // mount or read.
 func (run *syncRun) mountedBy(component string) ([]*corev1.ConfigMap, []*corev1.Secret) {
-	var configMaps []*corev1.ConfigMap
-	for _, asset := range configMapsOf[component] {
-		if ro, ok := run.rendered[asset]; ok && ro.wanted {
-			if cm, ok := ro.obj.(*corev1.ConfigMap); ok {
-				configMaps = append(configMaps, cm)
-			}
-		}
-	}
+	configMaps := renderedConfigMaps(run.rendered, component)
 	var secrets []*corev1.Secret
 	if run.credentials != nil {
 		secrets = append(secrets, run.credentials)
@@ -125,6 +124,19 @@ func (run *syncRun) mountedBy(component string) ([]*corev1.ConfigMap, []*corev1.
 		}
 	}
 	return configMaps, secrets
+}
+
+// renderedConfigMaps are the ConfigMaps a component's pods mount, as rendered.
+func renderedConfigMaps(rendered map[string]renderedObject, component string) []*corev1.ConfigMap {
+	var configMaps []*corev1.ConfigMap
+	for _, asset := range configMapsOf[component] {
+		if ro, ok := rendered[asset]; ok && ro.wanted {
+			if cm, ok := ro.obj.(*corev1.ConfigMap); ok {
+				configMaps = append(configMaps, cm)
+			}
+		}
+	}
+	return configMaps
 }
 
 // featureOf names the CR field that asks for an optional object.

@@ -16,7 +16,9 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 func testMCP(name string, spec v1alpha1.MCPSpec) *v1alpha1.MCP {
@@ -247,6 +249,15 @@ func FuzzRenderMCP(f *testing.F) {
 	})
 	f.Add(seed, "memory")
 	f.Add([]byte("{}"), "m")
+	// The admission table's valid MCPs, which test/reliability/dryrun renders too.
+	for _, c := range testcases.MCPAccepted {
+		obj, err := c.Object()
+		if err != nil {
+			f.Fatal(err)
+		}
+		spec, _ := json.Marshal(obj["spec"])
+		f.Add(spec, "memory")
+	}
 	f.Fuzz(func(t *testing.T, specJSON []byte, name string) {
 		var spec v1alpha1.MCPSpec
 		if err := json.Unmarshal(specJSON, &spec); err != nil {
@@ -263,6 +274,14 @@ func FuzzRenderMCP(f *testing.F) {
 		for i := range first {
 			if first[i].wanted != second[i].wanted || canonical(t, first[i].obj) != canonical(t, second[i].obj) {
 				t.Fatalf("%s renders differently from the same input", first[i].asset)
+			}
+		}
+		if err1 != nil || !enginetest.AdmittedName(name, 55) {
+			return
+		}
+		for _, ro := range first {
+			if err := enginetest.WellFormed(ro.obj, "ns"); err != nil {
+				t.Fatalf("%s: %v", ro.asset, err)
 			}
 		}
 	})

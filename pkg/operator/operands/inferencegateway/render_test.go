@@ -22,7 +22,9 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 func testGateway(spec v1alpha1.GatewaySpec) *v1alpha1.Gateway {
@@ -814,6 +816,13 @@ func FuzzRenderAll(f *testing.F) {
 				t.Fatalf("%s renders differently from the same input", first[i].asset)
 			}
 		}
+		if enginetest.AdmittedName(name, 63) {
+			for _, ro := range first {
+				if err := enginetest.WellFormed(ro.obj, "ns"); err != nil {
+					t.Fatalf("%s: %v", ro.asset, err)
+				}
+			}
+		}
 		objs := byAsset(first)
 		c := engine.ContainerOf(deploymentOf(objs), gatewayContainer)
 		if port := c.Ports[0].ContainerPort; effectiveEnv(c.Env)["SERVER_PORT"] != portString(port) || c.ReadinessProbe.HTTPGet.Port.IntVal != port {
@@ -837,6 +846,15 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	seeds := [][]byte{all}
 	for _, name := range goldenCases(f) {
 		spec, _ := json.Marshal(goldenCR(f, name).Spec)
+		seeds = append(seeds, spec)
+	}
+	// The admission table's valid Gateways, which test/reliability/dryrun renders too.
+	for _, c := range testcases.GatewayAccepted {
+		obj, err := c.Object()
+		if err != nil {
+			f.Fatal(err)
+		}
+		spec, _ := json.Marshal(obj["spec"])
 		seeds = append(seeds, spec)
 	}
 	return seeds

@@ -71,7 +71,7 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 	}
 	run.stamp.Stamp(m)
 	if d, isDeployment := ro.obj.(*appsv1.Deployment); isDeployment {
-		if err := engine.RunHooks(d, run.prepare, engine.WithRestrictedSecurityContext, withNonRootUser); err != nil {
+		if err := engine.RunHooks(d, append([]engine.DeploymentHook{run.prepare}, podSecurity...)...); err != nil {
 			return err
 		}
 		actual, err := run.applier.ApplyDeployment(ctx, d, run.generations)
@@ -215,6 +215,10 @@ func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
 // (distroless) runs as root by default, which the restricted profile's runAsNonRoot refuses;
 // 65532 is distroless's own "nonroot" user.
 const nonRootUser = 65532
+
+// podSecurity are the hooks that make every Deployment of both kinds run under the restricted
+// Pod Security profile.
+var podSecurity = []engine.DeploymentHook{engine.WithRestrictedSecurityContext, withNonRootUser}
 
 // withNonRootUser gives the pod a non-root user unless it has one.
 func withNonRootUser(d *appsv1.Deployment) error {

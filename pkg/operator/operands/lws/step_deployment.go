@@ -16,20 +16,7 @@ import (
 // applyDeployment renders the controller's Deployment, runs the hooks and applies it with the
 // generation the operator last wrote, so a manual edit (replicas, image) is reverted.
 func applyDeployment(ctx context.Context, run *syncRun, assets []string) error {
-	required, err := engine.RenderTyped[appsv1.Deployment](run.render, assets[0])
-	if err != nil {
-		return err
-	}
-	hashes, err := engine.ConfigHashAnnotations(run.mountedConfigMaps, run.mountedSecrets)
-	if err != nil {
-		return err
-	}
-	err = engine.RunHooks(required,
-		withLogLevel(run.cr.Spec.LogLevel),
-		withNodePlacement(run.cr.Spec.NodePlacement),
-		engine.WithPodTemplateAnnotations(hashes),
-		engine.WithRestrictedSecurityContext,
-	)
+	required, err := renderDeployment(run, assets[0])
 	if err != nil {
 		return err
 	}
@@ -40,6 +27,28 @@ func applyDeployment(ctx context.Context, run *syncRun, assets []string) error {
 	run.deployment = actual
 	run.appliedDeployment = actual
 	return nil
+}
+
+// renderDeployment is the Deployment as the CR and the mounted ConfigMaps and Secrets want it.
+func renderDeployment(run *syncRun, asset string) (*appsv1.Deployment, error) {
+	required, err := engine.RenderTyped[appsv1.Deployment](run.render, asset)
+	if err != nil {
+		return nil, err
+	}
+	hashes, err := engine.ConfigHashAnnotations(run.mountedConfigMaps, run.mountedSecrets)
+	if err != nil {
+		return nil, err
+	}
+	err = engine.RunHooks(required,
+		withLogLevel(run.cr.Spec.LogLevel),
+		withNodePlacement(run.cr.Spec.NodePlacement),
+		engine.WithPodTemplateAnnotations(hashes),
+		engine.WithRestrictedSecurityContext,
+	)
+	if err != nil {
+		return nil, err
+	}
+	return required, nil
 }
 
 // withLogLevel sets the controller's --zap-log-level from the CR's logLevel, with library-go's

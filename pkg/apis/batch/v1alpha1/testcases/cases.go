@@ -136,10 +136,16 @@ spec:
 	{Name: "low perEndpoint with a lower aimd.min", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 3, aimd: {min: 1}}}}}}`},
 	{Name: "replicas 0 everywhere", Base: BaseAsync, Patch: `{spec: {apiServer: {replicas: 0}, processor: {replicas: 0, asyncConfig: {replicas: 0}}, gc: {replicas: 0}}}`},
 	{Name: "empty modelGateways beside globalInferenceGateway", Base: BaseSync, Patch: `{spec: {processor: {modelGateways: {}}}}`},
+	{Name: "name of 63 characters (the bound)", Base: BaseSync, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, long(63))},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
 var Rejected = []Case{
+	// Names: the objects' names and labels are made of the CR's.
+	{Name: "name of 64 characters", Base: BaseSync, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, long(64)), Errors: []string{invalid("<nil>", v1alpha1.MessageName)}},
+	{Name: "name with a dot", Base: BaseSync, Patch: `{metadata: {name: gw.v1}}`, Errors: []string{invalid("<nil>", v1alpha1.MessageName)}},
+	{Name: "name in capitals", Base: BaseSync, Patch: `{metadata: {name: GW}}`, Errors: []string{`metadata.name: Invalid value: "GW": a lowercase RFC 1123 subdomain`}},
+
 	// Required fields.
 	{Name: "no spec", Base: BaseSync, Patch: `{spec: null}`, Errors: []string{missing("spec"), RulesNotChecked}},
 	{Name: "no secretRef", Base: BaseSync, Patch: `{spec: {secretRef: null}}`, Errors: []string{missing("spec.secretRef"), RulesNotChecked}},

@@ -136,11 +136,17 @@ spec:
 	{Name: "serviceDiscovery selector with every operator", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchLabels: {app: mcp}, matchExpressions: [{key: a, operator: In, values: [x]}, {key: b, operator: NotIn, values: [z]}, {key: c, operator: Exists}, {key: d, operator: DoesNotExist}]}}}}}`},
 	// Admitted, and reported by Gateway.ValidateSpec (MessageProviderEnvDuplicate): a rule too
 	// costly for CEL.
+	{Name: "name of 63 characters (the bound)", Base: BaseGateway, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(63))},
 	{Name: "the same variable in two providers", Base: BaseGateway, Patch: `{spec: {providers: [{name: a, env: [{name: ALLOWED_MODELS, value: gpt-4o}]}, {name: b, env: [{name: ALLOWED_MODELS, value: llama}]}]}}`},
 }
 
 // GatewayRejected are invalid Gateways, with the errors the API server returns.
 var GatewayRejected = []Case{
+	// Names: the gateway's Service is named like it.
+	{Name: "name of 64 characters", Base: BaseGateway, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(64)), Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageGatewayName)}},
+	{Name: "name with a dot", Base: BaseGateway, Patch: `{metadata: {name: gw.v1}}`, Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageGatewayName)}},
+	{Name: "name with an underscore", Base: BaseGateway, Patch: `{metadata: {name: my_gw}}`, Errors: []string{`metadata.name: Invalid value: "my_gw": a lowercase RFC 1123 subdomain`}},
+
 	// Upstream's examples.
 	{Name: "upstream example gateway-complete (MCP health checks)", Base: UpstreamGatewayComplete, Errors: []string{
 		admission.Forbidden("spec.mcp.servers[0].healthCheck.enabled", v1alpha1.MessageMCPServerHealthCheck),

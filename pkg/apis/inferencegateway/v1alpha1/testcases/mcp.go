@@ -33,10 +33,15 @@ spec:
 	{Name: "replicas 0", Base: BaseMCP, Patch: `{spec: {replicas: 0}}`},
 	{Name: "tls disabled", Base: BaseMCP, Patch: `{spec: {server: {tls: {enabled: false, secretName: unused}}}}`},
 	{Name: "empty spec", Base: BaseMCP, Patch: `{spec: null}`},
+	{Name: "name of 55 characters (the bound)", Base: BaseMCP, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(55))},
 }
 
 // MCPRejected are invalid MCP objects, with the errors the API server returns.
 var MCPRejected = []Case{
+	// Names: the server's Service is <name>-service.
+	{Name: "name of 56 characters", Base: BaseMCP, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(56)), Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageMCPName)}},
+	{Name: "name with a dot", Base: BaseMCP, Patch: `{metadata: {name: memory.v1}}`, Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageMCPName)}},
+
 	{Name: "tls without secretName", Base: BaseMCP, Patch: `{spec: {server: {tls: {enabled: true}}}}`, Errors: []string{admission.Missing("spec.server.tls.secretName"), RulesNotChecked}},
 	{Name: "tls with an empty secretName", Base: BaseMCP, Patch: `{spec: {server: {tls: {secretName: ""}}}}`,
 		Errors: []string{`spec.server.tls.secretName: Invalid value: "": spec.server.tls.secretName in body should be at least 1 chars long`}},
