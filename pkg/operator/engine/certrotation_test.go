@@ -8,21 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/openshift/library-go/pkg/crypto"
-)
 
-// testCA makes a CA and its PEM certificate.
-func testCA(t *testing.T, name string) (*crypto.CA, []byte) {
-	t.Helper()
-	config, err := crypto.MakeSelfSignedCAConfigForDuration(name, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _, err := config.GetPEMBytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &crypto.CA{Config: config, SerialGenerator: &crypto.RandomSerialGenerator{}}, cert
-}
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+)
 
 func servingSecret(t *testing.T, ca *crypto.CA) *corev1.Secret {
 	t.Helper()
@@ -38,8 +26,8 @@ func servingSecret(t *testing.T, ca *crypto.CA) *corev1.Secret {
 }
 
 func TestCertificateSignedBy(t *testing.T) {
-	caA, pemA := testCA(t, "a")
-	_, pemB := testCA(t, "b")
+	caA, pemA := enginetest.NewCA(t, "a")
+	_, pemB := enginetest.NewCA(t, "b")
 	both, err := MergeCABundles(pemA, pemB)
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +57,9 @@ func TestCertificateSignedBy(t *testing.T) {
 }
 
 func TestMergeCABundlesAndBundleTrusts(t *testing.T) {
-	_, pemA := testCA(t, "a")
-	_, pemB := testCA(t, "b")
-	_, pemC := testCA(t, "c")
+	_, pemA := enginetest.NewCA(t, "a")
+	_, pemB := enginetest.NewCA(t, "b")
+	_, pemC := enginetest.NewCA(t, "c")
 	merged, err := MergeCABundles(pemA, []byte("not PEM"), nil, pemB, pemA)
 	if err != nil {
 		t.Fatal(err)

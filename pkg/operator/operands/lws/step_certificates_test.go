@@ -17,6 +17,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 func TestAutomaticSource(t *testing.T) {
@@ -37,20 +38,6 @@ func TestAutomaticSource(t *testing.T) {
 			}
 		})
 	}
-}
-
-// newCA makes a CA that signs serving certificates.
-func newCA(t *testing.T, name string) (*crypto.CA, []byte) {
-	t.Helper()
-	config, err := crypto.MakeSelfSignedCAConfigForDuration(name, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _, err := config.GetPEMBytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &crypto.CA{Config: config, SerialGenerator: &crypto.RandomSerialGenerator{}}, cert
 }
 
 func (e *fakeEnv) secretData(name string) *corev1.Secret {
@@ -299,7 +286,7 @@ func TestAutomaticWithoutCertManagerIssuesWithTheOperatorsCA(t *testing.T) {
 }
 
 func TestServiceCAFollowsTheAnnotationContract(t *testing.T) {
-	serviceCA, serviceCAPEM := newCA(t, "openshift-service-serving-signer")
+	serviceCA, serviceCAPEM := enginetest.NewCA(t, "openshift-service-serving-signer")
 	published := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: serviceCAConfigMap, Namespace: testNamespace},
 		Data: map[string]string{serviceCAKey: string(serviceCAPEM)}}
 	env := newFakeEnv(t, withObjects(published))
