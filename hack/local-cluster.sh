@@ -17,6 +17,9 @@
 #   hack/local-cluster.sh status              show what runs, exit 0 only if the cluster is up
 #   hack/local-cluster.sh start-cert-manager  install cert-manager CRDs, start the runner
 #   hack/local-cluster.sh stop-cert-manager   stop the runner (CRDs stay)
+#   hack/local-cluster.sh restart-apiserver   stop kube-apiserver (TERM) and start it again in
+#                                             place (same etcd, certificates, ports, audit log:
+#                                             appended), wait for /readyz; clients reconnect
 #   hack/local-cluster.sh sa-kubeconfig NAMESPACE SERVICEACCOUNT OUTFILE
 #                                             kubeconfig with a TokenRequest token for that SA
 #
@@ -630,6 +633,15 @@ cmd_status() {
   return 1
 }
 
+# restart-apiserver: the API server goes away and comes back with everything else left
+# running, as in a control-plane upgrade; the reliability suite checks the operator reconnects.
+cmd_restart_apiserver() {
+  is_running kube-apiserver || die "kube-apiserver is not running (run: $0 up)"
+  stop_proc kube-apiserver
+  start_apiserver
+  log "kube-apiserver restarted (pid $(pid_of kube-apiserver))"
+}
+
 cmd_env() {
   echo "export KUBECONFIG=${KUBECONFIG_FILE}"
 }
@@ -666,7 +678,7 @@ main() {
   local cmd="${1:-}"
   [[ $# -gt 0 ]] && shift
   case "${cmd}" in
-    up | down | start-cert-manager | stop-cert-manager) take_lock ;;
+    up | down | start-cert-manager | stop-cert-manager | restart-apiserver) take_lock ;;
   esac
   case "${cmd}" in
     up) cmd_up ;;
@@ -675,6 +687,7 @@ main() {
     status) cmd_status ;;
     start-cert-manager) cmd_start_cert_manager ;;
     stop-cert-manager) cmd_stop_cert_manager ;;
+    restart-apiserver) cmd_restart_apiserver ;;
     sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
     *)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
