@@ -30,6 +30,7 @@ type AuditEvent struct {
 		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
 		APIGroup    string `json:"apiGroup"`
+		APIVersion  string `json:"apiVersion"`
 		Subresource string `json:"subresource"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
@@ -266,4 +267,19 @@ func (c Counts) ByKindString() string {
 		parts = append(parts, fmt.Sprintf("%s x%d", k, c.ByKind[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Since returns, at once, the requests of user received since from that match keep (nil keeps
+// all), as far as the log has them now: for polling while something runs.
+func (a *AuditLog) Since(user string, from time.Time, keep func(*AuditEvent) bool) []*AuditEvent {
+	_ = a.Sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []*AuditEvent
+	for _, e := range a.events {
+		if e.User.Username == user && !e.Received.Before(from) && (keep == nil || keep(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
