@@ -40,6 +40,7 @@
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
 #   PROC_EXEC_TIMEOUT [60] PROC_LOG_TAIL [25]   see hack/lib/proc.sh
 #   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
+#   RESTART_STOP_TIMEOUT [10]  the same for restart-apiserver
 #   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
 #   LOCK_TIMEOUT [900]         seconds to wait for another up/down on the same LOCAL_CLUSTER_DIR
 set -euo pipefail
@@ -62,6 +63,7 @@ WITH_CERT_MANAGER="${WITH_CERT_MANAGER:-true}"
 SKIP_BUILD="${SKIP_BUILD:-false}"
 START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
+RESTART_STOP_TIMEOUT="${RESTART_STOP_TIMEOUT:-10}"
 SA_TOKEN_DURATION="${SA_TOKEN_DURATION:-24h}"
 LOCK_TIMEOUT="${LOCK_TIMEOUT:-900}"
 NODE_MAX_PODS="${NODE_MAX_PODS:-1000}"
@@ -637,6 +639,9 @@ cmd_status() {
 # running, as in a control-plane upgrade; the reliability suite checks the operator reconnects.
 cmd_restart_apiserver() {
   is_running kube-apiserver || die "kube-apiserver is not running (run: $0 up)"
+  # Its clients' watches hold a TERMed kube-apiserver up to STOP_TIMEOUT; a restart does not
+  # wait that long before the KILL.
+  local STOP_TIMEOUT="${RESTART_STOP_TIMEOUT}"
   stop_proc kube-apiserver
   start_apiserver
   log "kube-apiserver restarted (pid $(pid_of kube-apiserver))"

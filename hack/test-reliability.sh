@@ -44,8 +44,10 @@
 #   RELIABILITY_BAD_FLAG_BOUND [20]   seconds
 #   SKIP_BUILD [false]             as hack/local-cluster.sh (the build is checked once, before
 #                                  the load starts)
-#   RELIABILITY_SHORT [false]      the short form: faults with RELIABILITY_KILL_POINTS=2 over LWS
-#                                  only, fuzz for 20 seconds
+#   RELIABILITY_SHORT [false]      the short form: faults with RELIABILITY_KILL_POINTS=2 over LWS's
+#                                  convergence only, the API server restarts, the hostile object,
+#                                  secrets and uninstall (no leader election or conflicts), fuzz
+#                                  for 20 seconds
 #   RELIABILITY_KILL_POINTS [20]   RELIABILITY_OPERANDS [lws,batch-gateway,inference-gateway]
 #   RELIABILITY_FAULTS_ARGS []     more flags of test/reliability/cmd/faults (-skip=leader,...)
 #   RELIABILITY_FUZZ_SECONDS [300]
@@ -74,6 +76,7 @@ if [[ "${RELIABILITY_SHORT}" == "true" ]]; then
   RELIABILITY_KILL_POINTS="${RELIABILITY_KILL_POINTS:-2}"
   RELIABILITY_OPERANDS="${RELIABILITY_OPERANDS:-lws}"
   RELIABILITY_FUZZ_SECONDS="${RELIABILITY_FUZZ_SECONDS:-20}"
+  RELIABILITY_FAULTS_ARGS="${RELIABILITY_FAULTS_ARGS:--phases=convergence -skip=leader,conflict -quiet=10s}"
 fi
 RELIABILITY_KILL_POINTS="${RELIABILITY_KILL_POINTS:-20}"
 RELIABILITY_OPERANDS="${RELIABILITY_OPERANDS:-lws,batch-gateway,inference-gateway}"

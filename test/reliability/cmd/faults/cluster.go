@@ -22,7 +22,7 @@ import (
 // names; they are not the operator's, and not compared.
 var notTheOperators = map[string]bool{
 	"pods": true, "replicasets.apps": true, "endpointslices.discovery.k8s.io": true, "endpoints": true,
-	"controllerrevisions.apps": true, "events": true, "events.events.k8s.io": true,
+	"controllerrevisions.apps": true, "events": true, "events.events.k8s.io": true, "componentstatuses": true,
 }
 
 // snapshot is the operator's objects in the cluster: "resource.group namespace/name" -> its
@@ -193,6 +193,9 @@ func (s *suite) settle(ctx context.Context, want snapshot, ready func(context.Co
 	err := live.Poll(ctx, time.Second, timeout, func() (bool, error) {
 		if ready != nil {
 			ok, err := ready(ctx)
+			if err != nil && strings.Contains(err.Error(), "exited") {
+				return false, err
+			}
 			if err != nil || !ok {
 				last = []string{"not ready yet"}
 				if err != nil {

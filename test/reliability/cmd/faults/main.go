@@ -53,6 +53,7 @@ type settings struct {
 	timeout      time.Duration
 	quiet        time.Duration
 	leaseSeconds int
+	phaseNames   map[string]bool
 	skip         map[string]bool
 }
 
@@ -66,9 +67,13 @@ type suite struct {
 	audit     *live.AuditLog
 	auditPath string
 	operator  *live.Operator // the one started and killed
-	second    *live.Operator // the leader-election scenario's other process
-	proc      *live.Proc
-	logs      []string // every operator log, for the secrets check
+	// patient is the same process with library-go's lease timings, which outlast an API
+	// server restart (the short ones make the operator give up leading, and exit, when the
+	// API server is away for longer than its renew deadline).
+	patient *live.Operator
+	second  *live.Operator // the leader-election scenario's other process
+	proc    *live.Proc
+	logs    []string // every operator log, for the secrets check
 
 	operands []*operand
 	users    []userObject
@@ -92,11 +97,17 @@ func main() {
 	flag.DurationVar(&s.timeout, "timeout", 3*time.Minute, "how long a convergence may take after a fault")
 	flag.DurationVar(&s.quiet, "quiet", 20*time.Second, "window in which a converged operator must make no write")
 	flag.IntVar(&s.leaseSeconds, "lease-seconds", 10, "the operator's leader lease duration (renew deadline 70%, retry period 20%)")
+	var phases string
+	flag.StringVar(&phases, "phases", "convergence,removal,deletion", "phases the kill points are spread over, comma-separated")
 	flag.StringVar(&skip, "skip", "", "scenarios to skip, comma-separated: kill, apiserver, leader, conflict, hostile, uninstall")
 	flag.Parse()
 	if s.out == "" {
 		fmt.Fprintln(os.Stderr, "-out is required")
 		os.Exit(2)
+	}
+	s.phaseNames = map[string]bool{}
+	for _, p := range splitList(phases) {
+		s.phaseNames[p] = true
 	}
 	s.skip = map[string]bool{}
 	for _, k := range strings.Split(skip, ",") {
@@ -140,6 +151,7 @@ func newSuite(s settings) (*suite, error) {
 		return nil, err
 	}
 	admin.QPS, admin.Burst = 200, 400
+	admin.WarningHandler = rest.NoWarnings{}
 	st := &suite{settings: s, admin: admin, res: result.Suite{Name: "faults", Passed: true}}
 	st.namespace = envOr("OPERATOR_NAMESPACE", "openshift-llm-infra-operator")
 	st.user = "system:serviceaccount:" + st.namespace + ":llm-infra-operator"
@@ -166,6 +178,7 @@ func newSuite(s settings) (*suite, error) {
 	mk := func(binary, listen, log, pidfile string) *live.Operator {
 		st.logs = append(st.logs, log)
 		return &live.Operator{Root: root, Listen: listen, Log: log, Env: []string{
+			"OPERATOR_STOP_TIMEOUT=60",
 			"OPERATOR_BINARY=" + binary,
 			"OPERATOR_SKIP_BUILD=true",
 			"OPERATOR_LISTEN=" + listen,
@@ -175,6 +188,8 @@ func newSuite(s settings) (*suite, error) {
 		}}
 	}
 	st.operator = mk(binary, listen, filepath.Join(logDir, "operator.log"), filepath.Join(clusterDir, "pids", "llm-infra-operator.pid"))
+	st.patient = &live.Operator{Root: root, Listen: listen, Log: st.operator.Log,
+		Env: append(append([]string(nil), st.operator.Env[:len(st.operator.Env)-1]...), "OPERATOR_ARGS="+os.Getenv("OPERATOR_ARGS"))}
 	// The second process runs a copy of the binary under another name: client-go's user agent
 	// is the binary's name, so the audit log tells the two processes' requests apart.
 	host, port, _ := strings.Cut(listen, ":")

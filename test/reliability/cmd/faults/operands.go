@@ -56,9 +56,10 @@ type operand struct {
 	// one, garbage collection removes the objects, and no kill point is spread over it.
 	finalizer bool
 
-	// The objects of clean runs, and the operator's writes of a clean convergence.
-	absent, applied, removed snapshot
-	writes                   int
+	// The objects of clean runs (converged, Removed, the CR deleted), and the operator's writes
+	// in each.
+	applied, removed, absent           snapshot
+	writes, removeWrites, deleteWrites int
 }
 
 func (s *suite) operandTable() []*operand {
