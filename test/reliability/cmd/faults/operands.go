@@ -264,13 +264,29 @@ func (s *suite) createUserData(ctx context.Context) error {
 		}
 		s.users = append(s.users, userObject{gvr: secretGVR, namespace: sec.Namespace, name: sec.Name, uid: created.UID})
 	}
+	noClass := ""
 	for _, ns := range []string{"rel-batch", "rel-hostile"} {
 		pvc := &corev1.PersistentVolumeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: "batch-gateway-files", Namespace: ns},
 			Spec: corev1.PersistentVolumeClaimSpec{
-				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+				StorageClassName: &noClass,
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
 			},
+		}
+		// The cluster has no provisioner: a volume bound to the claim beforehand, so the pods
+		// that mount it are scheduled (kwok runs them; nothing is mounted).
+		pv := &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "rel-" + ns + "-files"},
+			Spec: corev1.PersistentVolumeSpec{
+				AccessModes:            pvc.Spec.AccessModes,
+				Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+				ClaimRef:               &corev1.ObjectReference{Namespace: ns, Name: pvc.Name},
+				PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/" + ns}},
+			},
+		}
+		if _, err := s.kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
 		}
 		created, err := s.kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{})
 		if err != nil {
