@@ -18,11 +18,13 @@ import (
 )
 
 // Objects other controllers make from the operator's (Pods and ReplicaSets of its
-// Deployments, EndpointSlices of its Services, ...) carry its labels too, under generated
-// names; they are not the operator's, and not compared.
+// Deployments, EndpointSlices of its Services, cert-manager's CertificateRequests of its
+// Certificates, numbered by revision, ...) carry its labels too; they are not the operator's,
+// and not compared.
 var notTheOperators = map[string]bool{
 	"pods": true, "replicasets.apps": true, "endpointslices.discovery.k8s.io": true, "endpoints": true,
 	"controllerrevisions.apps": true, "events": true, "events.events.k8s.io": true, "componentstatuses": true,
+	"certificaterequests.cert-manager.io": true, "orders.acme.cert-manager.io": true, "challenges.acme.cert-manager.io": true,
 }
 
 // snapshot is the operator's objects in the cluster: "resource.group namespace/name" -> its
