@@ -176,13 +176,30 @@ func (s *suite) toAbsent(ctx context.Context, o *operand) error {
 	return nil
 }
 
-// allApplied: every operand converged, in the order of the table (the last one's clean run
-// saw them all).
+// allApplied: every operand converged: the CRs that are missing created, LWS Managed, and the
+// objects of the last operand's clean run (which saw all the others converged) in place.
 func (s *suite) allApplied(ctx context.Context) error {
 	for _, o := range s.operands {
-		if err := s.toApplied(ctx, o); err != nil {
-			return err
+		if ok, _ := s.gone(o)(ctx); ok {
+			if err := s.create(ctx, o); err != nil {
+				return err
+			}
+		} else if o.removable {
+			if err := s.setManagementState(ctx, o, "Managed"); err != nil {
+				return err
+			}
 		}
+	}
+	ready := func(ctx context.Context) (bool, error) {
+		for _, o := range s.operands {
+			if ok, err := s.ready(o)(ctx); err != nil || !ok {
+				return ok, err
+			}
+		}
+		return true, nil
+	}
+	if _, d, err := s.settle(ctx, s.everything(), ready, s.timeout); err != nil {
+		return fmt.Errorf("all operands back to converged: %v: %w", d, err)
 	}
 	return nil
 }
