@@ -625,6 +625,8 @@ func (s *suite) scenarioLeader(ctx context.Context) error {
 	}
 	killed := time.Now()
 	s.faults++
+	// The standby is the process that must converge, and stay alive, from here on.
+	s.proc = second
 	// Drift for the new leader to repair.
 	if err := s.kube.CoreV1().ConfigMaps(s.namespace).Delete(ctx, "lws-manager-config", metav1.DeleteOptions{}); err != nil {
 		return err
