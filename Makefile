@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./test/reliability/result/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -104,12 +104,16 @@ test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
 	hack/test-e2e-local.sh
 
 .PHONY: test-reliability
-test-reliability: ## Reliability suites (the cluster starting under CPU load, ...): make test-reliability [SUITES=cluster-start]
+test-reliability: ## Reliability suites (faults, bad input, fuzz, secrets, cluster start under load) and their table: make test-reliability [SUITES="faults admission"]
 	hack/test-reliability.sh $(SUITES)
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" goes to OUT [_output/fuzz].
 	hack/fuzz.sh $(or $(FUZZTIME),10) $(or $(OUT),_output/fuzz)
+
+.PHONY: test-reliability-short
+test-reliability-short: ## The short form `ci` runs: fuzz briefly, the invalid-CR table, a few kill points and API server restarts (LWS).
+	RELIABILITY_SHORT=true hack/test-reliability.sh $(SUITES)
 
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
@@ -124,7 +128,8 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, then the e2e suite on a local cluster.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, then the reliability suites' short form.
 	$(MAKE) verify
 	$(MAKE) test
 	$(MAKE) test-e2e-local
+	$(MAKE) test-reliability-short

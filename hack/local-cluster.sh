@@ -17,6 +17,9 @@
 #   hack/local-cluster.sh status              show what runs, exit 0 only if the cluster is up
 #   hack/local-cluster.sh start-cert-manager  install cert-manager CRDs, start the runner
 #   hack/local-cluster.sh stop-cert-manager   stop the runner (CRDs stay)
+#   hack/local-cluster.sh restart-apiserver   stop kube-apiserver (TERM) and start it again in
+#                                             place (same etcd, certificates, ports, audit log:
+#                                             appended), wait for /readyz; clients reconnect
 #   hack/local-cluster.sh sa-kubeconfig NAMESPACE SERVICEACCOUNT OUTFILE
 #                                             kubeconfig with a TokenRequest token for that SA
 #
@@ -37,6 +40,7 @@
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
 #   PROC_EXEC_TIMEOUT [60] PROC_LOG_TAIL [25]   see hack/lib/proc.sh
 #   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
+#   RESTART_STOP_TIMEOUT [10]  the same for restart-apiserver
 #   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
 #   LOCK_TIMEOUT [900]         seconds to wait for another up/down on the same LOCAL_CLUSTER_DIR
 set -euo pipefail
@@ -59,6 +63,7 @@ WITH_CERT_MANAGER="${WITH_CERT_MANAGER:-true}"
 SKIP_BUILD="${SKIP_BUILD:-false}"
 START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
+RESTART_STOP_TIMEOUT="${RESTART_STOP_TIMEOUT:-10}"
 SA_TOKEN_DURATION="${SA_TOKEN_DURATION:-24h}"
 LOCK_TIMEOUT="${LOCK_TIMEOUT:-900}"
 NODE_MAX_PODS="${NODE_MAX_PODS:-1000}"
@@ -630,6 +635,18 @@ cmd_status() {
   return 1
 }
 
+# restart-apiserver: the API server goes away and comes back with everything else left
+# running, as in a control-plane upgrade; the reliability suite checks the operator reconnects.
+cmd_restart_apiserver() {
+  is_running kube-apiserver || die "kube-apiserver is not running (run: $0 up)"
+  # Its clients' watches hold a TERMed kube-apiserver up to STOP_TIMEOUT; a restart does not
+  # wait that long before the KILL.
+  local STOP_TIMEOUT="${RESTART_STOP_TIMEOUT}"
+  stop_proc kube-apiserver
+  start_apiserver
+  log "kube-apiserver restarted (pid $(pid_of kube-apiserver))"
+}
+
 cmd_env() {
   echo "export KUBECONFIG=${KUBECONFIG_FILE}"
 }
@@ -666,7 +683,7 @@ main() {
   local cmd="${1:-}"
   [[ $# -gt 0 ]] && shift
   case "${cmd}" in
-    up | down | start-cert-manager | stop-cert-manager) take_lock ;;
+    up | down | start-cert-manager | stop-cert-manager | restart-apiserver) take_lock ;;
   esac
   case "${cmd}" in
     up) cmd_up ;;
@@ -675,6 +692,7 @@ main() {
     status) cmd_status ;;
     start-cert-manager) cmd_start_cert_manager ;;
     stop-cert-manager) cmd_stop_cert_manager ;;
+    restart-apiserver) cmd_restart_apiserver ;;
     sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
     *)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'

@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# make test-reliability: suites that check the scripts hold up under adverse conditions, each
-# on the `reliability` instance of hack/lib/instance.sh (_output/reliability-cluster, ports
-# 31xxx), so they run beside run-local, e2e and bench. Too long for `make ci`. This machine is
+# make test-reliability: suites that check the operator and the scripts hold up under adverse
+# conditions, on the `reliability` instance of hack/lib/instance.sh (_output/reliability-cluster,
+# ports 31xxx), so they run beside run-local, e2e and bench. Every suite writes its result
+# (test/reliability/result) into the run's directory; test/reliability/cmd/report prints one
+# table over them and keeps it as _output/reliability/reliability-<commit>-<time>.json. The
+# short form (RELIABILITY_SHORT=true, make test-reliability-short) is what `make ci` runs. This machine is
 # shared, and clusters started by hand may take any ports: before each start, when another
 # process listens on one of the instance's ports, the suite moves to a free block of five
 # consecutive ports from 30100 on (said in its output; below the ephemeral range, like the
 # instances), so a suite measures starts, not port collisions.
 #
-# Usage: hack/test-reliability.sh [SUITE...]   (default: every suite, in this order)
+# Usage: hack/test-reliability.sh [SUITE...]   (default: every suite, in this order; with
+#        RELIABILITY_SHORT=true: fuzz admission faults)
 #
 # Suites:
+#   fuzz            hack/fuzz.sh RELIABILITY_FUZZ_SECONDS DIR: the render paths' Go fuzz tests.
+#   admission       go test ./test/reliability/admission: the table of invalid CRs, each rejected
+#                   by the real API server with a message that says what to fix.
+#   dryrun          go test ./test/reliability/dryrun: rendered objects pass server-side dry run.
+#   faults          test/reliability/cmd/faults: the operator SIGKILLed at RELIABILITY_KILL_POINTS
+#                   points over each operand's convergence, LWS's removal and CR deletion;
+#                   kube-apiserver restarted mid-convergence and idle; leader election with two
+#                   processes; conflicting edits; a hostile object; users' data counted through
+#                   it all and through uninstalling deploy/; seeded Secret values grepped for.
+#   admission, dryrun and faults share one reliability cluster, brought up once (deploy/
+#   installed, the operator built); faults runs last among them (it uninstalls deploy/).
 #   cluster-start   Under artificial CPU contention (RELIABILITY_LOAD busy loops, the starter at
 #                   nice RELIABILITY_NICE), `hack/local-cluster.sh up` (with the cert-manager
 #                   runner) then `down`, RELIABILITY_STARTS times in a row: every start must
@@ -29,6 +44,13 @@
 #   RELIABILITY_BAD_FLAG_BOUND [20]   seconds
 #   SKIP_BUILD [false]             as hack/local-cluster.sh (the build is checked once, before
 #                                  the load starts)
+#   RELIABILITY_SHORT [false]      the short form: faults with RELIABILITY_KILL_POINTS=2 over LWS's
+#                                  convergence only, the API server restarts, the hostile object,
+#                                  secrets and uninstall (no leader election or conflicts), fuzz
+#                                  for 5 seconds per target
+#   RELIABILITY_KILL_POINTS [20]   RELIABILITY_OPERANDS [lws,batch-gateway,inference-gateway]
+#   RELIABILITY_FAULTS_ARGS []     more flags of test/reliability/cmd/faults (-skip=leader,...)
+#   RELIABILITY_FUZZ_SECONDS [300]
 # Exits non-zero when a suite fails; prints a summary table per suite.
 set -euo pipefail
 
@@ -47,7 +69,20 @@ RELIABILITY_NICE="${RELIABILITY_NICE:-0}"
 RELIABILITY_BAD_FLAG_COMPONENTS="${RELIABILITY_BAD_FLAG_COMPONENTS:-etcd kwok}"
 RELIABILITY_BAD_FLAG_BOUND="${RELIABILITY_BAD_FLAG_BOUND:-20}"
 WORK="${OUTPUT_DIR}/reliability"
-SUITES_ALL=(cluster-start)
+SUITES_ALL=(cluster-start fuzz admission dryrun faults)
+RELIABILITY_SHORT="${RELIABILITY_SHORT:-false}"
+SUITES_SHORT=(fuzz admission faults)
+if [[ "${RELIABILITY_SHORT}" == "true" ]]; then
+  RELIABILITY_KILL_POINTS="${RELIABILITY_KILL_POINTS:-2}"
+  RELIABILITY_OPERANDS="${RELIABILITY_OPERANDS:-lws}"
+  RELIABILITY_FUZZ_SECONDS="${RELIABILITY_FUZZ_SECONDS:-5}"
+  RELIABILITY_FAULTS_ARGS="${RELIABILITY_FAULTS_ARGS:--phases=convergence -skip=leader,conflict -quiet=10s}"
+fi
+RELIABILITY_KILL_POINTS="${RELIABILITY_KILL_POINTS:-20}"
+RELIABILITY_OPERANDS="${RELIABILITY_OPERANDS:-lws,batch-gateway,inference-gateway}"
+RELIABILITY_FUZZ_SECONDS="${RELIABILITY_FUZZ_SECONDS:-300}"
+# The run's directory: each suite's <suite>.json (test/reliability/result).
+RUN_DIR="${WORK}/run-$(date -u +%Y%m%dT%H%M%SZ)"
 
 log() { echo "[reliability] $*"; }
 die() { proc::die "[reliability]" "$@"; }
@@ -85,6 +120,9 @@ load_stop() {
 CLUSTER_MAYBE_UP=false
 cleanup() {
   load_stop
+  if [[ "${OPERATOR_SOURCED:-false}" == "true" ]]; then
+    op::teardown
+  fi
   if [[ "${CLUSTER_MAYBE_UP}" == "true" ]]; then
     "${CLUSTER}" down >/dev/null 2>&1 || true
   fi
@@ -275,23 +313,94 @@ suite_cluster_start() {
     done
     echo "  outputs: ${dir}"
   } | tee "${dir}/summary.txt"
-  [[ "${ok}" -eq "${RELIABILITY_STARTS}" && "${failed}" -eq 0 && "${bad_failed}" -eq 0 ]]
+  local passed=false
+  [[ "${ok}" -eq "${RELIABILITY_STARTS}" && "${failed}" -eq 0 && "${bad_failed}" -eq 0 ]] && passed=true
+  mkdir -p "${RUN_DIR}"
+  cat >"${RUN_DIR}/cluster-start.json" <<EOF
+{"name": "cluster-start", "passed": ${passed}, "metrics": [
+  {"name": "starts tried", "value": ${RELIABILITY_STARTS}},
+  {"name": "starts succeeded", "value": ${ok}},
+  {"name": "failures", "value": $((failed + bad_failed))},
+  {"name": "worst start time under load", "value": ${worst/-/0}, "unit": "s"}]}
+EOF
+  [[ "${passed}" == "true" ]]
+}
+
+# ---------------------------------------------------------------------------
+# Suites of Go programs and tests. The table: suite, whether it needs the reliability cluster,
+# its command (RUN_DIR is where it writes <suite>.json; the cluster's suites get KUBECONFIG).
+# ---------------------------------------------------------------------------
+
+suite_command() {
+  case "$1" in
+    fuzz) echo "cluster=no  hack/fuzz.sh ${RELIABILITY_FUZZ_SECONDS} ${RUN_DIR}" ;;
+    admission) echo "cluster=yes go test ./test/reliability/admission -count=1 -args -out=${RUN_DIR}" ;;
+    dryrun) echo "cluster=yes go test ./test/reliability/dryrun -count=1 -args -out=${RUN_DIR}" ;;
+    faults) echo "cluster=yes go run ./test/reliability/cmd/faults -out=${RUN_DIR} -root=${ROOT} -kill-points=${RELIABILITY_KILL_POINTS} -operands=${RELIABILITY_OPERANDS} ${RELIABILITY_FAULTS_ARGS:-}" ;;
+    *) return 1 ;;
+  esac
+}
+
+# reliability_cluster: the reliability cluster up (once), deploy/ installed, the operator built.
+RELIABILITY_CLUSTER=false
+reliability_cluster() {
+  [[ "${RELIABILITY_CLUSTER}" == "true" ]] && return 0
+  # shellcheck source=hack/lib/operator.sh
+  source "${ROOT}/hack/lib/operator.sh"
+  OPERATOR_SOURCED=true
+  if op::cluster_running; then
+    die "a cluster runs in ${LOCAL_CLUSTER_DIR}; stop it first: $(instance::env) ${CLUSTER} down"
+  fi
+  op::cluster_up
+  op::install
+  op::build
+  export KUBECONFIG="${LOCAL_CLUSTER_DIR}/kubeconfig"
+  RELIABILITY_CLUSTER=true
+}
+
+# run_go_suite NAME: the suite's command from the table, in the repository, its output to the
+# terminal and to WORK/NAME.log.
+run_go_suite() {
+  local spec cluster cmd
+  spec="$(suite_command "$1")"
+  cluster="${spec%% *}"
+  cmd="${spec#* }"
+  if [[ "${cluster}" == "cluster=yes" ]]; then
+    reliability_cluster
+  fi
+  mkdir -p "${RUN_DIR}"
+  log "$1: ${cmd}"
+  local rc=0
+  # shellcheck disable=SC2086 # the table's command is a word list
+  (cd "${ROOT}" && GOFLAGS=-mod=vendor ${cmd}) > >(tee "${WORK}/$1.log") 2>&1 || rc=$?
+  [[ -f "${RUN_DIR}/$1.json" ]] || log "$1 wrote no ${RUN_DIR}/$1.json"
+  return "${rc}"
 }
 
 # ---------------------------------------------------------------------------
 
 main() {
   local suites=("$@") s rc=0 results=()
-  [[ ${#suites[@]} -gt 0 ]] || suites=("${SUITES_ALL[@]}")
+  if [[ ${#suites[@]} -eq 0 ]]; then
+    suites=("${SUITES_ALL[@]}")
+    [[ "${RELIABILITY_SHORT}" == "true" ]] && suites=("${SUITES_SHORT[@]}")
+  fi
   for s in "${suites[@]}"; do
-    case "${s}" in
-      cluster-start) ;;
-      *) die "unknown suite '${s}' (suites: ${SUITES_ALL[*]})" ;;
-    esac
+    [[ "${s}" == "cluster-start" ]] || suite_command "${s}" >/dev/null ||
+      die "unknown suite '${s}' (suites: ${SUITES_ALL[*]})"
   done
-  for s in "${suites[@]}"; do
+  # cluster-start needs the instance free, so it runs before the suites that share the
+  # cluster; faults runs last (it uninstalls deploy/).
+  local ordered=()
+  for s in "${suites[@]}"; do [[ "${s}" == "cluster-start" ]] && ordered+=("${s}"); done
+  for s in "${suites[@]}"; do [[ "${s}" == "cluster-start" || "${s}" == "faults" ]] || ordered+=("${s}"); done
+  for s in "${suites[@]}"; do [[ "${s}" == "faults" ]] && ordered+=("${s}"); done
+  mkdir -p "${WORK}"
+  for s in "${ordered[@]}"; do
     log "suite ${s}"
-    if "suite_${s//-/_}"; then
+    local run=run_go_suite
+    [[ "${s}" == "cluster-start" ]] && run=suite_cluster_start
+    if "${run}" "${s}"; then
       results+=("${s} passed")
     else
       results+=("${s} FAILED")
@@ -304,6 +413,10 @@ main() {
   passed="$(printf '%s\n' "${results[@]}" | grep -c ' passed$' || true)"
   failed="$(printf '%s\n' "${results[@]}" | grep -c ' FAILED$' || true)"
   echo "suites: ${passed} passed, ${failed} failed"
+  echo
+  local short=false
+  [[ "${RELIABILITY_SHORT}" == "true" ]] && short=true
+  (cd "${ROOT}" && GOFLAGS=-mod=vendor go run ./test/reliability/cmd/report -dir "${RUN_DIR}" -out "${WORK}" -short="${short}") || rc=1
   return "${rc}"
 }
 

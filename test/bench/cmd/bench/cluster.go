@@ -25,6 +25,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 const (
@@ -59,7 +61,7 @@ func (o objRef) String() string {
 }
 
 // matches says whether an audit event is about this object.
-func (o objRef) matches(e *auditEvent) bool {
+func (o objRef) matches(e *live.AuditEvent) bool {
 	r := e.ObjectRef
 	return r != nil && r.Resource == o.gvr.Resource && r.APIGroup == o.gvr.Group &&
 		r.Namespace == o.namespace && r.Name == o.name && r.Subresource == ""
@@ -216,7 +218,7 @@ func (b *bench) installDeploy(ctx context.Context) error {
 }
 
 func (b *bench) waitCRDEstablished(ctx context.Context, name string, timeout time.Duration) error {
-	return poll(ctx, 100*time.Millisecond, timeout, func() (bool, error) {
+	return live.Poll(ctx, 100*time.Millisecond, timeout, func() (bool, error) {
 		crd, err := b.dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return false, nil
@@ -258,28 +260,6 @@ func (b *bench) writeSAKubeconfig(ctx context.Context, admin *rest.Config) error
 	cfg.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: user, Namespace: b.namespace}
 	cfg.CurrentContext = "bench"
 	return clientcmd.WriteToFile(*cfg, b.saKubeconfig)
-}
-
-// poll calls check every interval until it returns true, an error, or timeout passes.
-func poll(ctx context.Context, interval, timeout time.Duration, check func() (bool, error)) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := check()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s", timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
-		}
-	}
 }
 
 // --- the LeaderWorkerSetOperator CR ---
@@ -330,7 +310,7 @@ func conditionsSummary(cr *unstructured.Unstructured) string {
 func (b *bench) waitAvailable(ctx context.Context, timeout time.Duration) (time.Time, error) {
 	var seen time.Time
 	var last *unstructured.Unstructured
-	err := poll(ctx, 100*time.Millisecond, timeout, func() (bool, error) {
+	err := live.Poll(ctx, 100*time.Millisecond, timeout, func() (bool, error) {
 		cr, err := b.getCR(ctx)
 		if apierrors.IsNotFound(err) {
 			return false, nil
@@ -358,7 +338,7 @@ func (b *bench) deleteCRAndWait(ctx context.Context, objects []objRef, timeout t
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if err := poll(ctx, 200*time.Millisecond, timeout, func() (bool, error) {
+	if err := live.Poll(ctx, 200*time.Millisecond, timeout, func() (bool, error) {
 		_, err := b.getCR(ctx)
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -368,7 +348,7 @@ func (b *bench) deleteCRAndWait(ctx context.Context, objects []objRef, timeout t
 		return fmt.Errorf("the CR was not deleted: %w", err)
 	}
 	var remaining []string
-	err = poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
+	err = live.Poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
 		remaining = nil
 		for _, o := range objects {
 			if o.name == lwsCRDName {

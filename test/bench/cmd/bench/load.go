@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // loadLabel marks the namespaces of unrelated objects the bench creates; its value is the
@@ -110,7 +112,7 @@ func (b *bench) deleteNamespaces(selector string) {
 	for _, ns := range list.Items {
 		_ = b.kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
 	}
-	err = poll(ctx, time.Second, 10*time.Minute, func() (bool, error) {
+	err = live.Poll(ctx, time.Second, 10*time.Minute, func() (bool, error) {
 		list, err := b.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			return false, nil

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/llm-infra/llm-infra-operator/test/bench/internal/report"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // defaultScenarios are the scenarios BENCH_SCENARIOS selects when unset: all.
@@ -51,8 +52,8 @@ type bench struct {
 	admin *rest.Config
 	kube  kubernetes.Interface
 	dyn   dynamic.Interface
-	audit *auditLog
-	op    *operatorProc
+	audit *live.AuditLog
+	op    *live.Proc
 	res   *report.Result
 
 	objects []objRef
@@ -198,7 +199,7 @@ func run() error {
 		return err
 	}
 	auditPath := os.Getenv("BENCH_AUDIT_LOG")
-	if b.audit, err = newAuditLog(auditPath); err != nil {
+	if b.audit, err = live.NewAuditLog(auditPath); err != nil {
 		return fmt.Errorf("audit log %s: %w", auditPath, err)
 	}
 	if b.audit == nil {
@@ -237,7 +238,7 @@ func run() error {
 		Details: map[string]any{},
 	}
 
-	defer func() { b.op.stop() }()
+	defer func() { b.stopOperator() }()
 	if err := b.setup(ctx); err != nil {
 		return err
 	}
@@ -268,7 +269,7 @@ func run() error {
 			logf("scenario %s FAILED: %v", s.id, err)
 			failures = append(failures, fmt.Sprintf("scenario %s failed: %v", s.id, err))
 			b.res.Findings = append(b.res.Findings, fmt.Sprintf("scenario %s did not complete: %v", s.id, err))
-			if !b.op.running() {
+			if !b.op.Running() {
 				break
 			}
 		}
@@ -279,7 +280,7 @@ func run() error {
 			logf("cleanup: %v", err)
 		}
 	}
-	b.op.stop()
+	b.stopOperator()
 
 	b.res.Finished = time.Now().UTC()
 	short := commit
@@ -332,8 +333,8 @@ func (b *bench) setup(ctx context.Context) error {
 		return err
 	}
 	b.op = p
-	logf("operator started (pid %d, log %s)", p.pid, b.operatorLog)
-	if _, err := b.waitHealthy(ctx, p, 2*time.Minute); err != nil {
+	logf("operator started (pid %d, log %s)", p.Pid, b.operatorLog)
+	if _, err := b.operator().WaitHealthy(ctx, p, 2*time.Minute); err != nil {
 		return err
 	}
 	if b.objects, err = b.operandObjects(ctx); err != nil {

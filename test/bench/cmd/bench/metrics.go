@@ -12,6 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // The operator's own metrics (pkg/operator/engine/metrics.go): a sync that changes nothing
@@ -180,7 +182,7 @@ func (s syncStats) since(before syncStats) (syncs, errors, meanDuration float64)
 func (b *bench) waitSyncs(ctx context.Context, operand string, before syncStats, want float64, settle, timeout time.Duration) (syncStats, time.Time, error) {
 	var last syncStats
 	var reached, changed time.Time
-	err := poll(ctx, 200*time.Millisecond, timeout, func() (bool, error) {
+	err := live.Poll(ctx, 200*time.Millisecond, timeout, func() (bool, error) {
 		s, err := b.syncStats(ctx, operand)
 		if err != nil {
 			return false, err

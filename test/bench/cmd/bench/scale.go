@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // The scale scenarios (6 and 7): many CRs of one or more operands spread over namespaces, with
@@ -140,7 +142,7 @@ func objectKey(group, resource, namespace, name string) string {
 func (o objRef) key() string { return objectKey(o.gvr.Group, o.gvr.Resource, o.namespace, o.name) }
 
 // auditObjectKey is the objectKey of an audit event's object ("" for a subresource or none).
-func auditObjectKey(e *auditEvent) string {
+func auditObjectKey(e *live.AuditEvent) string {
 	r := e.ObjectRef
 	if r == nil || r.Subresource != "" {
 		return ""
@@ -295,7 +297,7 @@ func (b *bench) listScaleCRs(ctx context.Context, k *scaleKind) ([]unstructured.
 func (b *bench) waitConverged(ctx context.Context, s *scaleScenario, timeout time.Duration) (map[*scaleKind]time.Time, error) {
 	seen := map[*scaleKind]time.Time{}
 	notDone := map[string]int{}
-	err := poll(ctx, 500*time.Millisecond, timeout, func() (bool, error) {
+	err := live.Poll(ctx, 500*time.Millisecond, timeout, func() (bool, error) {
 		notDone = map[string]int{}
 		for i, k := range s.kinds {
 			if !seen[k].IsZero() {
@@ -550,7 +552,7 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 		minimum += len(c.rendered) + 1
 	}
 	evs := b.operatorQuery(t0, tDone, nil)
-	c := summarize(evs, t0)
+	c := live.Summarize(evs, t0)
 	statusWrites := map[*scaleKind]map[string]int{}
 	objWrites, statusTotal, crWrites := map[*scaleKind]int{}, map[*scaleKind]int{}, map[*scaleKind]int{}
 	kindOfObject := map[string]*scaleKind{}
@@ -566,10 +568,10 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 	var lastObjectWrite time.Time
 	var other []string
 	for _, e := range evs {
-		if e.class() != classWrite {
+		if e.Class() != live.ClassWrite {
 			continue
 		}
-		if !e.ok() {
+		if !e.OK() {
 			nFailed++
 		}
 		r := e.ObjectRef
@@ -581,7 +583,7 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 		case objects[auditObjectKey(e)]:
 			nObj++
 			objWrites[kindOfObject[auditObjectKey(e)]]++
-			if e.ok() && e.Verb != "delete" && e.Done.After(lastObjectWrite) {
+			if e.OK() && e.Verb != "delete" && e.Done.After(lastObjectWrite) {
 				lastObjectWrite = e.Done
 			}
 		case crKind != nil && r.Subresource == "status":
@@ -593,16 +595,16 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 			crWrites[crKind]++
 		default:
 			nOther++
-			other = append(other, e.describe())
+			other = append(other, e.Describe())
 		}
 	}
-	tail := summarize(b.operatorQuery(tDone, quietAt, nil), tDone)
+	tail := live.Summarize(b.operatorQuery(tDone, quietAt, nil), tDone)
 	logf("  %d writes until all converged (%d operand objects, %d status, %d CR, %d other, %d failed), minimum %d; %d more until quiet; %d API reads",
 		c.Writes, nObj, nStatus, nCR, nOther, nFailed, minimum, tail.Writes, c.APIReads)
 	if !lastObjectWrite.IsZero() {
 		b.res.Add(sc, "CRs created -> all operand objects applied", "s", "", "lower", secondsSince(t0, lastObjectWrite)).Note =
 			"completion of the operator's last write of a rendered object (audit log)"
-		applying := summarize(b.operatorQuery(t0, lastObjectWrite, nil), t0)
+		applying := live.Summarize(b.operatorQuery(t0, lastObjectWrite, nil), t0)
 		b.res.Add(sc, "operator request rate until all objects applied (excl. leases)", "req/s", "", "",
 			float64(applying.Total-applying.Leases)/lastObjectWrite.Sub(t0).Seconds()).Note =
 			fmt.Sprintf("%d reads, %d writes, %d events; each of the operator's clients allows 50 req/s (burst 100): pkg/operator/starter.go withClientLimits",
@@ -660,8 +662,8 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 		}
 		var failedLines []string
 		for _, e := range evs {
-			if e.class() == classWrite && !e.ok() {
-				failedLines = append(failedLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(t0).Seconds(), e.describe()))
+			if e.Class() == live.ClassWrite && !e.OK() {
+				failedLines = append(failedLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(t0).Seconds(), e.Describe()))
 			}
 		}
 		b.finding(fmt.Sprintf("%s: %d operator writes until %s, the physical minimum is %d: status writes per CR: %s; %d writes failed",
@@ -680,7 +682,7 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 			var lines []string
 			for _, e := range evs {
 				if first[auditObjectKey(e)] {
-					lines = append(lines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(t0).Seconds(), e.describe()))
+					lines = append(lines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(t0).Seconds(), e.Describe()))
 				}
 			}
 			b.finding(fmt.Sprintf("%s: %d operator API reads (get/list) until %s for %d objects created: %.1f per object; the requests on the objects of %s %s:",
@@ -777,14 +779,14 @@ func (b *bench) scaleResync(ctx context.Context, s *scaleScenario, k *scaleKind)
 		return nil
 	}
 	evs := b.operatorQuery(t0, t1, nil)
-	c := summarize(evs, t0)
+	c := live.Summarize(evs, t0)
 	b.res.Add(sc, name(": operator writes"), "writes", "0", "lower", float64(c.Writes))
 	b.res.Add(sc, name(": operator API reads (get/list)"), "requests", "0", "lower", float64(c.APIReads)).Note =
 		"the operator's GET and LIST requests in the audit log from the first touch until the syncs were counted"
 	b.res.Add(sc, name(": events"), "events", "0", "lower", float64(c.Events))
 	logf("  forced resync: %d writes, %d API reads, %d events", c.Writes, c.APIReads, c.Events)
 	if c.Writes > 0 {
-		b.finding(fmt.Sprintf("%s: %d operator writes during a forced resync of %d %s with nothing changed (goal 0): %s", sc, c.Writes, len(crs), k.plural(), c.byKindString()), c.WriteLines)
+		b.finding(fmt.Sprintf("%s: %d operator writes during a forced resync of %d %s with nothing changed (goal 0): %s", sc, c.Writes, len(crs), k.plural(), c.ByKindString()), c.WriteLines)
 	}
 	if c.APIReads > 0 {
 		b.finding(fmt.Sprintf("%s: %d operator API reads (get/list) during a forced resync of %d %s with nothing changed (goal 0)", sc, c.APIReads, len(crs), k.plural()), c.APIReadLines)
@@ -828,7 +830,7 @@ func (b *bench) scaleFootprint(ctx context.Context, s *scaleScenario) error {
 		return loadErr
 	}
 	if b.audit != nil {
-		c := summarize(b.operatorQuery(t0, time.Now(), nil), t0)
+		c := live.Summarize(b.operatorQuery(t0, time.Now(), nil), t0)
 		b.res.Add(sc, "load: operator requests excl. leases, watch renewals", "requests", "0", "lower", float64(c.Total-c.Leases-c.Watches)).Note =
 			fmt.Sprintf("while %d unrelated Secrets were created in %d namespaces (in %s); %d watches renewed meanwhile",
 				created, load.namespaces, time.Since(t0).Round(time.Second), c.Watches)
@@ -865,7 +867,7 @@ func (b *bench) scaleDelete(ctx context.Context, s *scaleScenario) error {
 		}
 	}
 	left := 0
-	err := poll(ctx, time.Second, 10*time.Minute, func() (bool, error) {
+	err := live.Poll(ctx, time.Second, 10*time.Minute, func() (bool, error) {
 		left = 0
 		for _, k := range s.kinds {
 			listed, err := b.listObjects(ctx, k, resourcesOf(s.crsOf(k), true))
@@ -892,10 +894,10 @@ func (b *bench) scaleDelete(ctx context.Context, s *scaleScenario) error {
 	b.res.Add(sc, "CRs deleted -> their objects garbage-collected", "s", "", "lower", secondsSince(t0, tGone)).Note =
 		"the bench deletes the CRs (one deletecollection per namespace and kind); the garbage collector deletes what they own; lists polled every second"
 	if b.audit != nil {
-		c := summarize(b.operatorQuery(t0, tGone, nil), t0)
+		c := live.Summarize(b.operatorQuery(t0, tGone, nil), t0)
 		b.res.Add(sc, "deletion: operator writes", "writes", "0 (garbage collection does it)", "lower", float64(c.Writes))
 		if c.Writes > 0 {
-			b.finding(fmt.Sprintf("%s: %d operator writes while the CRs were deleted (goal 0): %s", sc, c.Writes, c.byKindString()), c.WriteLines)
+			b.finding(fmt.Sprintf("%s: %d operator writes while the CRs were deleted (goal 0): %s", sc, c.Writes, c.ByKindString()), c.WriteLines)
 		}
 	}
 	return nil
@@ -916,7 +918,7 @@ func (b *bench) sampleRSS() func() []float64 {
 				out <- samples
 				return
 			case <-tick.C:
-				if rss, err := rssBytes(b.op.pid); err == nil {
+				if rss, err := live.RSSBytes(b.op.Pid); err == nil {
 					samples = append(samples, rss/(1<<20))
 				}
 			}
@@ -931,7 +933,7 @@ func (b *bench) sampleRSS() func() []float64 {
 // addPeakRSS reports the operator's VmHWM, the highest RSS of its life so far (which began in
 // scenario 5, when it was restarted), so that reading it after each step shows where it rose.
 func (b *bench) addPeakRSS(sc, name string) {
-	hwm, err := procStatusKB(b.op.pid, "VmHWM:")
+	hwm, err := live.ProcStatusKB(b.op.Pid, "VmHWM:")
 	if err != nil {
 		logf("VmHWM: %v", err)
 		return

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 const (
@@ -36,7 +38,7 @@ func (b *bench) waitOperatorQuiet(ctx context.Context, gap, max time.Duration) (
 	}
 	for {
 		time.Sleep(200 * time.Millisecond)
-		last := b.audit.lastWrite(b.user, start.Add(-gap))
+		last := b.audit.LastWrite(b.user, start.Add(-gap))
 		ref := start
 		if last.After(ref) {
 			ref = last
@@ -58,11 +60,11 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (b *bench) operatorQuery(from, to time.Time, keep func(*auditEvent) bool) []*auditEvent {
+func (b *bench) operatorQuery(from, to time.Time, keep func(*live.AuditEvent) bool) []*live.AuditEvent {
 	if b.audit == nil {
 		return nil
 	}
-	return b.audit.query(b.user, from, to, keep)
+	return b.audit.Query(b.user, from, to, keep)
 }
 
 // finding records an observation with its audit-log evidence (at most 25 lines).
@@ -78,7 +80,7 @@ func (b *bench) finding(summary string, evidence []string) {
 	logf("FINDING: %s", text)
 }
 
-func (b *bench) isOperandWrite(e *auditEvent) bool {
+func (b *bench) isOperandWrite(e *live.AuditEvent) bool {
 	for _, o := range b.objects {
 		if o.matches(e) {
 			return true
@@ -87,9 +89,9 @@ func (b *bench) isOperandWrite(e *auditEvent) bool {
 	return false
 }
 
-func isCRWrite(e *auditEvent, subresource string) bool {
+func isCRWrite(e *live.AuditEvent, subresource string) bool {
 	r := e.ObjectRef
-	return e.class() == classWrite && r != nil && r.Resource == operatorCRDRes && r.Name == crName && r.Subresource == subresource
+	return e.Class() == live.ClassWrite && r != nil && r.Resource == operatorCRDRes && r.Name == crName && r.Subresource == subresource
 }
 
 // resourceVersions snapshots the resourceVersion of every operand object: a write that changes
@@ -161,13 +163,13 @@ func (b *bench) scenarioConvergence(ctx context.Context) error {
 			continue
 		}
 		until := b.operatorQuery(t0, tAvail, nil)
-		c := summarize(until, t0)
+		c := live.Summarize(until, t0)
 		var nObj, nStatus, nCR, nOther, nFailed int
 		for _, e := range until {
-			if e.class() != classWrite {
+			if e.Class() != live.ClassWrite {
 				continue
 			}
-			if !e.ok() {
+			if !e.OK() {
 				nFailed++
 			}
 			switch {
@@ -185,7 +187,7 @@ func (b *bench) scenarioConvergence(ctx context.Context) error {
 		// from the second run on it is one update), the finalizer, and one status write that
 		// reports Available.
 		min := float64(len(b.objects) + 1 + 1)
-		after := summarize(b.operatorQuery(tAvail, quietAt, nil), tAvail)
+		after := live.Summarize(b.operatorQuery(tAvail, quietAt, nil), tAvail)
 		writes = append(writes, float64(c.Writes))
 		objWrites = append(objWrites, float64(nObj))
 		statusWrites = append(statusWrites, float64(nStatus))
@@ -203,7 +205,7 @@ func (b *bench) scenarioConvergence(ctx context.Context) error {
 			i+1, c.Writes, nObj, nStatus, nCR, nOther, nFailed, min, after.Writes)
 		if i == 0 && float64(c.Writes) > min {
 			var ev []string
-			ev = append(ev, "writes by kind: "+c.byKindString())
+			ev = append(ev, "writes by kind: "+c.ByKindString())
 			ev = append(ev, c.WriteLines...)
 			b.finding(fmt.Sprintf("convergence run 1: the operator made %d writes until Available=True, the physical minimum is %.0f (%d operand objects + finalizer + 1 status)",
 				c.Writes, min, len(b.objects)), ev)
@@ -240,7 +242,7 @@ func (b *bench) scenarioConvergence(ctx context.Context) error {
 func (b *bench) waitObjectsApplied(ctx context.Context, t0 time.Time, preexisting map[string]bool, timeout time.Duration) (time.Time, error) {
 	if b.audit == nil {
 		seen := map[string]time.Time{}
-		err := poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
+		err := live.Poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
 			for _, o := range b.objects {
 				if _, ok := seen[o.String()]; ok {
 					continue
@@ -261,9 +263,9 @@ func (b *bench) waitObjectsApplied(ctx context.Context, t0 time.Time, preexistin
 	}
 	var last time.Time
 	var missing []string
-	err := poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
-		writes := b.operatorQuery(t0, time.Now().Add(time.Hour), func(e *auditEvent) bool {
-			return e.class() == classWrite && e.ok() && e.Verb != "delete"
+	err := live.Poll(ctx, 250*time.Millisecond, timeout, func() (bool, error) {
+		writes := b.operatorQuery(t0, time.Now().Add(time.Hour), func(e *live.AuditEvent) bool {
+			return e.Class() == live.ClassWrite && e.OK() && e.Verb != "delete"
 		})
 		last, missing = t0, nil
 		for _, o := range b.objects {
@@ -343,7 +345,7 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 			continue
 		}
 		evs := b.operatorQuery(t0, t1, nil)
-		c := summarize(evs, t0)
+		c := live.Summarize(evs, t0)
 		if i == 0 {
 			b.throttleFinding(evs, t0, int(n))
 		}
@@ -360,7 +362,7 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 				noop = fmt.Sprintf("operand objects whose resourceVersion moved: %v", ch)
 			}
 			b.finding(fmt.Sprintf("quiet resync: %d writes by the operator during %.0f syncs with nothing changed (goal 0): %s; %s; each also emitted an Event (%d events)",
-				c.Writes, n, c.byKindString(), noop, c.Events), c.WriteLines)
+				c.Writes, n, c.ByKindString(), noop, c.Events), c.WriteLines)
 		}
 		if c.APIReads > 0 && i == 0 {
 			b.finding(fmt.Sprintf("quiet resync: %d API reads (get/list) by the operator during %.0f syncs with nothing changed (goal 0): the engine reads from informer caches, so each is a cache miss",
@@ -389,10 +391,10 @@ func (b *bench) scenarioQuietResync(ctx context.Context) error {
 // throttleFinding looks at the gaps between consecutive requests of the operator during the
 // forced syncs: client-go's token bucket (QPS 5 unless the client sets another) spaces requests
 // exactly 200ms apart once its burst is spent, which the audit log shows plainly.
-func (b *bench) throttleFinding(evs []*auditEvent, t0 time.Time, syncs int) {
-	var reqs []*auditEvent
+func (b *bench) throttleFinding(evs []*live.AuditEvent, t0 time.Time, syncs int) {
+	var reqs []*live.AuditEvent
 	for _, e := range evs {
-		if e.class() != classLease && e.class() != classEvent {
+		if e.Class() != live.ClassLease && e.Class() != live.ClassEvent {
 			reqs = append(reqs, e)
 		}
 	}
@@ -419,7 +421,7 @@ func (b *bench) throttleFinding(evs []*auditEvent, t0 time.Time, syncs int) {
 		if i > 0 {
 			gap = fmt.Sprintf(" (gap %dms)", e.Received.Sub(reqs[i-1].Received).Milliseconds())
 		}
-		lines = append(lines, fmt.Sprintf("+%.3fs%s %s", e.Received.Sub(t0).Seconds(), gap, e.describe()))
+		lines = append(lines, fmt.Sprintf("+%.3fs%s %s", e.Received.Sub(t0).Seconds(), gap, e.Describe()))
 	}
 	b.finding(fmt.Sprintf("client-side throttling: %d of %d gaps between the operator's consecutive requests during the forced syncs are 190-215ms, "+
 		"the signature of client-go's default rate limit (5 req/s, burst 10): once the burst is spent, a sync of ~%d requests takes over a second and changes coalesce",
@@ -443,7 +445,7 @@ func (b *bench) ensureAvailable(ctx context.Context) error {
 // and CPU from /proc.
 type idleWindow struct {
 	from, to time.Time
-	c        counts
+	c        live.Counts
 	rss      []float64 // MiB, one sample per second
 	cpu      float64   // CPU seconds used in the window
 	hwm      float64   // MiB, VmHWM (peak RSS of the process so far) at the end
@@ -452,7 +454,7 @@ type idleWindow struct {
 
 func (b *bench) measureIdle(ctx context.Context, d time.Duration) (idleWindow, error) {
 	w := idleWindow{from: time.Now()}
-	cpu0, err := cpuSeconds(b.op.pid)
+	cpu0, err := live.CPUSeconds(b.op.Pid)
 	if err != nil {
 		return w, err
 	}
@@ -465,19 +467,19 @@ func (b *bench) measureIdle(ctx context.Context, d time.Duration) (idleWindow, e
 			return w, ctx.Err()
 		case <-tick.C:
 		}
-		if rss, err := rssBytes(b.op.pid); err == nil {
+		if rss, err := live.RSSBytes(b.op.Pid); err == nil {
 			w.rss = append(w.rss, rss/(1<<20))
 		}
 	}
 	w.to = time.Now()
-	cpu1, err := cpuSeconds(b.op.pid)
+	cpu1, err := live.CPUSeconds(b.op.Pid)
 	if err != nil {
 		return w, err
 	}
 	w.cpu = cpu1 - cpu0
-	w.c = summarize(b.operatorQuery(w.from, w.to, nil), w.from)
+	w.c = live.Summarize(b.operatorQuery(w.from, w.to, nil), w.from)
 	// After the window, so the scrape's TokenReview/SubjectAccessReview are not counted in it.
-	w.hwm, _ = procStatusKB(b.op.pid, "VmHWM:")
+	w.hwm, _ = live.ProcStatusKB(b.op.Pid, "VmHWM:")
 	w.hwm /= 1024
 	w.heap = b.heapInUse(ctx)
 	return w, nil
@@ -541,7 +543,7 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 				}
 				var evidence []string
 				if b.audit != nil {
-					c := summarize(b.operatorQuery(t0, time.Now(), func(e *auditEvent) bool { return e.class() != classLease }), t0)
+					c := live.Summarize(b.operatorQuery(t0, time.Now(), func(e *live.AuditEvent) bool { return e.Class() != live.ClassLease }), t0)
 					evidence = append(c.WriteLines, c.APIReadLines...)
 					syncs += fmt.Sprintf(", with %d writes and %d API reads", c.Writes, c.APIReads)
 				}
@@ -556,11 +558,11 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 			all = append(all, d.Seconds())
 			if b.audit != nil {
 				evs := b.operatorQuery(t0, quietAt, nil)
-				c := summarize(evs, t0)
+				c := live.Summarize(evs, t0)
 				writes[dc.label] = append(writes[dc.label], float64(c.Writes))
 				own := 0
 				for _, e := range evs {
-					if e.class() == classWrite && ref.matches(e) {
+					if e.Class() == live.ClassWrite && ref.matches(e) {
 						own++
 					}
 				}
@@ -587,7 +589,7 @@ func (b *bench) scenarioDrift(ctx context.Context) error {
 		quietAt, _ := b.waitOperatorQuiet(ctx, 3*time.Second, 30*time.Second)
 		mass = append(mass, d.Seconds())
 		if b.audit != nil {
-			c := summarize(b.operatorQuery(t0, quietAt, nil), t0)
+			c := live.Summarize(b.operatorQuery(t0, quietAt, nil), t0)
 			massWrites = append(massWrites, float64(c.Writes))
 			details[fmt.Sprintf("run %d all at once", i+1)] = c.WriteLines
 			logf("  run %d all %d deletable kinds at once: repaired in %.3fs, %d operator writes until quiet", i+1, len(driftCases)-1, d.Seconds(), c.Writes)
@@ -648,14 +650,14 @@ func (b *bench) objectByAsset(asset string) (objRef, bool) {
 // driftOnce deletes ref (or scales the Deployment) and polls every 50ms until it is back (a
 // new UID, or the original replicas). It returns the time to repair and when the edit was made.
 func (b *bench) driftOnce(ctx context.Context, ref objRef, edit bool) (time.Duration, time.Time, error) {
-	live, err := b.get(ctx, ref)
+	current, err := b.get(ctx, ref)
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("get %s: %w", ref, err)
 	}
 	var t0 time.Time
 	var restored func() (bool, error)
 	if edit {
-		orig, found, _ := unstructuredInt(live.Object, "spec", "replicas")
+		orig, found, _ := unstructuredInt(current.Object, "spec", "replicas")
 		if !found {
 			orig = 1
 		}
@@ -673,7 +675,7 @@ func (b *bench) driftOnce(ctx context.Context, ref objRef, edit bool) (time.Dura
 			return r == orig, nil
 		}
 	} else {
-		uid := live.GetUID()
+		uid := current.GetUID()
 		t0 = time.Now()
 		if err := b.del(ctx, ref, uid); err != nil {
 			return 0, t0, fmt.Errorf("delete %s: %w", ref, err)
@@ -687,7 +689,7 @@ func (b *bench) driftOnce(ctx context.Context, ref objRef, edit bool) (time.Dura
 		}
 	}
 	var at time.Time
-	err = poll(ctx, 50*time.Millisecond, driftTimeout, func() (bool, error) {
+	err = live.Poll(ctx, 50*time.Millisecond, driftTimeout, func() (bool, error) {
 		ok, err := restored()
 		if ok {
 			at = time.Now()
@@ -713,11 +715,11 @@ func (b *bench) massDrift(ctx context.Context) (time.Duration, time.Time, error)
 		if !ok {
 			return 0, time.Time{}, fmt.Errorf("no operand object for %s", dc.asset)
 		}
-		live, err := b.get(ctx, ref)
+		current, err := b.get(ctx, ref)
 		if err != nil {
 			return 0, time.Time{}, fmt.Errorf("get %s: %w", ref, err)
 		}
-		uids[ref.String()] = live.GetUID()
+		uids[ref.String()] = current.GetUID()
 		refs = append(refs, ref)
 	}
 	t0 := time.Now()
@@ -728,7 +730,7 @@ func (b *bench) massDrift(ctx context.Context) (time.Duration, time.Time, error)
 	}
 	back := map[string]bool{}
 	var at time.Time
-	err := poll(ctx, 50*time.Millisecond, driftTimeout, func() (bool, error) {
+	err := live.Poll(ctx, 50*time.Millisecond, driftTimeout, func() (bool, error) {
 		for _, ref := range refs {
 			if back[ref.String()] {
 				continue
@@ -764,7 +766,7 @@ func (b *bench) forceRepair(ctx context.Context, ref objRef) error {
 	if _, err := b.dyn.Resource(crGVR).Patch(ctx, crName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		return err
 	}
-	return poll(ctx, 200*time.Millisecond, 2*time.Minute, func() (bool, error) {
+	return live.Poll(ctx, 200*time.Millisecond, 2*time.Minute, func() (bool, error) {
 		_, err := b.get(ctx, ref)
 		return err == nil, nil
 	})
@@ -807,14 +809,14 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 	for i := 0; i < b.runs; i++ {
 		b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
 		rvs := b.resourceVersions(ctx)
-		b.op.stop()
+		b.stopOperator()
 		p, err := b.startOperator()
 		if err != nil {
 			return err
 		}
 		b.op = p
-		t0 := p.started
-		tHealthy, err := b.waitHealthy(ctx, p, 2*time.Minute)
+		t0 := p.Started
+		tHealthy, err := b.operator().WaitHealthy(ctx, p, 2*time.Minute)
 		if err != nil {
 			return err
 		}
@@ -822,7 +824,7 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		// The new process counts its syncs from 0: the first scrape that shows one is when its
 		// first sync was done (to within the polling interval).
 		var firstSyncAt time.Time
-		err = poll(ctx, 100*time.Millisecond, 3*time.Minute, func() (bool, error) {
+		err = live.Poll(ctx, 100*time.Millisecond, 3*time.Minute, func() (bool, error) {
 			st, err := b.syncStats(ctx, operandLWS)
 			if err == nil && st.syncs >= 1 {
 				firstSyncAt = st.at
@@ -842,7 +844,7 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		end := firstSyncAt.Add(10 * time.Second)
 		sleep(ctx, time.Until(end))
 		evs := b.operatorQuery(t0, end, nil)
-		c := summarize(evs, t0)
+		c := live.Summarize(evs, t0)
 		st, err := b.syncStats(ctx, operandLWS)
 		if err != nil {
 			return fmt.Errorf("run %d: the sync counter: %w", i+1, err)
@@ -853,7 +855,7 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 		syncs = append(syncs, float64(nSyncs))
 		var leaseAt time.Time
 		for _, e := range evs {
-			if e.class() == classLease && writeVerbs[e.Verb] && e.ok() {
+			if e.Class() == live.ClassLease && live.WriteVerbs[e.Verb] && e.OK() {
 				leaseAt = e.Done
 				break
 			}
@@ -871,7 +873,7 @@ func (b *bench) scenarioStartup(ctx context.Context) error {
 			i+1, secondsSince(t0, tHealthy), secondsSince(t0, leaseAt), secondsSince(t0, firstSyncAt), c.Writes, c.Events, c.Leases, c.Reads)
 		if c.Writes > 0 && i == 0 {
 			b.finding(fmt.Sprintf("restart with nothing changed: %d writes by the new operator process in %d syncs (goal 0): %s; operand objects whose resourceVersion moved: %v",
-				c.Writes, nSyncs, c.byKindString(), ch), c.WriteLines)
+				c.Writes, nSyncs, c.ByKindString(), ch), c.WriteLines)
 		}
 	}
 	sc := scStartup
@@ -904,7 +906,7 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 		return err
 	}
 	b.waitOperatorQuiet(ctx, 3*time.Second, time.Minute)
-	logf("quiet window of %s (scenario 2 idle requests, scenario 4 baseline), operator pid %d", b.quiet, b.op.pid)
+	logf("quiet window of %s (scenario 2 idle requests, scenario 4 baseline), operator pid %d", b.quiet, b.op.Pid)
 	before, err := b.measureIdle(ctx, b.quiet)
 	if err != nil {
 		return err
@@ -918,7 +920,7 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 		b.res.Add(sc, "idle: events/min", "req/min", "0", "lower", perMinute(before.c.Events, d))
 		b.res.Add(sc, "idle: Lease requests/min (leader election)", "req/min", "reported apart", "", perMinute(before.c.Leases, d))
 		if before.c.Writes > 0 {
-			b.finding(fmt.Sprintf("idle: %d writes by the operator in a quiet %s window (goal 0): %s", before.c.Writes, d.Round(time.Second), before.c.byKindString()), before.c.WriteLines)
+			b.finding(fmt.Sprintf("idle: %d writes by the operator in a quiet %s window (goal 0): %s", before.c.Writes, d.Round(time.Second), before.c.ByKindString()), before.c.WriteLines)
 		}
 	}
 	if !b.scenarios["4"] {
@@ -929,13 +931,13 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 	b.res.Add(sc, "CPU over a quiet window", "CPU-s", "", "lower", before.cpu).Note =
 		fmt.Sprintf("utime+stime from /proc/<pid>/stat over %s", b.quiet)
 
-	cpuLoad0, _ := cpuSeconds(b.op.pid)
+	cpuLoad0, _ := live.CPUSeconds(b.op.Pid)
 	t0 := time.Now()
 	logf("creating %d ConfigMaps and %d Secrets in %d namespaces (concurrency %d)", b.loadObjects, b.loadObjects, b.loadNS, b.loadConc)
 	load := objectLoad{prefix: "bench-load", namespaces: b.loadNS, configMaps: b.loadObjects, secrets: b.loadObjects}
 	created, loadErr := b.createLoad(ctx, load)
 	tLoad := time.Since(t0)
-	cpuLoad1, _ := cpuSeconds(b.op.pid)
+	cpuLoad1, _ := live.CPUSeconds(b.op.Pid)
 	defer b.deleteNamespaces(load.selector())
 	if loadErr != nil {
 		return loadErr
@@ -944,7 +946,7 @@ func (b *bench) scenarioFootprint(ctx context.Context) error {
 		fmt.Sprintf("%d ConfigMaps + %d Secrets in %d namespaces, in %s", b.loadObjects, b.loadObjects, b.loadNS, tLoad.Round(time.Second))
 	b.res.Add(sc, "load: operator CPU while they were created", "CPU-s", "~0", "lower", cpuLoad1-cpuLoad0)
 	if b.audit != nil {
-		c := summarize(b.operatorQuery(t0, time.Now(), nil), t0)
+		c := live.Summarize(b.operatorQuery(t0, time.Now(), nil), t0)
 		b.res.Add(sc, "load: operator requests excl. leases", "requests", "0", "lower", float64(c.Total-c.Leases))
 	}
 	sleep(ctx, 5*time.Second)

@@ -1,4 +1,6 @@
-package main
+// Package live drives the local cluster the bench and the reliability suites run on: the
+// apiserver's audit log, the operator as a local process (hack/lib/operator.sh), polling.
+package live
 
 import (
 	"bytes"
@@ -12,9 +14,9 @@ import (
 	"time"
 )
 
-// auditEvent is the part of a kube-apiserver audit event (audit.k8s.io/v1, Metadata level) the
+// AuditEvent is the part of a kube-apiserver audit event (audit.k8s.io/v1, Metadata level) the
 // bench reads.
-type auditEvent struct {
+type AuditEvent struct {
 	AuditID   string `json:"auditID"`
 	Stage     string `json:"stage"`
 	Verb      string `json:"verb"`
@@ -28,6 +30,7 @@ type auditEvent struct {
 		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
 		APIGroup    string `json:"apiGroup"`
+		APIVersion  string `json:"apiVersion"`
 		Subresource string `json:"subresource"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
@@ -40,51 +43,51 @@ type auditEvent struct {
 // Request classes. A "write" changes stored state; events, leases and the delegated
 // authentication/authorization reviews of the operator's own HTTPS server are counted apart.
 const (
-	classRead   = "read"
-	classWrite  = "write"
-	classLease  = "lease"
-	classEvent  = "event"
-	classReview = "review"
+	ClassRead   = "read"
+	ClassWrite  = "write"
+	ClassLease  = "lease"
+	ClassEvent  = "event"
+	ClassReview = "review"
 )
 
-var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
+var WriteVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
 
-func (e *auditEvent) resource() string {
+func (e *AuditEvent) Resource() string {
 	if e.ObjectRef == nil {
 		return ""
 	}
 	return e.ObjectRef.Resource
 }
 
-func (e *auditEvent) class() string {
-	res := e.resource()
+func (e *AuditEvent) Class() string {
+	res := e.Resource()
 	switch {
 	case res == "leases" && e.ObjectRef.APIGroup == "coordination.k8s.io":
-		return classLease
+		return ClassLease
 	case res == "events":
-		return classEvent
+		return ClassEvent
 	case strings.HasSuffix(res, "reviews"):
-		return classReview
-	case writeVerbs[e.Verb]:
-		return classWrite
+		return ClassReview
+	case WriteVerbs[e.Verb]:
+		return ClassWrite
 	default:
-		return classRead
+		return ClassRead
 	}
 }
 
-func (e *auditEvent) code() int {
+func (e *AuditEvent) Code() int {
 	if e.ResponseStatus == nil {
 		return 0
 	}
 	return e.ResponseStatus.Code
 }
 
-func (e *auditEvent) ok() bool { c := e.code(); return c >= 200 && c < 300 }
+func (e *AuditEvent) OK() bool { c := e.Code(); return c >= 200 && c < 300 }
 
 // describe is one line of evidence: verb, object, response code.
-func (e *auditEvent) describe() string {
+func (e *AuditEvent) Describe() string {
 	if e.ObjectRef == nil {
-		return fmt.Sprintf("%s %s -> %d", e.Verb, e.URI, e.code())
+		return fmt.Sprintf("%s %s -> %d", e.Verb, e.URI, e.Code())
 	}
 	o := e.ObjectRef
 	res := o.Resource
@@ -98,33 +101,33 @@ func (e *auditEvent) describe() string {
 	if o.Namespace != "" {
 		name = o.Namespace + "/" + name
 	}
-	return fmt.Sprintf("%s %s %s -> %d", e.Verb, res, name, e.code())
+	return fmt.Sprintf("%s %s %s -> %d", e.Verb, res, name, e.Code())
 }
 
-// auditLog follows the apiserver's JSON audit log. Each request is kept once: a watch when it
+// AuditLog follows the apiserver's JSON audit log. Each request is kept once: a watch when it
 // starts (ResponseStarted), every other request when it completes (ResponseComplete).
-type auditLog struct {
+type AuditLog struct {
 	path string
 
 	mu      sync.Mutex
 	offset  int64
 	partial []byte
-	events  []*auditEvent
+	events  []*AuditEvent
 }
 
-func newAuditLog(path string) (*auditLog, error) {
+func NewAuditLog(path string) (*AuditLog, error) {
 	if path == "" {
 		return nil, nil
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
-	a := &auditLog{path: path}
-	return a, a.sync()
+	a := &AuditLog{path: path}
+	return a, a.Sync()
 }
 
 // sync reads what the apiserver appended since the last call.
-func (a *auditLog) sync() error {
+func (a *AuditLog) Sync() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	f, err := os.Open(a.path)
@@ -151,7 +154,7 @@ func (a *auditLog) sync() error {
 		if len(line) == 0 {
 			continue
 		}
-		e := &auditEvent{}
+		e := &AuditEvent{}
 		if err := json.Unmarshal(line, e); err != nil {
 			continue
 		}
@@ -170,12 +173,12 @@ func (a *auditLog) sync() error {
 // query returns the requests of user received in [from, to) that match keep (nil keeps all).
 // It first waits a moment and re-reads the log, so requests completed just before the call
 // are included.
-func (a *auditLog) query(user string, from, to time.Time, keep func(*auditEvent) bool) []*auditEvent {
+func (a *AuditLog) Query(user string, from, to time.Time, keep func(*AuditEvent) bool) []*AuditEvent {
 	time.Sleep(300 * time.Millisecond)
-	_ = a.sync()
+	_ = a.Sync()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []*auditEvent
+	var out []*AuditEvent
 	for _, e := range a.events {
 		if e.User.Username != user || e.Received.Before(from) || !e.Received.Before(to) {
 			continue
@@ -188,14 +191,14 @@ func (a *auditLog) query(user string, from, to time.Time, keep func(*auditEvent)
 }
 
 // lastWrite is when user's last write (class write) completed, or the zero time.
-func (a *auditLog) lastWrite(user string, since time.Time) time.Time {
-	_ = a.sync()
+func (a *AuditLog) LastWrite(user string, since time.Time) time.Time {
+	_ = a.Sync()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var last time.Time
 	for i := len(a.events) - 1; i >= 0; i-- {
 		e := a.events[i]
-		if e.User.Username == user && e.class() == classWrite && !e.Received.Before(since) {
+		if e.User.Username == user && e.Class() == ClassWrite && !e.Received.Before(since) {
 			if e.Done.After(last) {
 				last = e.Done
 			}
@@ -204,8 +207,8 @@ func (a *auditLog) lastWrite(user string, since time.Time) time.Time {
 	return last
 }
 
-// counts is a breakdown of requests by class.
-type counts struct {
+// Counts is a breakdown of requests by class.
+type Counts struct {
 	Total, Reads, Writes, FailedWrites, Leases, Events, Reviews int
 	// APIReads are the reads that fetch objects (get, list); Watches the watches started
 	// (informers renew theirs every 5-10 minutes).
@@ -213,47 +216,47 @@ type counts struct {
 	// WriteLines is each write in order with its time relative to the window start;
 	// APIReadLines each API read.
 	WriteLines, APIReadLines []string
-	// ByKind counts writes by "verb resource[/subresource]".
+	// ByKind Counts writes by "verb resource[/subresource]".
 	ByKind map[string]int
 }
 
-func summarize(events []*auditEvent, from time.Time) counts {
-	c := counts{ByKind: map[string]int{}}
+func Summarize(events []*AuditEvent, from time.Time) Counts {
+	c := Counts{ByKind: map[string]int{}}
 	for _, e := range events {
 		c.Total++
-		switch e.class() {
-		case classRead:
+		switch e.Class() {
+		case ClassRead:
 			c.Reads++
 			if e.Verb == "watch" {
 				c.Watches++
 			}
 			if e.Verb == "get" || e.Verb == "list" {
 				c.APIReads++
-				c.APIReadLines = append(c.APIReadLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(from).Seconds(), e.describe()))
+				c.APIReadLines = append(c.APIReadLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(from).Seconds(), e.Describe()))
 			}
-		case classLease:
+		case ClassLease:
 			c.Leases++
-		case classEvent:
+		case ClassEvent:
 			c.Events++
-		case classReview:
+		case ClassReview:
 			c.Reviews++
-		case classWrite:
+		case ClassWrite:
 			c.Writes++
-			if !e.ok() {
+			if !e.OK() {
 				c.FailedWrites++
 			}
-			key := e.Verb + " " + e.resource()
+			key := e.Verb + " " + e.Resource()
 			if e.ObjectRef != nil && e.ObjectRef.Subresource != "" {
 				key += "/" + e.ObjectRef.Subresource
 			}
 			c.ByKind[key]++
-			c.WriteLines = append(c.WriteLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(from).Seconds(), e.describe()))
+			c.WriteLines = append(c.WriteLines, fmt.Sprintf("+%.3fs %s", e.Received.Sub(from).Seconds(), e.Describe()))
 		}
 	}
 	return c
 }
 
-func (c counts) byKindString() string {
+func (c Counts) ByKindString() string {
 	keys := make([]string, 0, len(c.ByKind))
 	for k := range c.ByKind {
 		keys = append(keys, k)
@@ -264,4 +267,19 @@ func (c counts) byKindString() string {
 		parts = append(parts, fmt.Sprintf("%s x%d", k, c.ByKind[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Since returns, at once, the requests of user received since from that match keep (nil keeps
+// all), as far as the log has them now: for polling while something runs.
+func (a *AuditLog) Since(user string, from time.Time, keep func(*AuditEvent) bool) []*AuditEvent {
+	_ = a.Sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []*AuditEvent
+	for _, e := range a.events {
+		if e.User.Username == user && !e.Received.Before(from) && (keep == nil || keep(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
