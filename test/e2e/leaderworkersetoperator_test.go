@@ -21,8 +21,8 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // The specs share the one LeaderWorkerSetOperator, so they run in order. Each leaves it Managed
