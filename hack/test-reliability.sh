@@ -368,6 +368,10 @@ run_go_suite() {
   if [[ "${cluster}" == "cluster=yes" ]]; then
     reliability_cluster
   fi
+  # dryrun sends objects of every optional kind (HTTPRoute, ServiceMonitor, ...): their CRDs.
+  if [[ "$1" == "dryrun" ]]; then
+    "${ROOT}/hack/optional-crds.sh" install all
+  fi
   mkdir -p "${RUN_DIR}"
   log "$1: ${cmd}"
   local rc=0
