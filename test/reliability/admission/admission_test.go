@@ -14,7 +14,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	batchcases "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
@@ -34,6 +32,7 @@ import (
 	igwcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 	"github.com/llm-infra/llm-infra-operator/test/reliability/result"
 )
 
@@ -180,11 +179,7 @@ func create(ctx context.Context, client dynamic.Interface, tb table, c lwscases.
 
 func clients(t *testing.T) (dynamic.Interface, kubernetes.Interface) {
 	t.Helper()
-	path := os.Getenv("KUBECONFIG")
-	if path == "" {
-		t.Fatal("KUBECONFIG is not set: this suite needs a cluster with the operator's CRDs (hack/local-cluster.sh up, then hack/lib/operator.sh install)")
-	}
-	config, err := clientcmd.BuildConfigFromFlags("", path)
+	config, err := live.ConfigFromEnv("a cluster with the operator's CRDs (hack/local-cluster.sh up, then hack/lib/operator.sh install)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +33,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	batchcases "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
@@ -46,6 +44,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 	"github.com/llm-infra/llm-infra-operator/test/reliability/result"
 )
 
@@ -232,11 +231,7 @@ type cluster struct {
 
 func connect(t *testing.T) cluster {
 	t.Helper()
-	path := os.Getenv("KUBECONFIG")
-	if path == "" {
-		t.Fatal("KUBECONFIG is not set: this suite needs a cluster with the operator's CRDs, the optional ones and cert-manager (hack/local-cluster.sh up, hack/lib/operator.sh install, hack/optional-crds.sh install all)")
-	}
-	config, err := clientcmd.BuildConfigFromFlags("", path)
+	config, err := live.ConfigFromEnv("a cluster with the operator's CRDs, the optional ones and cert-manager (hack/local-cluster.sh up, hack/lib/operator.sh install, hack/optional-crds.sh install all)")
 	if err != nil {
 		t.Fatal(err)
 	}
