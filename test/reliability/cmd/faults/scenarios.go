@@ -52,34 +52,20 @@ func (s *suite) setup(ctx context.Context) error {
 	for _, o := range s.operands {
 		var err error
 		t0 := time.Now()
-		if err := s.create(ctx, o); err != nil {
-			return err
-		}
 		// The clean run's objects are whatever it settles to; the next checks compare with it.
-		if err := live.Poll(ctx, time.Second, s.timeout, bind(ctx, s.ready(o))); err != nil {
-			return fmt.Errorf("%s: the clean run did not converge: %w", o.name, err)
-		}
-		if o.applied, err = s.stable(ctx); err != nil {
+		if o.applied, o.writes, err = s.cleanPhase(ctx, o.name+": the clean run did not converge", s.create, o, s.ready(o)); err != nil {
 			return err
 		}
-		o.writes = len(s.audit.Since(s.user, t0, isWrite))
 		logf("%s: clean convergence: %d objects of the operator in the cluster, %d writes, %.1fs", o.name, len(o.applied), o.writes, time.Since(t0).Seconds())
 		if leaks := s.unlabelled(ctx, t0, o.applied); len(leaks) > 0 {
 			s.leaked += len(leaks)
 			s.res.Fail("%s clean run: %s", o.name, strings.Join(leaks, "; "))
 		}
 		if o.removable {
-			t0 = time.Now()
-			if err := s.setManagementState(ctx, o, "Removed"); err != nil {
+			setRemoved := func(ctx context.Context, o *operand) error { return s.setManagementState(ctx, o, "Removed") }
+			if o.removed, o.removeWrites, err = s.cleanPhase(ctx, o.name+": Removed did not converge", setRemoved, o, s.removedReady(o)); err != nil {
 				return err
 			}
-			if err := live.Poll(ctx, time.Second, s.timeout, bind(ctx, s.removedReady(o))); err != nil {
-				return fmt.Errorf("%s: Removed did not converge: %w", o.name, err)
-			}
-			if o.removed, err = s.stable(ctx); err != nil {
-				return err
-			}
-			o.removeWrites = len(s.audit.Since(s.user, t0, isWrite))
 			if err := s.createUserLWS(ctx); err != nil {
 				return err
 			}
@@ -92,17 +78,9 @@ func (s *suite) setup(ctx context.Context) error {
 		}
 		// The clean deletion: what a deleted CR leaves (LWS keeps its CRD on purpose), the
 		// state every convergence of the kill points starts from.
-		t0 = time.Now()
-		if err := s.remove(ctx, o); err != nil {
+		if o.absent, o.deleteWrites, err = s.cleanPhase(ctx, o.name+": the CR was not deleted", s.remove, o, s.gone(o)); err != nil {
 			return err
 		}
-		if err := live.Poll(ctx, time.Second, s.timeout, bind(ctx, s.gone(o))); err != nil {
-			return fmt.Errorf("%s: the CR was not deleted: %w", o.name, err)
-		}
-		if o.absent, err = s.stable(ctx); err != nil {
-			return err
-		}
-		o.deleteWrites = len(s.audit.Since(s.user, t0, isWrite))
 		if err := s.create(ctx, o); err != nil {
 			return err
 		}
@@ -112,6 +90,24 @@ func (s *suite) setup(ctx context.Context) error {
 	}
 	s.checkUsers(ctx, "in the clean runs")
 	return nil
+}
+
+// cleanPhase is one phase of a clean run: act on the operand, wait until done says so, then
+// the operator's objects once they stop changing, and the writes the operator made since the
+// act (audit log).
+func (s *suite) cleanPhase(ctx context.Context, failure string, act func(context.Context, *operand) error, o *operand, done func(context.Context) (bool, error)) (snapshot, int, error) {
+	t0 := time.Now()
+	if err := act(ctx, o); err != nil {
+		return nil, 0, err
+	}
+	if err := live.Poll(ctx, time.Second, s.timeout, bind(ctx, done)); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", failure, err)
+	}
+	objects, err := s.stable(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return objects, len(s.audit.Since(s.user, t0, isWrite)), nil
 }
 
 // stable is the operator's objects once two snapshots a few seconds apart agree.
