@@ -20,6 +20,11 @@
 #   SCHEDULER_PORT  OPERATOR_LISTEN (127.0.0.1:<port>)
 # So `LOCAL_CLUSTER_INSTANCE=e2e hack/local-cluster.sh down` reaches the e2e cluster, and a
 # variable set by hand still wins. kwok and the cert-manager runner listen on no port.
+#
+# LOCAL_CLUSTER_PORT_OFFSET (0..7, default 0) moves every port of every instance by ten times
+# itself, so that several checkouts of this repository (git worktrees) can each run the same
+# instance at once: the base ports of one instance differ by 1 or by more than 70, so no two
+# offsets' ports meet, and the highest (32543 + 70) stays below 32768.
 
 INSTANCE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -34,9 +39,17 @@ INSTANCES=(
 # instance::use NAME: see the header.
 instance::use() {
   local want="$1" row name dir etcd peer apiserver kcm scheduler operator
+  local offset="${LOCAL_CLUSTER_PORT_OFFSET:-0}"
+  if [[ ! "${offset}" =~ ^[0-7]$ ]]; then
+    echo "LOCAL_CLUSTER_PORT_OFFSET must be a digit from 0 to 7, not '${offset}'" >&2
+    return 1
+  fi
+  offset=$((offset * 10))
   for row in "${INSTANCES[@]}"; do
     read -r name dir etcd peer apiserver kcm scheduler operator <<<"${row}"
     [[ "${name}" == "${want}" ]] || continue
+    etcd=$((etcd + offset)) peer=$((peer + offset)) apiserver=$((apiserver + offset))
+    kcm=$((kcm + offset)) scheduler=$((scheduler + offset)) operator=$((operator + offset))
     export OUTPUT_DIR="${OUTPUT_DIR:-${INSTANCE_ROOT}/_output}"
     export LOCAL_CLUSTER_INSTANCE="${want}"
     export LOCAL_CLUSTER_DIR="${LOCAL_CLUSTER_DIR:-${OUTPUT_DIR}/${dir}}"
