@@ -21,10 +21,11 @@
 # So `LOCAL_CLUSTER_INSTANCE=e2e hack/local-cluster.sh down` reaches the e2e cluster, and a
 # variable set by hand still wins. kwok and the cert-manager runner listen on no port.
 #
-# LOCAL_CLUSTER_PORT_OFFSET (0..7, default 0) moves every port of every instance by ten times
+# LOCAL_CLUSTER_PORT_OFFSET (0..9, default 0) moves every port of every instance by ten times
 # itself, so that several checkouts of this repository (git worktrees) can each run the same
-# instance at once: the base ports of one instance differ by 1 or by more than 70, so no two
-# offsets' ports meet, and the highest (32543 + 70) stays below 32768.
+# instance at once: two base ports differ by less than 10 (and not by 0) or by a multiple of 10
+# above 90 or not at all by a multiple of 10, so no two offsets' ports meet, and the highest
+# (32543 + 90) stays below 32768.
 
 INSTANCE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -40,8 +41,8 @@ INSTANCES=(
 instance::use() {
   local want="$1" row name dir etcd peer apiserver kcm scheduler operator
   local offset="${LOCAL_CLUSTER_PORT_OFFSET:-0}"
-  if [[ ! "${offset}" =~ ^[0-7]$ ]]; then
-    echo "LOCAL_CLUSTER_PORT_OFFSET must be a digit from 0 to 7, not '${offset}'" >&2
+  if [[ ! "${offset}" =~ ^[0-9]$ ]]; then
+    echo "LOCAL_CLUSTER_PORT_OFFSET must be a digit from 0 to 9, not '${offset}'" >&2
     return 1
   fi
   offset=$((offset * 10))
