@@ -23,9 +23,8 @@
 #
 # LOCAL_CLUSTER_PORT_OFFSET (0..9, default 0) moves every port of every instance by ten times
 # itself, so that several checkouts of this repository (git worktrees) can each run the same
-# instance at once: two base ports differ by less than 10 (and not by 0) or by a multiple of 10
-# above 90 or not at all by a multiple of 10, so no two offsets' ports meet, and the highest
-# (32543 + 90) stays below 32768.
+# instance at once. No two ports of any instances and offsets meet (no two base ports differ by
+# a multiple of 10 below 100), and the highest (32543 + 90) stays below 32768.
 
 INSTANCE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
