@@ -274,7 +274,7 @@ func assetRef(asset string) objectRef {
 	r := engine.Renderer{Placeholders: map[string]string{bindata.NamespacePlaceholder: fw.namespace, bindata.OperandImagePlaceholder: "unused"}}
 	obj, err := r.Object(asset)
 	Expect(err).NotTo(HaveOccurred(), "render %s", asset)
-	return objectRef{gvr: engine.GVRFor(obj.GroupVersionKind()), kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
+	return objectRef{gvr: engine.MustResourceFor(obj.GroupVersionKind()), kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
 }
 
 // operandObjects is every object the operator creates for the operand: the embedded manifests

@@ -110,7 +110,11 @@ func (a Applier) trackAnnotations(obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	RemoveDroppedAnnotations(a.Clients.Caches, m, GVRFor(KindOf(obj)).GroupResource())
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return err
+	}
+	RemoveDroppedAnnotations(a.Clients.Caches, m, gvr.GroupResource())
 	return nil
 }
 
@@ -141,7 +145,8 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 		return fmt.Errorf("apply %s: %w", describe(typed), err)
 	}
 	if modified {
-		countWrite(ctx, GVRFor(KindOf(typed)).GroupResource().String(), probe.writeVerb())
+		gvr, _ := ResourceFor(KindOf(typed))
+		countWrite(ctx, gvr.GroupResource().String(), probe.writeVerb())
 	}
 	return nil
 }
@@ -183,7 +188,10 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, 
 	case *apiextensionsv1.CustomResourceDefinition:
 		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
 	case *unstructured.Unstructured:
-		_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, GVRFor(t.GroupVersionKind()), nil, nil)
+		var gvr schema.GroupVersionResource
+		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
+			_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil)
+		}
 	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
 		// resourceapply has no typed function for these; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
@@ -206,7 +214,11 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (b
 	u.SetGroupVersionKind(gvk)
 	unstructured.RemoveNestedField(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, GVRFor(gvk), nil, nil)
+	gvr, err := ResourceFor(gvk)
+	if err != nil {
+		return false, err
+	}
+	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, gvr, nil, nil)
 	return modified, err
 }
 
@@ -214,6 +226,12 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (b
 // in the CR's status), so a manual edit of its spec (replicas, image) is reverted. It returns
 // the Deployment as applied; record its generation with resourcemerge.SetDeploymentGeneration.
 func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deployment, generations []operatorv1.GenerationStatus) (*appsv1.Deployment, error) {
+	return a.applyDeployment(ctx, required, resourcemerge.ExpectedDeploymentGeneration(required, generations))
+}
+
+// applyDeployment applies a Deployment unless it has the generation expected and its
+// metadata is as required.
+func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deployment, expected int64) (*appsv1.Deployment, error) {
 	if err := a.trackAnnotations(required); err != nil {
 		return nil, err
 	}
@@ -222,7 +240,6 @@ func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deploymen
 		return nil, err
 	}
 	a, probe := a.probing()
-	expected := resourcemerge.ExpectedDeploymentGeneration(required, generations)
 	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
 	if err != nil {
 		return nil, fmt.Errorf("apply Deployment %s: %w", qualifiedName(required.Namespace, required.Name), err)
@@ -244,8 +261,12 @@ func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) (Applie
 	if err != nil {
 		return a, err
 	}
-	gr := GVRFor(KindOf(obj)).GroupResource()
-	existing, err := a.existing(ctx, KindOf(obj), m.GetNamespace(), m.GetName())
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return a, err
+	}
+	gr := gvr.GroupResource()
+	existing, err := a.existing(ctx, gvr, m.GetNamespace(), m.GetName())
 	if apierrors.IsNotFound(err) {
 		clients := *a.Clients
 		clients.Caches = a.Clients.Caches.WithAbsent(gr, m.GetNamespace(), m.GetName())
@@ -267,8 +288,7 @@ func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) (Applie
 }
 
 // existing reads an object's metadata from the caches, or from the API on a miss.
-func (a Applier) existing(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (metav1.Object, error) {
-	gvr := GVRFor(gvk)
+func (a Applier) existing(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (metav1.Object, error) {
 	if m, err := a.Clients.Caches.GetMeta(gvr.GroupResource(), namespace, name); err == nil || !apierrors.IsNotFound(err) {
 		return m, err
 	}
@@ -333,7 +353,11 @@ func (a Applier) DeleteObject(ctx context.Context, obj runtime.Object, owned Own
 	if err != nil {
 		return err
 	}
-	return a.DeleteOwned(ctx, GVRFor(KindOf(obj)), m.GetNamespace(), m.GetName(), owned, mode)
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return err
+	}
+	return a.DeleteOwned(ctx, gvr, m.GetNamespace(), m.GetName(), owned, mode)
 }
 
 // ManagedByOperator is the ownership test of objects the operator labels.
@@ -371,17 +395,6 @@ func asTyped(obj runtime.Object) (runtime.Object, error) {
 	}
 	typed.GetObjectKind().SetGroupVersionKind(gvk)
 	return typed, nil
-}
-
-// GVRFor maps a kind to its resource. Every kind the operands use has a regular plural.
-func GVRFor(gvk schema.GroupVersionKind) schema.GroupVersionResource {
-	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
-	// apimachinery's guess turns every final "y" into "ies"; after a vowel the plural is "ys"
-	// (Gateway API's Gateway is served as "gateways").
-	if kind := strings.ToLower(gvk.Kind); len(kind) > 1 && strings.HasSuffix(kind, "y") && strings.ContainsRune("aeiou", rune(kind[len(kind)-2])) {
-		gvr.Resource = kind + "s"
-	}
-	return gvr
 }
 
 // KindOf returns an object's kind: from its TypeMeta, or, for typed objects built in Go

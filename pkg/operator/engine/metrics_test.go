@@ -119,7 +119,12 @@ func TestStepFailuresAreCountedByStepAndReason(t *testing.T) {
 			for k := range tc.want {
 				before[k], _ = testutil.GetCounterMetricValue(stepFailures.WithLabelValues(operand, k.step, k.reason))
 			}
-			Walk(WithOperand(context.Background(), operand), tc.steps, stubRun{}, tc.dir)
+			ctx := WithOperand(context.Background(), operand)
+			if tc.dir == Backward {
+				WalkBackward(ctx, tc.steps, stubRun{})
+			} else {
+				Walk(ctx, tc.steps, stubRun{})
+			}
 			for k, want := range tc.want {
 				got, err := testutil.GetCounterMetricValue(stepFailures.WithLabelValues(operand, k.step, k.reason))
 				if got -= before[k]; err != nil || got != want {

@@ -192,7 +192,7 @@ func (o *Operand) sync(ctx context.Context, _ factory.SyncContext) error {
 
 	switch cr.Spec.ManagementState {
 	case operatorv1.Managed, operatorv1.Force:
-		result := engine.Walk(ctx, o.steps, run, engine.Forward)
+		result := engine.Walk(ctx, o.steps, run)
 		if run.deployment == nil {
 			run.deployment = o.cachedDeployment()
 		}
@@ -201,7 +201,7 @@ func (o *Operand) sync(ctx context.Context, _ factory.SyncContext) error {
 		}
 		return result.RetryError()
 	case operatorv1.Removed:
-		result := engine.Walk(ctx, o.steps, run, engine.Backward)
+		result := engine.WalkBackward(ctx, o.steps, run)
 		if err := o.writeStatus(ctx, run, removedConditions(result)); err != nil {
 			return err
 		}
@@ -228,7 +228,7 @@ func (o *Operand) cachedDeployment() *appsv1.Deployment {
 
 // finalize cleans up when the CR is being deleted, then lets it go.
 func (o *Operand) finalize(ctx context.Context, run *syncRun) error {
-	if err := engine.Walk(ctx, o.steps, run, engine.Backward).RetryError(); err != nil {
+	if err := engine.WalkBackward(ctx, o.steps, run).RetryError(); err != nil {
 		return err
 	}
 	if err := o.operatorClient.RemoveFinalizer(ctx, Finalizer); err != nil {

@@ -34,7 +34,11 @@ func (e *fakeEnv) exists(asset string) bool {
 		_, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, obj.GetName(), metav1.GetOptions{})
 		return err == nil
 	}
-	_, err = e.dynamic.Resource(engine.GVRFor(obj.GroupVersionKind())).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
+	gvr, err := engine.ResourceFor(obj.GroupVersionKind())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	_, err = e.dynamic.Resource(gvr).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		e.t.Fatalf("get %s: %v", asset, err)
 	}
@@ -94,7 +98,11 @@ func TestManagedInstallsEveryObjectAndConverges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := env.caches.Get(engine.GVRFor(obj.GroupVersionKind()).GroupResource(), obj.GetNamespace(), obj.GetName()); err != nil {
+			gvr, err := engine.ResourceFor(obj.GroupVersionKind())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.caches.Get(gvr.GroupResource(), obj.GetNamespace(), obj.GetName()); err != nil {
 				return false
 			}
 		}
