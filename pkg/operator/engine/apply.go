@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -242,7 +243,7 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 	a, probe := a.probing()
 	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
 	if err != nil {
-		return nil, fmt.Errorf("apply Deployment %s: %w", qualifiedName(required.Namespace, required.Name), err)
+		return nil, fmt.Errorf("apply Deployment %s: %w", cache.NewObjectName(required.Namespace, required.Name).String(), err)
 	}
 	if modified {
 		countWrite(ctx, Deployments.String(), probe.writeVerb())
@@ -327,11 +328,11 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("get %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
+		return fmt.Errorf("get %s %s: %w", gvr.Resource, cache.NewObjectName(namespace, name).String(), err)
 	}
 	if !owned(live) {
 		a.Recorder.Warningf("RemovalSkipped", "%s %s is not managed by %s; left in place",
-			gvr.Resource, qualifiedName(namespace, name), ManagedByValue)
+			gvr.Resource, cache.NewObjectName(namespace, name).String(), ManagedByValue)
 		return nil
 	}
 	uid := live.GetUID()
@@ -340,10 +341,10 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("delete %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
+		return fmt.Errorf("delete %s %s: %w", gvr.Resource, cache.NewObjectName(namespace, name).String(), err)
 	}
 	countWrite(ctx, gvr.GroupResource().String(), "delete")
-	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, qualifiedName(namespace, name))
+	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, cache.NewObjectName(namespace, name).String())
 	return nil
 }
 
@@ -416,12 +417,5 @@ func describe(obj runtime.Object) string {
 	if err != nil {
 		return kind
 	}
-	return kind + " " + qualifiedName(m.GetNamespace(), m.GetName())
-}
-
-func qualifiedName(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
+	return kind + " " + cache.NewObjectName(m.GetNamespace(), m.GetName()).String()
 }

@@ -472,7 +472,8 @@ func (c *Namespaced[T, S]) remember(key string, d *appsv1.Deployment) {
 // (blockOwnerDeletion: garbage collection deletes the objects with the CR).
 func (k *Kind[T, S]) stamp(cr T) Renderer {
 	return Renderer{
-		Labels: map[string]string{PartOfLabel: k.PartOf},
+		Manifests: k.Manifests,
+		Labels:    map[string]string{PartOfLabel: k.PartOf},
 		Owner: &metav1.OwnerReference{
 			APIVersion:         k.GVK.GroupVersion().String(),
 			Kind:               k.GVK.Kind,

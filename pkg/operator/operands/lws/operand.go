@@ -157,6 +157,7 @@ func (o *Operand) newRun(cr *lwsoperatorv1.LeaderWorkerSetOperator) *syncRun {
 		Operand: o,
 		cr:      cr,
 		render: engine.Renderer{
+			Manifests:    bindata.FS,
 			Placeholders: map[string]string{bindata.NamespacePlaceholder: o.namespace, bindata.OperandImagePlaceholder: o.image},
 			Labels:       map[string]string{engine.PartOfLabel: PartOfValue},
 			Owner: &metav1.OwnerReference{

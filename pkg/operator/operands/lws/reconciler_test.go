@@ -243,7 +243,7 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 	if got := *env.deployment().Spec.Replicas; got != 3 {
 		t.Errorf("manual scaling was reverted while Unmanaged: replicas = %d", got)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, engine.ReasonUnmanaged)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, lwsoperatorv1.ReasonUnmanaged)
 
 	// Back to Managed: the operator's spec returns.
 	env.setState(operatorv1.Managed)
@@ -321,8 +321,8 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.NoneConverter {
 		t.Errorf("the CRD's conversion must no longer point at the deleted webhook Service: %+v", crd.Spec.Conversion)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, engine.ReasonRemoved)
-	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, lwsoperatorv1.ReasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, lwsoperatorv1.ReasonRemoved)
 
 	// Back to Managed: cert-manager issues the Secrets again, and everything returns, the
 	// CRD with its conversion webhook.

@@ -160,7 +160,7 @@ func gatewaySecrets(t *unstructured.Unstructured) ([]*corev1.Secret, error) {
 
 // renderRefs names the object of each asset with the placeholders substituted.
 func renderRefs(assets []string, placeholders map[string]string) ([]objRef, error) {
-	r := engine.Renderer{Placeholders: placeholders}
+	r := engine.Renderer{Manifests: bindata.FS, Placeholders: placeholders}
 	refs := make([]objRef, 0, len(assets))
 	for _, asset := range assets {
 		obj, err := r.Manifest(asset)
