@@ -336,6 +336,12 @@ func parsePromQL(expr string) (promQLRefs, error) {
 				refs.outer = labels
 			}
 			i = next
+		case tok.kind == 'i' && slices.Contains(promQLAggregations, tok.value) && i+1 < len(tokens) && tokens[i+1].kind == 'i' && slices.Contains([]string{"by", "without"}, tokens[i+1].value):
+			// "sum by (a) (...)": the aggregation, its label list next.
+			if i == 0 {
+				refs.outer = []string{}
+			}
+			i++
 		case tok.kind == 'i' && is(i+1, 'p', "("):
 			if !slices.Contains(promQLAggregations, tok.value) && !slices.Contains(promQLFunctions, tok.value) {
 				return refs, fmt.Errorf("unknown function %s", tok.value)

@@ -292,6 +292,9 @@ func TestPortConsistency(t *testing.T) {
 			}
 			svc := serviceOf(objs)
 			wantSvc := []corev1.ServicePort{{Name: portHTTP, Port: tc.service, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString(portHTTP)}}
+			if tc.https && serverTLSEnabled(&tc.spec) {
+				wantSvc[0].AppProtocol = ptr.To("https")
+			}
 			if tc.metricsPort != 0 {
 				wantSvc = append(wantSvc, corev1.ServicePort{Name: portMetrics, Port: tc.metricsPort, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString(portMetrics)})
 			}
