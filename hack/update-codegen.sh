@@ -84,7 +84,10 @@ go run ./hack/crdopenapi "${WORK_DIR}/openapi.json" \
   "${WORK_DIR}/crd/operator.openshift.io_leaderworkersetoperators.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.operator.v1.LeaderWorkerSetOperator" \
   "${WORK_DIR}/crd/batch.llm-d.ai_llmbatchgateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.batch.v1alpha1.LLMBatchGateway" \
   "${WORK_DIR}/crd/core.inference-gateway.com_gateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Gateway" \
-  "${WORK_DIR}/crd/core.inference-gateway.com_mcps.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.MCP"
+  "${WORK_DIR}/crd/core.inference-gateway.com_mcps.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.MCP" \
+  "${WORK_DIR}/crd/core.inference-gateway.com_agents.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Agent" \
+  "${WORK_DIR}/crd/core.inference-gateway.com_orchestrators.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Orchestrator" \
+  "${WORK_DIR}/crd/core.inference-gateway.com_gpus.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.GPU"
 
 # Start from empty output directories so that removed types leave no stale files behind.
 rm -rf "${OUT_DIR}/applyconfigurations" "${OUT_DIR}/clientset" "${OUT_DIR}/listers" "${OUT_DIR}/informers"

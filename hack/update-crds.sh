@@ -36,6 +36,9 @@ CRDS=(
   batch.llm-d.ai_llmbatchgateways.yaml
   core.inference-gateway.com_gateways.yaml
   core.inference-gateway.com_mcps.yaml
+  core.inference-gateway.com_agents.yaml
+  core.inference-gateway.com_orchestrators.yaml
+  core.inference-gateway.com_gpus.yaml
 )
 if [[ "$(ls "${WORK_DIR}")" != "$(printf '%s\n' "${CRDS[@]}" | sort)" ]]; then
   echo "controller-gen wrote $(ls "${WORK_DIR}" | xargs), want ${CRDS[*]}: update CRDS in $0" >&2
