@@ -40,8 +40,11 @@ import (
 // crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
 var crdBundleFiles = []string{
 	"manifests/batch.llm-d.ai_llmbatchgateways.yaml",
+	"manifests/core.inference-gateway.com_agents.yaml",
 	"manifests/core.inference-gateway.com_gateways.yaml",
+	"manifests/core.inference-gateway.com_gpus.yaml",
 	"manifests/core.inference-gateway.com_mcps.yaml",
+	"manifests/core.inference-gateway.com_orchestrators.yaml",
 	"manifests/operator.openshift.io_leaderworkersetoperators.yaml",
 }
 
@@ -69,10 +72,15 @@ const (
 	gatewayExampleFile = "deploy/examples/gateway_minimal.yaml"
 	gatewayGoldenCR    = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
 	mcpExampleFile     = "deploy/examples/mcp_memory.yaml"
-	clusterRoleFile    = "deploy/03_clusterrole.yaml"
-	roleFile           = "deploy/05_role.yaml"
-	deploymentFile     = "deploy/10_deployment.yaml"
-	namespaceFile      = "deploy/01_namespace.yaml"
+	// The Agent, Orchestrator and GPU samples are upstream's examples, as their admission tables
+	// have them (testcases.UpstreamAgent, UpstreamOrchestrator, UpstreamGPU).
+	agentExampleFile        = "deploy/examples/agent_google_calendar.yaml"
+	orchestratorExampleFile = "deploy/examples/orchestrator_telegram.yaml"
+	gpuExampleFile          = "deploy/examples/gpu_ornith.yaml"
+	clusterRoleFile         = "deploy/03_clusterrole.yaml"
+	roleFile                = "deploy/05_role.yaml"
+	deploymentFile          = "deploy/10_deployment.yaml"
+	namespaceFile           = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -282,6 +290,12 @@ func newObject(kind string) (interface{}, bool) {
 		return &igwv1alpha1.Gateway{}, true
 	case "MCP":
 		return &igwv1alpha1.MCP{}, true
+	case "Agent":
+		return &igwv1alpha1.Agent{}, true
+	case "Orchestrator":
+		return &igwv1alpha1.Orchestrator{}, true
+	case "GPU":
+		return &igwv1alpha1.GPU{}, true
 	}
 	return nil, false
 }
@@ -298,6 +312,9 @@ func TestDeployFiles(t *testing.T) {
 		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
 		"00_core.inference-gateway.com_gateways.crd.yaml":            {cluster("CustomResourceDefinition", "gateways.core.inference-gateway.com")},
 		"00_core.inference-gateway.com_mcps.crd.yaml":                {cluster("CustomResourceDefinition", "mcps.core.inference-gateway.com")},
+		"00_core.inference-gateway.com_agents.crd.yaml":              {cluster("CustomResourceDefinition", "agents.core.inference-gateway.com")},
+		"00_core.inference-gateway.com_orchestrators.crd.yaml":       {cluster("CustomResourceDefinition", "orchestrators.core.inference-gateway.com")},
+		"00_core.inference-gateway.com_gpus.crd.yaml":                {cluster("CustomResourceDefinition", "gpus.core.inference-gateway.com")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -328,9 +345,12 @@ func TestDeployFiles(t *testing.T) {
 		"monitoring/prometheusrule.yaml":                {namespaced("PrometheusRule", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
-		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
-		"examples/gateway_minimal.yaml":      {{"Gateway", "", "simple-gateway"}},
-		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
+		"examples/llmbatchgateway_sync.yaml":  {{"LLMBatchGateway", "", "batch-gateway-sync"}},
+		"examples/gateway_minimal.yaml":       {{"Gateway", "", "simple-gateway"}},
+		"examples/mcp_memory.yaml":            {{"MCP", "", "mcp-memory-server"}},
+		"examples/agent_google_calendar.yaml": {{"Agent", "", "google-calendar-agent"}},
+		"examples/orchestrator_telegram.yaml": {{"Orchestrator", "", "orchestrator"}},
+		"examples/gpu_ornith.yaml":            {{"GPU", "", "ornith"}},
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/ nor monitoring/); each must be
@@ -943,6 +963,15 @@ func TestSampleCR(t *testing.T) {
 	t.Run("MCP", func(t *testing.T) {
 		checkMCPSample(t, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile))
 	})
+	t.Run("Agent", func(t *testing.T) {
+		checkAgentSample(t, decodeFile[igwv1alpha1.Agent](t, agentExampleFile))
+	})
+	t.Run("Orchestrator", func(t *testing.T) {
+		checkOrchestratorSample(t, decodeFile[igwv1alpha1.Orchestrator](t, orchestratorExampleFile))
+	})
+	t.Run("GPU", func(t *testing.T) {
+		checkGPUSample(t, decodeFile[igwv1alpha1.GPU](t, gpuExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -1004,6 +1033,23 @@ func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
 	checkNamespacedSample(t, cr, "testcases.UpstreamMCP", &igwv1alpha1.MCP{}, []byte(igwtestcases.UpstreamMCP))
 }
 
+// checkAgentSample, checkOrchestratorSample and checkGPUSample: the samples are upstream's
+// examples, as the admission tables have them.
+func checkAgentSample(t *testing.T, cr *igwv1alpha1.Agent) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamAgent", &igwv1alpha1.Agent{}, []byte(igwtestcases.UpstreamAgent))
+}
+
+func checkOrchestratorSample(t *testing.T, cr *igwv1alpha1.Orchestrator) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamOrchestrator", &igwv1alpha1.Orchestrator{}, []byte(igwtestcases.UpstreamOrchestrator))
+}
+
+func checkGPUSample(t *testing.T, cr *igwv1alpha1.GPU) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamGPU", &igwv1alpha1.GPU{}, []byte(igwtestcases.UpstreamGPU))
+}
+
 // TestALMExamples requires one example per owned CRD, each the same object as its sample in
 // deploy/examples.
 func TestALMExamples(t *testing.T) {
@@ -1044,6 +1090,15 @@ func TestALMExamples(t *testing.T) {
 	})
 	t.Run("MCP", func(t *testing.T) {
 		checkALMExample(t, byKind["MCP"], mcpExampleFile, checkMCPSample)
+	})
+	t.Run("Agent", func(t *testing.T) {
+		checkALMExample(t, byKind["Agent"], agentExampleFile, checkAgentSample)
+	})
+	t.Run("Orchestrator", func(t *testing.T) {
+		checkALMExample(t, byKind["Orchestrator"], orchestratorExampleFile, checkOrchestratorSample)
+	})
+	t.Run("GPU", func(t *testing.T) {
+		checkALMExample(t, byKind["GPU"], gpuExampleFile, checkGPUSample)
 	})
 }
 
