@@ -206,25 +206,7 @@ func (o *Operand) mcpKeys() ([]string, error) {
 // gatewaysDiscovering maps an MCP's event to the Gateways whose service discovery lists it:
 // the MCP server list follows MCP CRs being added, changed and removed.
 func (o *Operand) gatewaysDiscovering(obj runtime.Object) []string {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil
-	}
-	gws, err := o.gateways.List(labels.Everything())
-	if err != nil {
-		return nil
-	}
-	var keys []string
-	for _, gw := range gws {
-		namespace, selector, enabled, err := mcpDiscovery(gw)
-		if err != nil || !enabled || namespace != m.GetNamespace() {
-			continue
-		}
-		if selector.Matches(labels.Set(m.GetLabels())) {
-			keys = append(keys, engine.ObjectKey(gw))
-		}
-	}
-	return keys
+	return engine.SelectingKeys(func() ([]*v1alpha1.Gateway, error) { return o.gateways.List(labels.Everything()) }, mcpSelections)(obj)
 }
 
 // syncGateway reconciles one Gateway.
@@ -277,9 +259,9 @@ func (o *Operand) syncMCP(ctx context.Context, _ factory.SyncContext, key string
 	return result.RetryError()
 }
 
-// ownerStamp is the Renderer that stamps the operator's labels and a controller owner
-// reference to the CR.
-func ownerStamp(gvk schema.GroupVersionKind, m metav1.Object) engine.Renderer {
+// OwnerStamp is the Renderer that stamps the operator's labels and a controller owner
+// reference to the CR, on the objects of every inference gateway kind.
+func OwnerStamp(gvk schema.GroupVersionKind, m metav1.Object) engine.Renderer {
 	return engine.Renderer{
 		Labels: map[string]string{PartOfLabel: PartOfValue},
 		Owner: &metav1.OwnerReference{
