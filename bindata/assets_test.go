@@ -128,7 +128,7 @@ func TestNoUnlistedAssets(t *testing.T) {
 	for _, a := range allAssets {
 		listed[a.path] = true
 	}
-	for _, list := range [][]string{BatchGatewayAssets, InferenceGatewayAssets, MCPAssets} {
+	for _, list := range [][]string{BatchGatewayAssets, InferenceGatewayAssets, MCPAssets, AgentAssets, OrchestratorAssets, GPUAssets} {
 		for _, a := range list {
 			listed[a] = true
 		}

@@ -36,7 +36,7 @@ func RenderMCP(mcp *v1alpha1.MCP) ([]runtime.Object, error) {
 
 // stampWanted is what objectRun.ApplyAsset does to the wanted objects before it applies them.
 func stampWanted(gvk schema.GroupVersionKind, owner metav1.Object, rendered []renderedObject) ([]runtime.Object, error) {
-	stamp := ownerStamp(gvk, owner)
+	stamp := OwnerStamp(gvk, owner)
 	var objs []runtime.Object
 	for _, ro := range rendered {
 		if !ro.wanted {
@@ -48,7 +48,7 @@ func stampWanted(gvk schema.GroupVersionKind, owner metav1.Object, rendered []re
 		}
 		stamp.Stamp(m)
 		if d, ok := ro.obj.(*appsv1.Deployment); ok {
-			if err := engine.RunHooks(d, podSecurity...); err != nil {
+			if err := engine.RunHooks(d, PodSecurity...); err != nil {
 				return nil, err
 			}
 		}

@@ -71,7 +71,7 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 	}
 	run.stamp.Stamp(m)
 	if d, isDeployment := ro.obj.(*appsv1.Deployment); isDeployment {
-		if err := engine.RunHooks(d, append([]engine.DeploymentHook{run.prepare}, podSecurity...)...); err != nil {
+		if err := engine.RunHooks(d, append([]engine.DeploymentHook{run.prepare}, PodSecurity...)...); err != nil {
 			return err
 		}
 		actual, err := run.applier.ApplyDeployment(ctx, d, run.generations)
@@ -102,7 +102,7 @@ func (o *Operand) newObjectRun(gvk schema.GroupVersionKind, cr metav1.Object, ge
 		owner:       cr,
 		recorder:    recorder,
 		applier:     engine.Applier{Clients: o.clients, Cache: o.cache, Recorder: recorder, Adopt: engine.ControlledBy(cr), TrackAnnotations: true},
-		stamp:       ownerStamp(gvk, cr),
+		stamp:       OwnerStamp(gvk, cr),
 		generations: generations,
 	}
 }
@@ -216,9 +216,9 @@ func (run *mcpRun) prepareDeployment(d *appsv1.Deployment) error {
 // 65532 is distroless's own "nonroot" user.
 const nonRootUser = 65532
 
-// podSecurity are the hooks that make every Deployment of both kinds run under the restricted
-// Pod Security profile.
-var podSecurity = []engine.DeploymentHook{engine.WithRestrictedSecurityContext, withNonRootUser}
+// PodSecurity are the hooks that make every Deployment of the inference gateway's kinds (the
+// Agent's and the Orchestrator's too) run under the restricted Pod Security profile.
+var PodSecurity = []engine.DeploymentHook{engine.WithRestrictedSecurityContext, withNonRootUser}
 
 // withNonRootUser gives the pod a non-root user unless it has one.
 func withNonRootUser(d *appsv1.Deployment) error {
