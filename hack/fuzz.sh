@@ -19,7 +19,7 @@ LOGS="${DIR}/fuzz-logs"
 mkdir -p "${LOGS}"
 
 # Every `func FuzzX(f *testing.F)` of the packages below, as "package target".
-PACKAGES=(./pkg/operator/engine ./pkg/operator/operands/lws ./pkg/operator/operands/batchgateway ./pkg/operator/operands/inferencegateway)
+PACKAGES=(./pkg/operator/engine ./pkg/operator/operands/lws ./pkg/operator/operands/batchgateway ./pkg/operator/operands/inferencegateway ./pkg/operator/operands/inferencegatewayagents)
 targets=()
 for pkg in "${PACKAGES[@]}"; do
   while read -r name; do

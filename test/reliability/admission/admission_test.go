@@ -55,6 +55,9 @@ var tables = []table{
 	{kind: "LLMBatchGateway", gvr: batchv1alpha1.GroupVersion.WithResource("llmbatchgateways"), namespaced: true, rejected: batchcases.Rejected, accepted: batchcases.Accepted},
 	{kind: "Gateway", gvr: igwv1alpha1.GroupVersion.WithResource("gateways"), namespaced: true, rejected: igwcases.GatewayRejected, accepted: igwcases.GatewayAccepted},
 	{kind: "MCP", gvr: igwv1alpha1.GroupVersion.WithResource("mcps"), namespaced: true, rejected: igwcases.MCPRejected, accepted: igwcases.MCPAccepted},
+	{kind: "Agent", gvr: igwv1alpha1.GroupVersion.WithResource("agents"), namespaced: true, rejected: igwcases.AgentRejected, accepted: igwcases.AgentAccepted},
+	{kind: "Orchestrator", gvr: igwv1alpha1.GroupVersion.WithResource("orchestrators"), namespaced: true, rejected: igwcases.OrchestratorRejected, accepted: igwcases.OrchestratorAccepted},
+	{kind: "GPU", gvr: igwv1alpha1.GroupVersion.WithResource("gpus"), namespaced: true, rejected: igwcases.GPURejected, accepted: igwcases.GPUAccepted},
 }
 
 // strictDryRun stores nothing and rejects unknown fields as kubectl does.

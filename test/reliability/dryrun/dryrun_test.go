@@ -3,7 +3,8 @@
 // CRs, and name variants at the edges of what a name may be) is first sent as a server-side
 // dry-run create to the cluster of $KUBECONFIG; each CR it admits, as it would be stored
 // (defaults applied), is rendered by its operand (lws.Render, batchgateway.Render,
-// inferencegateway.RenderGateway and RenderMCP, what a sync applies), and every rendered object
+// inferencegateway.RenderGateway and RenderMCP, inferencegatewayagents.RenderAgent,
+// RenderOrchestrator and RenderGPU: what a sync applies), and every rendered object
 // is sent as a server-side dry-run create (a dry-run apply when an object of that name exists):
 // each must pass. A kind the cluster does not serve counts as a failure: the cluster needs the
 // operator's CRDs (hack/lib/operator.sh install), the optional ones (hack/optional-crds.sh
@@ -43,6 +44,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegatewayagents"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 	"github.com/llm-infra/llm-infra-operator/test/reliability/result"
@@ -122,6 +124,41 @@ var operands = []operand{
 				return nil, err
 			}
 			return inferencegateway.RenderMCP(cr)
+		},
+	},
+	{
+		kind: "Agent", gvr: igwv1alpha1.GroupVersion.WithResource("agents"), namespaced: true,
+		corpus: func(*testing.T) []lwscases.Case { return withNames(igwcases.AgentAccepted, igwcases.BaseAgent) },
+		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
+			cr, err := engine.FromUnstructured[igwv1alpha1.Agent](stored)
+			if err != nil {
+				return nil, err
+			}
+			return inferencegatewayagents.RenderAgent(cr)
+		},
+	},
+	{
+		kind: "Orchestrator", gvr: igwv1alpha1.GroupVersion.WithResource("orchestrators"), namespaced: true,
+		corpus: func(*testing.T) []lwscases.Case {
+			return withNames(igwcases.OrchestratorAccepted, igwcases.BaseOrchestrator)
+		},
+		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
+			cr, err := engine.FromUnstructured[igwv1alpha1.Orchestrator](stored)
+			if err != nil {
+				return nil, err
+			}
+			return inferencegatewayagents.RenderOrchestrator(cr)
+		},
+	},
+	{
+		kind: "GPU", gvr: igwv1alpha1.GroupVersion.WithResource("gpus"), namespaced: true,
+		corpus: func(*testing.T) []lwscases.Case { return withNames(igwcases.GPUAccepted, igwcases.BaseGPU) },
+		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
+			cr, err := engine.FromUnstructured[igwv1alpha1.GPU](stored)
+			if err != nil {
+				return nil, err
+			}
+			return inferencegatewayagents.RenderGPU(cr)
 		},
 	},
 }
