@@ -39,18 +39,14 @@ hack/update-crds.sh >/dev/null
 hack/generate-operand-manifests.sh >/dev/null
 # The OLM bundle, from deploy/ (after the CRDs above) and hack/bundle/.
 if ! out=$(hack/bundle.sh 2>&1); then echo "make bundle failed:"; echo "${out}"; failed=1; fi
+# Globs, not names: a new API package's files are covered (and a removed one's deletion seen).
 generated=(
-  pkg/apis/operator/v1/zz_generated.deepcopy.go
-  pkg/apis/batch/v1alpha1/zz_generated.deepcopy.go
-  pkg/apis/inferencegateway/v1alpha1/zz_generated.deepcopy.go
+  'pkg/apis/*/*/zz_generated.deepcopy.go'
   pkg/generated
   manifests
   metadata
   bundle.Dockerfile
-  deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
-  deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml
-  deploy/00_core.inference-gateway.com_gateways.crd.yaml
-  deploy/00_core.inference-gateway.com_mcps.crd.yaml
+  'deploy/00_*.crd.yaml'
   bindata/assets/lws/crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml

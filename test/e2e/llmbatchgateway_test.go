@@ -78,7 +78,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 
 			By("comparing the objects of " + c + " with upstream's")
 			for _, golden := range goldenBatchObjects(c) {
-				gvr := engine.GVRFor(golden.GroupVersionKind())
+				gvr := engine.MustResourceFor(golden.GroupVersionKind())
 				live, err := fw.dynamic.Resource(gvr).Namespace(namespace).Get(ctx, golden.GetName(), metav1.GetOptions{})
 				Expect(err).NotTo(HaveOccurred(), "upstream's %s %s has no counterpart", golden.GetKind(), golden.GetName())
 				Expect(engine.IsManaged(live.GetLabels())).To(BeTrue(), "%s %s labels %v", live.GetKind(), live.GetName(), live.GetLabels())
@@ -194,7 +194,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 			refs := obj.GetOwnerReferences()
 			refs[0].UID = created.UID
 			obj.SetOwnerReferences(refs)
-			live, err := fw.dynamic.Resource(engine.GVRFor(obj.GroupVersionKind())).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
+			live, err := fw.dynamic.Resource(engine.MustResourceFor(obj.GroupVersionKind())).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred(), "create upstream's %s %s", obj.GetKind(), obj.GetName())
 			upstream[live.GetKind()+" "+live.GetName()] = live.GetUID()
 		}
@@ -205,7 +205,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 		Expect(owned).To(HaveLen(len(upstream)), "the operator must adopt, not duplicate: %v", owned)
 		for key, uid := range upstream {
 			kind, name, _ := strings.Cut(key, " ")
-			live, err := fw.dynamic.Resource(engine.GVRFor(schema.GroupVersionKind{Group: groupOfKind(kind), Version: "v1", Kind: kind})).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+			live, err := fw.dynamic.Resource(engine.MustResourceFor(schema.GroupVersionKind{Group: groupOfKind(kind), Version: "v1", Kind: kind})).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(live.GetUID()).To(Equal(uid), "%s was replaced instead of adopted", key)
 			Expect(engine.IsManaged(live.GetLabels())).To(BeTrue(), "%s was not adopted: labels %v", key, live.GetLabels())

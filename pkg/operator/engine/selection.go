@@ -47,7 +47,7 @@ func (s LabelSelection) Matches(obj metav1.Object) bool {
 // Pass it to QueueingHandler, which looks at the object before and after an update.
 func SelectingKeys[CR metav1.Object](list func() ([]CR, error), selections func(CR) []LabelSelection) func(obj any) []string {
 	return func(obj any) []string {
-		m, ok := metaOf(obj)
+		_, m, ok := ObjectOf(obj)
 		if !ok {
 			return nil
 		}
@@ -59,7 +59,7 @@ func SelectingKeys[CR metav1.Object](list func() ([]CR, error), selections func(
 		for _, cr := range crs {
 			for _, s := range selections(cr) {
 				if s.Matches(m) {
-					keys = append(keys, ObjectKey(cr))
+					keys = append(keys, cr.GetNamespace()+"/"+cr.GetName())
 					break
 				}
 			}

@@ -26,12 +26,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
-	batchcases "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
-	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
-	igwcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
-	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 	"github.com/llm-infra/llm-infra-operator/test/reliability/result"
 )
@@ -49,16 +45,15 @@ type table struct {
 	rejected, accepted []lwscases.Case
 }
 
-// tables are every CRD the operator serves, each with its table.
-var tables = []table{
-	{kind: "LeaderWorkerSetOperator", gvr: lwsoperatorv1.GroupVersion.WithResource("leaderworkersetoperators"), rejected: lwscases.Rejected, accepted: lwscases.Accepted},
-	{kind: "LLMBatchGateway", gvr: batchv1alpha1.GroupVersion.WithResource("llmbatchgateways"), namespaced: true, rejected: batchcases.Rejected, accepted: batchcases.Accepted},
-	{kind: "Gateway", gvr: igwv1alpha1.GroupVersion.WithResource("gateways"), namespaced: true, rejected: igwcases.GatewayRejected, accepted: igwcases.GatewayAccepted},
-	{kind: "MCP", gvr: igwv1alpha1.GroupVersion.WithResource("mcps"), namespaced: true, rejected: igwcases.MCPRejected, accepted: igwcases.MCPAccepted},
-	{kind: "Agent", gvr: igwv1alpha1.GroupVersion.WithResource("agents"), namespaced: true, rejected: igwcases.AgentRejected, accepted: igwcases.AgentAccepted},
-	{kind: "Orchestrator", gvr: igwv1alpha1.GroupVersion.WithResource("orchestrators"), namespaced: true, rejected: igwcases.OrchestratorRejected, accepted: igwcases.OrchestratorAccepted},
-	{kind: "GPU", gvr: igwv1alpha1.GroupVersion.WithResource("gpus"), namespaced: true, rejected: igwcases.GPURejected, accepted: igwcases.GPUAccepted},
-}
+// tables are every CRD the operator serves, each with its table: from the registry.
+var tables = func() []table {
+	var out []table
+	for _, r := range operands.All() {
+		out = append(out, table{kind: r.GVK.Kind, gvr: r.GVR(), namespaced: r.Namespaced,
+			rejected: r.Admission.Rejected, accepted: r.Admission.Accepted})
+	}
+	return out
+}()
 
 // strictDryRun stores nothing and rejects unknown fields as kubectl does.
 var strictDryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}

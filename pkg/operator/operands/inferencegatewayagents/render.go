@@ -23,7 +23,7 @@ func instancePlaceholders(namespace, name, image string) map[string]string {
 // only, engine.Renderer) into its typed form. The engine stamps the operator's label and the
 // owner reference when it applies the object.
 func manifest[T any](asset string, placeholders map[string]string) (*T, error) {
-	u, err := engine.Renderer{Placeholders: placeholders}.Manifest(asset)
+	u, err := engine.Renderer{Manifests: bindata.FS, Placeholders: placeholders}.Manifest(asset)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", asset, err)
 	}

@@ -80,7 +80,7 @@ func batchKind() *scaleKind {
 // (batchgateway.NamesFor, the manifests' placeholders).
 func candidatesFor(namespace, name string) ([]objRef, error) {
 	names := batchgateway.NamesFor(name)
-	return renderRefs(batchgateway.Assets(), map[string]string{
+	return renderRefs(bindata.BatchGatewayAssets, map[string]string{
 		bindata.NamespacePlaceholder:                      namespace,
 		bindata.BatchGatewayInstancePlaceholder:           name,
 		bindata.BatchGatewayAPIServerNamePlaceholder:      names.APIServer,
@@ -91,7 +91,7 @@ func candidatesFor(namespace, name string) ([]objRef, error) {
 }
 
 // gatewayKind is the inference Gateway: its objects are named by inferencegateway.NamesFor and
-// listed by inferencegateway.Assets().
+// listed by bindata.InferenceGatewayAssets.
 func gatewayKind() *scaleKind {
 	return &scaleKind{
 		kind:      "Gateway",
@@ -123,7 +123,7 @@ func toGateway(cr *unstructured.Unstructured) (*igwv1alpha1.Gateway, error) {
 // operand does (inferencegateway.NamesFor, the manifests' placeholders).
 func gatewayCandidates(gw *igwv1alpha1.Gateway) ([]objRef, error) {
 	names := inferencegateway.NamesFor(gw)
-	return renderRefs(inferencegateway.Assets(), map[string]string{
+	return renderRefs(bindata.InferenceGatewayAssets, map[string]string{
 		bindata.NamespacePlaceholder:                      gw.Namespace,
 		bindata.InferenceGatewayInstancePlaceholder:       gw.Name,
 		bindata.InferenceGatewayServiceAccountPlaceholder: names.ServiceAccount,
@@ -160,7 +160,7 @@ func gatewaySecrets(t *unstructured.Unstructured) ([]*corev1.Secret, error) {
 
 // renderRefs names the object of each asset with the placeholders substituted.
 func renderRefs(assets []string, placeholders map[string]string) ([]objRef, error) {
-	r := engine.Renderer{Placeholders: placeholders}
+	r := engine.Renderer{Manifests: bindata.FS, Placeholders: placeholders}
 	refs := make([]objRef, 0, len(assets))
 	for _, asset := range assets {
 		obj, err := r.Manifest(asset)

@@ -90,7 +90,7 @@ func (s *suite) operandTable() []*operand {
 	}
 	var out []*operand
 	for _, o := range all {
-		if want[o.name] {
+		if want[o.name] || want["all"] {
 			out = append(out, o)
 		}
 	}

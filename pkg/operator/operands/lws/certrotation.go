@@ -1,4 +1,4 @@
-package engine
+package lws
 
 import (
 	"bytes"
@@ -8,14 +8,18 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/cert"
 
 	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/openshift/library-go/pkg/operator/certrotation"
 	"github.com/openshift/library-go/pkg/operator/events"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // Validity of what OperatorCA issues. The serving certificates are renewed at the latest
@@ -70,23 +74,23 @@ func (c OperatorCA) Ensure(ctx context.Context) (*IssuedCA, error) {
 		Lister: c.Secrets, Client: c.SecretClient, EventRecorder: c.Recorder,
 	}.EnsureSigningCertKeyPair(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("signing CA Secret %s: %w", qualifiedName(c.Namespace, c.SignerSecret), err)
+		return nil, fmt.Errorf("signing CA Secret %s: %w", cache.NewObjectName(c.Namespace, c.SignerSecret).String(), err)
 	}
 	if signer == nil {
 		// certrotation ignores a write conflict and returns nothing: the informer brings the
 		// newer Secret and the next sync.
-		return nil, fmt.Errorf("signing CA Secret %s changed while it was written; retrying", qualifiedName(c.Namespace, c.SignerSecret))
+		return nil, fmt.Errorf("signing CA Secret %s changed while it was written; retrying", cache.NewObjectName(c.Namespace, c.SignerSecret).String())
 	}
 	certs, err := certrotation.CABundleConfigMap{
 		Namespace: c.Namespace, Name: c.BundleConfigMap,
 		Owner: c.Owner, AdditionalAnnotations: annotations,
 		Lister: c.ConfigMaps, Client: c.ConfigMapsClient, EventRecorder: c.Recorder,
-	}.EnsureConfigMapCABundle(ctx, signer, qualifiedName(c.Namespace, c.SignerSecret))
+	}.EnsureConfigMapCABundle(ctx, signer, cache.NewObjectName(c.Namespace, c.SignerSecret).String())
 	if err != nil {
-		return nil, fmt.Errorf("CA bundle ConfigMap %s: %w", qualifiedName(c.Namespace, c.BundleConfigMap), err)
+		return nil, fmt.Errorf("CA bundle ConfigMap %s: %w", cache.NewObjectName(c.Namespace, c.BundleConfigMap).String(), err)
 	}
 	if len(certs) == 0 {
-		return nil, fmt.Errorf("CA bundle ConfigMap %s changed while it was written; retrying", qualifiedName(c.Namespace, c.BundleConfigMap))
+		return nil, fmt.Errorf("CA bundle ConfigMap %s changed while it was written; retrying", cache.NewObjectName(c.Namespace, c.BundleConfigMap).String())
 	}
 	bundle, err := crypto.EncodeCertificates(certs...)
 	if err != nil {
@@ -107,10 +111,10 @@ func (c OperatorCA) EnsureServingCertificate(ctx context.Context, ca *IssuedCA, 
 		Lister:      c.Secrets, Client: c.SecretClient, EventRecorder: c.Recorder,
 	}.EnsureTargetCertKeyPair(ctx, ca.Signer, ca.bundleCerts)
 	if err != nil {
-		return nil, fmt.Errorf("serving certificate Secret %s: %w", qualifiedName(c.Namespace, secretName), err)
+		return nil, fmt.Errorf("serving certificate Secret %s: %w", cache.NewObjectName(c.Namespace, secretName).String(), err)
 	}
 	if secret == nil {
-		return nil, fmt.Errorf("serving certificate Secret %s changed while it was written; retrying", qualifiedName(c.Namespace, secretName))
+		return nil, fmt.Errorf("serving certificate Secret %s changed while it was written; retrying", cache.NewObjectName(c.Namespace, secretName).String())
 	}
 	return secret, nil
 }
@@ -188,4 +192,29 @@ func containsCert(certs []*x509.Certificate, c *x509.Certificate) bool {
 		}
 	}
 	return false
+}
+
+// IssuedTLSSecrets returns the named TLS Secrets from the caches once cert-manager has issued
+// them (both tls.crt and tls.key present), and the names of those it has not issued yet.
+func IssuedTLSSecrets(caches *engine.Caches, namespace string, names ...string) (issued []*corev1.Secret, missing []string, err error) {
+	for _, name := range names {
+		obj, err := caches.Get(engine.Secrets, namespace, name)
+		if apierrors.IsNotFound(err) {
+			missing = append(missing, name)
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("get Secret %s: %w", namespace+"/"+name, err)
+		}
+		secret, ok := obj.(*corev1.Secret)
+		if !ok {
+			return nil, nil, fmt.Errorf("unexpected %T in the Secret cache", obj)
+		}
+		if len(secret.Data[corev1.TLSCertKey]) == 0 || len(secret.Data[corev1.TLSPrivateKeyKey]) == 0 {
+			missing = append(missing, name)
+			continue
+		}
+		issued = append(issued, secret)
+	}
+	return issued, missing, nil
 }
