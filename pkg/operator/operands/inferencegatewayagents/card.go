@@ -60,6 +60,9 @@ type CardFetcherConfig struct {
 	Workers int
 	// Transport carries the requests (http.DefaultTransport's clone).
 	Transport http.RoundTripper
+	// Exists says whether the Agent of a key still exists; a worker drops one that does not
+	// (the sync of a deleted Agent never runs to Forget it). Nil: always.
+	Exists func(key string) bool
 }
 
 // CardFetcher reads Agents' cards over HTTP, beside the syncs so that none waits for an agent: a
@@ -174,6 +177,10 @@ func (f *CardFetcher) next(ctx context.Context) bool {
 		return false
 	}
 	defer f.queue.Done(key)
+	if f.cfg.Exists != nil && !f.cfg.Exists(key) {
+		f.Forget(key)
+		return true
+	}
 	f.mu.Lock()
 	target, ok := f.targets[key]
 	f.mu.Unlock()

@@ -25,7 +25,8 @@ import (
 //	expired            nothing until the spec changes (an Expired GPU is never leased again on its
 //	                   own)
 //	expiresAt passed   release it: Expired (Terminating while the release fails)
-//	no allocation      write the connection Secret with a new token, then lease: Provisioning
+//	no allocation      write the connection Secret with a new token (Pending), then, once it
+//	                   holds it, lease: Provisioning
 //	leased             ask the provider: Starting until it runs, then probe the readiness path
 //	                   with the token: Ready once it answers with a 2xx (the Secret gets the url)
 //
@@ -43,6 +44,8 @@ const (
 	gpuCleanupRequeue      = 30 * time.Second
 	gpuReadyMaxRequeue     = 60 * time.Second
 	gpuProbeTimeout        = 5 * time.Second
+	// gpuSecretRequeue: the connection Secret's own event normally comes sooner.
+	gpuSecretRequeue = 5 * time.Second
 )
 
 // Secret keys of the connection Secret: upstream's.
@@ -191,15 +194,21 @@ func (s *gpuStep) expire(ctx context.Context, provider gpuprovider.Provider) gpu
 		fmt.Sprintf("allocation released after maxRuntime %s; change spec.maxRuntime to lease again", s.g.Spec.MaxRuntime.Duration), 0)
 }
 
-// provision writes the connection Secret with the allocation's token (first, so the token the
-// runtime gets survives a restart), then leases.
+// provision writes the connection Secret with the allocation's token first (applied after this
+// step, so the token the runtime gets survives a restart), and leases in the next sync, once the
+// Secret holds it.
 func (s *gpuStep) provision(ctx context.Context, provider gpuprovider.Provider) gpuResult {
 	token, err := s.token()
 	if err != nil {
 		return s.fail(v1alpha1.ReasonGPUConnectionSecretError, err)
 	}
-	if err := s.writeConnection(token, ""); err != nil {
-		return s.fail(v1alpha1.ReasonGPUConnectionSecretError, err)
+	if c := s.env.connection; c == nil || string(c.Data[connectionTokenKey]) != token {
+		// The Secret is applied after this step: lease once it holds the token.
+		if err := s.writeConnection(token, ""); err != nil {
+			return s.fail(v1alpha1.ReasonGPUConnectionSecretError, err)
+		}
+		return s.after(v1alpha1.GPUPhasePending, false, v1alpha1.ReasonGPUPending,
+			"writing the connection Secret with the allocation's token, before leasing", gpuSecretRequeue)
 	}
 	alloc, err := provider.Provision(ctx, gpuprovider.ProvisionRequest{
 		UID: string(s.g.UID), Namespace: s.g.Namespace, Name: s.g.Name,

@@ -122,6 +122,11 @@ func TestGPULifecycle(t *testing.T) {
 	w := newGPUWorld(t)
 
 	r := w.sync()
+	w.expect(r, v1alpha1.GPUPhasePending, v1alpha1.ReasonGPUPending)
+	if len(w.runpod.Pods()) != 0 || w.secret == nil {
+		t.Fatalf("leased before the connection Secret held the token: pods %v, Secret %v", w.runpod.Pods(), w.secret)
+	}
+	r = w.sync()
 	w.expect(r, v1alpha1.GPUPhaseProvisioning, v1alpha1.ReasonGPUProvisioning)
 	pods := w.runpod.Pods()
 	if len(pods) != 1 {
@@ -212,6 +217,7 @@ func TestGPULifecycle(t *testing.T) {
 func TestGPUMaxRuntimeChangeMovesExpiry(t *testing.T) {
 	w := newGPUWorld(t)
 	w.sync()
+	w.sync()
 	started := w.gpu.Status.StartedAt.Time
 	w.gpu.Spec.MaxRuntime = metav1.Duration{Duration: 30 * time.Minute}
 	w.gpu.Generation = 2
@@ -227,6 +233,7 @@ func TestGPUMaxRuntimeChangeMovesExpiry(t *testing.T) {
 // the credentials the finalizer stays and the condition says what to do.
 func TestGPUDeletion(t *testing.T) {
 	w := newGPUWorld(t)
+	w.sync()
 	w.sync()
 	now := metav1.NewTime(w.now)
 	w.gpu.DeletionTimestamp = &now
@@ -267,20 +274,27 @@ func TestGPUFailures(t *testing.T) {
 		reason string
 	}{
 		{"no credentials", func(w *gpuWorld) { w.noCreds = true }, v1alpha1.ReasonGPUProviderUnavailable},
-		{"provisioning refused", func(w *gpuWorld) { w.runpod.FailNext(http.MethodPost, http.StatusForbidden) }, v1alpha1.ReasonGPUProvisionFailed},
+		{"provisioning refused", func(w *gpuWorld) {
+			w.sync()
+			w.runpod.FailNext(http.MethodPost, http.StatusForbidden)
+		}, v1alpha1.ReasonGPUProvisionFailed},
 		{"allocation lost", func(w *gpuWorld) {
+			w.sync()
 			w.sync()
 			w.runpod.Remove(w.gpu.Status.InstanceID)
 		}, v1alpha1.ReasonGPUAllocationLost},
 		{"provider reports failure", func(w *gpuWorld) {
 			w.sync()
+			w.sync()
 			w.runpod.SetStatus(w.gpu.Status.InstanceID, "FAILED")
 		}, v1alpha1.ReasonGPUProviderFailed},
 		{"terminated outside", func(w *gpuWorld) {
 			w.sync()
+			w.sync()
 			w.runpod.SetStatus(w.gpu.Status.InstanceID, "EXITED")
 		}, v1alpha1.ReasonGPUAllocationTerminated},
 		{"provider error", func(w *gpuWorld) {
+			w.sync()
 			w.sync()
 			w.runpod.FailNext(http.MethodGet, http.StatusBadGateway)
 		}, v1alpha1.ReasonGPUProviderError},
