@@ -73,9 +73,11 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 				return nil
 			}},
 		},
-		Render:    o.render,
-		Status:    gpuStatus,
-		Events:    readyEvents(v1alpha1.ReasonGPUEndpointReady, engine.AvailabilityEvents),
+		Render: o.render,
+		Status: gpuStatus,
+		Events: readyEvents(v1alpha1.ReasonGPUEndpointReady,
+			[]string{v1alpha1.ReasonGPUPending, v1alpha1.ReasonGPUProvisioning, v1alpha1.ReasonGPUInfrastructureStarting, v1alpha1.ReasonGPUEndpointPending, v1alpha1.ReasonGPUEndpointNotReady},
+			[]string{v1alpha1.ReasonGPUExpired}, engine.AvailabilityEvents),
 		Finalizer: v1alpha1.GPUFinalizer,
 		Finalize: func(ctx context.Context, run *gpuRun) (bool, error) {
 			r := syncGPU(ctx, run.CR, o.env(ctx, run))

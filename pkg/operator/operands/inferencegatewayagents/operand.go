@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -249,7 +250,7 @@ func (o *agentOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.Agent, *
 		PrepareDeployment: func(run *agentRun, d *appsv1.Deployment) error { return withInputHashes(run, run.State.inputs, d) },
 		PodHooks:          inferencegateway.PodSecurity,
 		Status:            o.status,
-		Events:            readyEvents(v1alpha1.ReasonCardFetched, engine.AvailabilityEvents),
+		Events:            readyEvents(v1alpha1.ReasonCardFetched, []string{v1alpha1.ReasonCardPending}, nil, engine.AvailabilityEvents),
 	}
 	if deps.CRInformers != nil {
 		k.Client = func(namespace string) engine.StatusClient[*v1alpha1.Agent] {
@@ -297,7 +298,7 @@ func (o *agentOperand) status(run *agentRun, result *engine.Outcome, a *v1alpha1
 				obs.result = &r
 			}
 		} else {
-			obs.available = false
+			obs.noAddress = true
 		}
 	}
 	ready, card := agentReady(obs, status.Card, a.Generation)
@@ -325,10 +326,11 @@ func cardTarget(run *agentRun, d *appsv1.Deployment) (CardTarget, bool) {
 	}, true
 }
 
-// readyEvents announces upstream's Ready condition: Normal with the reason when it becomes True,
-// Warning with the reason when it turns False from True or changes its False reason (a card
-// that cannot be read); other transitions as next says.
-func readyEvents(readyReason string, next engine.EventPolicy) engine.EventPolicy {
+// readyEvents announces upstream's Ready condition: Normal with readyReason when it becomes
+// True, nothing for a reason of progress (quiet: waiting for a replica, a card, the provider),
+// Normal for an expected end (normal: a GPU's Expired), a Warning with the reason otherwise (a
+// card that cannot be read, a failed allocation); other conditions as next says.
+func readyEvents(readyReason string, quiet, normal []string, next engine.EventPolicy) engine.EventPolicy {
 	return func(t engine.Transition) (engine.Event, bool) {
 		if t.After.Type != v1alpha1.ConditionReady {
 			return next(t)
@@ -336,11 +338,12 @@ func readyEvents(readyReason string, next engine.EventPolicy) engine.EventPolicy
 		switch {
 		case t.After.Status == metav1.ConditionTrue:
 			return engine.Event{Reason: readyReason}, true
-		case t.Before != nil && t.Before.Status == metav1.ConditionTrue,
-			t.After.Reason != v1alpha1.ReasonCardPending && t.After.Reason != v1alpha1.ReasonDeploymentNotAvailable:
-			return engine.Event{Warning: true, Reason: t.After.Reason}, true
+		case slices.Contains(quiet, t.After.Reason):
+			return engine.Event{}, false
+		case slices.Contains(normal, t.After.Reason):
+			return engine.Event{Reason: t.After.Reason}, true
 		}
-		return engine.Event{}, false
+		return engine.Event{Warning: true, Reason: t.After.Reason}, true
 	}
 }
 
@@ -400,7 +403,7 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		},
 		PodHooks: inferencegateway.PodSecurity,
 		Status:   orchestratorStatus,
-		Events:   readyEvents(v1alpha1.ReasonDeploymentAvailable, engine.AvailabilityEvents),
+		Events:   readyEvents(v1alpha1.ReasonDeploymentAvailable, []string{v1alpha1.ReasonDeploymentNotAvailable}, nil, engine.AvailabilityEvents),
 	}
 	var agents igwlisters.AgentLister
 	var mcps igwlisters.MCPLister

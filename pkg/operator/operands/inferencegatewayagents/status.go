@@ -30,6 +30,8 @@ type agentCardObservation struct {
 	available bool
 	// result is the card fetcher's last result for the agent; nil while none is known.
 	result *CardResult
+	// noAddress: the agent's Service has no cluster IP (yet) to read the card from.
+	noAddress bool
 }
 
 // agentReady is an Agent's Ready condition and the card for status.card: upstream's reasons
@@ -42,6 +44,8 @@ func agentReady(obs agentCardObservation, prev v1alpha1.Card, generation int64) 
 	case !obs.available:
 		return readyCondition(v1alpha1.ConditionReady, false, v1alpha1.ReasonCardPending,
 			"no replica of the agent is available yet; its card is read once one is", generation), prev
+	case obs.noAddress:
+		return readyCondition(v1alpha1.ConditionReady, false, v1alpha1.ReasonCardPending, "the agent's Service has no cluster IP yet; its card is read once it has", generation), prev
 	case obs.result == nil:
 		return readyCondition(v1alpha1.ConditionReady, false, v1alpha1.ReasonCardPending, "reading the agent's card", generation), prev
 	case obs.result.Err != nil:
