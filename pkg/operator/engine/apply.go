@@ -167,27 +167,27 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, 
 	c, rec, cache := a.Clients, a.Recorder, a.Cache
 	switch t := obj.(type) {
 	case *corev1.ServiceAccount:
-		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c.ServiceAccounts(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c, rec, t, cache)
 	case *corev1.ConfigMap:
-		_, modified, err = resourceapply.ApplyConfigMapImproved(ctx, c.ConfigMaps(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyConfigMapImproved(ctx, c, rec, t, cache)
 	case *corev1.Service:
-		_, modified, err = resourceapply.ApplyServiceImproved(ctx, c.Services(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyServiceImproved(ctx, c, rec, t, cache)
 	case *corev1.Secret:
-		_, modified, err = resourceapply.ApplySecretImproved(ctx, c.Secrets(), rec, t, cache)
+		_, modified, err = resourceapply.ApplySecretImproved(ctx, c, rec, t, cache)
 	case *rbacv1.ClusterRole:
-		_, modified, err = resourceapply.ApplyClusterRole(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyClusterRole(ctx, c, rec, t)
 	case *rbacv1.ClusterRoleBinding:
-		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c, rec, t)
 	case *rbacv1.Role:
-		_, modified, err = resourceapply.ApplyRole(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyRole(ctx, c, rec, t)
 	case *rbacv1.RoleBinding:
-		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c, rec, t)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
 	case *apiextensionsv1.CustomResourceDefinition:
-		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
+		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c, rec, t)
 	case *unstructured.Unstructured:
 		var gvr schema.GroupVersionResource
 		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
@@ -241,7 +241,7 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 		return nil, err
 	}
 	a, probe := a.probing()
-	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
+	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients, a.Recorder, required, expected)
 	if err != nil {
 		return nil, fmt.Errorf("apply Deployment %s: %w", cache.NewObjectName(required.Namespace, required.Name).String(), err)
 	}

@@ -38,8 +38,10 @@ type Asset struct {
 	Feature string
 	// SkippedWithoutCRD makes the object best effort: an object of an optional API that the CR
 	// does not ask for by name (a ServiceMonitor that follows from serving metrics). Without its
-	// CRD the object is skipped and Degraded=False's message notes it, with this advice;
-	// empty: a missing CRD is Degraded=True, CRDNotInstalled.
+	// CRD the object is skipped and Degraded=False's message notes it, with this advice; with
+	// someone else's object of its name in the way, that object stays and is only noted too.
+	// Empty: either is Degraded=True (CRDNotInstalled, ObjectNotOwned). A kind's Required says
+	// when a CR asks for such an object by name after all.
 	SkippedWithoutCRD string
 }
 
@@ -150,8 +152,9 @@ type Kind[T Object, S any] struct {
 	NewState func(cr T) S
 	// Steps are the operand's steps before the render (watch references, discover peers).
 	Steps []Step[*Run[T, S]]
-	// Render renders every asset of the table for the CR, wanted or not. It reads the CR and
-	// run.State only: it runs without a cluster too.
+	// Render renders every asset of the table for the CR, wanted or not. It reads the CR,
+	// run.State and watched references (run.References), and runs without a cluster too: then
+	// every reference is missing and the state is NewState's.
 	Render func(run *Run[T, S]) ([]Rendered, error)
 	// RenderFailed reports a spec that cannot be rendered; nil: Degraded, ApplyFailed,
 	// blocking.
@@ -163,6 +166,10 @@ type Kind[T Object, S any] struct {
 	// PodHooks run on every Deployment after PrepareDeployment (the restricted Pod Security
 	// profile).
 	PodHooks []DeploymentHook
+	// Required says whether cr asks by name for a best-effort asset (Asset.SkippedWithoutCRD):
+	// then a missing CRD or someone else's object is a problem, as for any asset (a
+	// ServiceMonitor the spec turns on explicitly). Nil: never.
+	Required func(cr T, asset string) bool
 
 	// Status sets cr's status (cr is a copy of run.CR) from the sync's outcome: the one place
 	// where the kind's step outcomes become conditions. run.Invalid is set when the spec is

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -403,7 +404,7 @@ func (run *Run[T, S]) ApplyAsset(ctx context.Context, asset string) error {
 			if feature == "" {
 				feature = "the spec"
 			}
-			if a.SkippedWithoutCRD != "" {
+			if run.bestEffort(asset) {
 				return Note("no %s for %s: its CustomResourceDefinition %s is not installed (%s)", u.GetKind(), feature, CRDName(gvr), a.SkippedWithoutCRD)
 			}
 			return Problem(ReasonCRDMissing,
@@ -431,7 +432,23 @@ func (run *Run[T, S]) ApplyAsset(ctx context.Context, asset string) error {
 		run.ctl.remember(run.Key, actual)
 		return nil
 	}
-	return run.Applier.Apply(ctx, ro.Object)
+	err = run.Applier.Apply(ctx, ro.Object)
+	var se *StepError
+	if errors.As(err, &se) && se.Reason == ReasonObjectNotOwned && run.bestEffort(asset) {
+		// Someone else's object of the name, where the CR did not ask for ours: theirs stays,
+		// and it is no problem of the CR's.
+		return Note("%s: the operator creates none while it is there", se.Message)
+	}
+	return err
+}
+
+// bestEffort says whether an asset is best effort for the run's CR: declared so
+// (Asset.SkippedWithoutCRD), and not asked for by name (Kind.Required).
+func (run *Run[T, S]) bestEffort(asset string) bool {
+	if run.ctl.assets[asset].SkippedWithoutCRD == "" {
+		return false
+	}
+	return run.kind().Required == nil || !run.kind().Required(run.CR, asset)
 }
 
 // prepareDeployment is what every Deployment goes through before it is applied: the kind's

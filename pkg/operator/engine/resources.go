@@ -28,6 +28,7 @@ var (
 	CertificateGVR       = schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
 	GatewayAPIGatewayGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}
 	HTTPRouteGVR         = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
+	BackendTLSPolicyGVR  = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "backendtlspolicies"}
 	ReferenceGrantGVR    = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1beta1", Resource: "referencegrants"}
 	ServiceMonitorGVR    = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
 	PodMonitorGVR        = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors"}
@@ -56,6 +57,7 @@ var Resources = []Resource{
 	{"Certificate", CertificateGVR, true},
 	{"Gateway", GatewayAPIGatewayGVR, true},
 	{"HTTPRoute", HTTPRouteGVR, true},
+	{"BackendTLSPolicy", BackendTLSPolicyGVR, true},
 	{"ReferenceGrant", ReferenceGrantGVR, true},
 	{"ServiceMonitor", ServiceMonitorGVR, true},
 	{"PodMonitor", PodMonitorGVR, true},

@@ -2556,6 +2556,13 @@ var schemaYAML = typed.YAMLObject(`types:
                         type:
                           scalar: numeric
                         default: 9464
+                      - name: serviceMonitor
+                        type:
+                          map:
+                            fields:
+                            - name: enabled
+                              type:
+                                scalar: boolean
                   default:
                     enabled: false
                     port: 9464

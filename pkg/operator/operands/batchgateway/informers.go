@@ -10,6 +10,7 @@ func OptionalAPIs() []engine.OptionalAPI {
 	return []engine.OptionalAPI{
 		{GVR: engine.CertificateGVR},
 		{GVR: HTTPRouteGVR},
+		{GVR: BackendTLSPolicyGVR},
 		{GVR: ServiceMonitorGVR},
 		{GVR: PodMonitorGVR},
 		{GVR: PrometheusRuleGVR},
@@ -19,8 +20,9 @@ func OptionalAPIs() []engine.OptionalAPI {
 
 // Optional APIs of the operand's objects.
 var (
-	HTTPRouteGVR      = engine.HTTPRouteGVR
-	ServiceMonitorGVR = engine.ServiceMonitorGVR
-	PodMonitorGVR     = engine.PodMonitorGVR
-	PrometheusRuleGVR = engine.PrometheusRuleGVR
+	HTTPRouteGVR        = engine.HTTPRouteGVR
+	BackendTLSPolicyGVR = engine.BackendTLSPolicyGVR
+	ServiceMonitorGVR   = engine.ServiceMonitorGVR
+	PodMonitorGVR       = engine.PodMonitorGVR
+	PrometheusRuleGVR   = engine.PrometheusRuleGVR
 )

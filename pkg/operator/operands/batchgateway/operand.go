@@ -1,6 +1,7 @@
 package batchgateway
 
 import (
+	"errors"
 	"fmt"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -61,6 +62,9 @@ type state struct {
 	// credentials is the referenced Secret (the source of a cross-namespace copy), once read;
 	// only its data's hash leaves the operator.
 	credentials *corev1.Secret
+	// platform says whether the cluster is OpenShift (withFSGroup); nil in a render without a
+	// cluster, which renders for plain Kubernetes.
+	platform *platformProbe
 }
 
 // Kind is the LLMBatchGateway kind on the engine. deps without clients (a render without a
@@ -71,6 +75,10 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 		getenv = func(string) string { return "" }
 	}
 	images := ImagesFromEnv(getenv)
+	var platform *platformProbe
+	if deps.Kube != nil {
+		platform = &platformProbe{discovery: deps.Kube.Discovery()}
+	}
 	k := &engine.Kind[*batchv1alpha1.LLMBatchGateway, *state]{
 		Operand:        OperandName,
 		ControllerName: ControllerName,
@@ -98,22 +106,19 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 			return nil
 		},
 		NewState: func(cr *batchv1alpha1.LLMBatchGateway) *state {
-			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr)}
+			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr), platform: platform}
 		},
 		// The credentials Secret comes first: every object depends on it.
-		Steps: []engine.Step[*syncRun]{{Name: "credentials Secret", Apply: applyCredentials}},
-		Render: func(run *syncRun) ([]engine.Rendered, error) {
-			objs, err := renderAll(renderInput{cr: run.CR, images: run.State.images, credentialsSecret: run.State.credentialsSecret})
-			if err != nil {
-				return nil, err
-			}
-			out := make([]engine.Rendered, len(objs))
-			for i, ro := range objs {
-				out[i] = engine.Rendered{Asset: ro.asset, Object: ro.obj, Wanted: ro.wanted}
-			}
-			return out, nil
-		},
+		Steps:  []engine.Step[*syncRun]{{Name: "credentials Secret", Apply: applyCredentials}},
+		Render: renderRun,
 		RenderFailed: func(err error) *engine.StepError {
+			var pe *platformError
+			if errors.As(err, &pe) {
+				// Discovery failed: an API error, retried; nothing is rendered meanwhile.
+				se := engine.AsStepError("render", engine.ReasonApplyFailed, pe.err)
+				se.Blocking = true
+				return se
+			}
 			return readyProblem(reasonRenderFailed, true, "the spec cannot be rendered: %v", err)
 		},
 		PrepareDeployment: prepareDeployment,
@@ -141,6 +146,34 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 	}
 	return k
 }
+
+// renderRun renders every asset for the CR from the sync's state: the credentials Secret the
+// pods mount, the CA of the apiserver's TLS Secret (watched; "" in a render without a cluster)
+// and, with filesystem storage, whether the cluster is OpenShift.
+func renderRun(run *syncRun) ([]engine.Rendered, error) {
+	var openShift bool
+	if fs := run.CR.Spec.FileStorage; fs != nil && fs.FS != nil && run.State.platform != nil {
+		var err error
+		if openShift, err = run.State.platform.OpenShift(); err != nil {
+			return nil, &platformError{err}
+		}
+	}
+	objs, err := renderAll(renderInput{cr: run.CR, images: run.State.images, credentialsSecret: run.State.credentialsSecret,
+		backendCA: backendCA(run), openShift: openShift})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.Rendered, len(objs))
+	for i, ro := range objs {
+		out[i] = engine.Rendered{Asset: ro.asset, Object: ro.obj, Wanted: ro.wanted}
+	}
+	return out, nil
+}
+
+// platformError is a failed platform probe: the render could not start, the spec is fine.
+type platformError struct{ err error }
+
+func (e *platformError) Error() string { return e.err.Error() }
 
 // keysReferencingNamespace lists the CRs whose credentials Secret is in namespace (another
 // namespace than theirs).

@@ -52,7 +52,7 @@ func render(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) map[string]rendered
 	return byAsset
 }
 
-func renderedDeployment(t *testing.T, objs map[string]renderedObject, asset string) *appsv1.Deployment {
+func deploymentOf(t *testing.T, objs map[string]renderedObject, asset string) *appsv1.Deployment {
 	t.Helper()
 	return objs[asset].obj.(*appsv1.Deployment)
 }
@@ -268,7 +268,7 @@ func TestFieldMappings(t *testing.T) {
 				bindata.BatchGatewayAPIServerDeployment: 0, bindata.BatchGatewayProcessorDeployment: 5,
 				bindata.BatchGatewayGCDeployment: 2, bindata.BatchGatewayAsyncProcessorDeployment: 3,
 			} {
-				if got := *renderedDeployment(t, objs, asset).Spec.Replicas; got != want {
+				if got := *deploymentOf(t, objs, asset).Spec.Replicas; got != want {
 					t.Errorf("%s: replicas %d, want %d", asset, got, want)
 				}
 			}
@@ -282,7 +282,7 @@ func TestFieldMappings(t *testing.T) {
 				bindata.BatchGatewayAPIServerDeployment: corev1.PullNever, bindata.BatchGatewayProcessorDeployment: corev1.PullAlways,
 				bindata.BatchGatewayGCDeployment: corev1.PullAlways, bindata.BatchGatewayAsyncProcessorDeployment: corev1.PullIfNotPresent,
 			} {
-				if got := container(renderedDeployment(t, objs, asset)).ImagePullPolicy; got != want {
+				if got := container(deploymentOf(t, objs, asset)).ImagePullPolicy; got != want {
 					t.Errorf("%s: pull policy %s, want %s", asset, got, want)
 				}
 			}
@@ -290,7 +290,7 @@ func TestFieldMappings(t *testing.T) {
 		{"resources merge with the defaults", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.Processor.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}}
 		}, func(t *testing.T, objs map[string]renderedObject) {
-			got := container(renderedDeployment(t, objs, bindata.BatchGatewayProcessorDeployment)).Resources
+			got := container(deploymentOf(t, objs, bindata.BatchGatewayProcessorDeployment)).Resources
 			want := corev1.ResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("512Mi")},
 				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
@@ -302,7 +302,7 @@ func TestFieldMappings(t *testing.T) {
 		{"apiserver ports: container, config and Service follow; the Service's API port stays 8000", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.APIServer.Config = &batchv1alpha1.APIServerConfigSpec{Port: 9090, ObservabilityPort: 9091}
 		}, func(t *testing.T, objs map[string]renderedObject) {
-			ports := container(renderedDeployment(t, objs, bindata.BatchGatewayAPIServerDeployment)).Ports
+			ports := container(deploymentOf(t, objs, bindata.BatchGatewayAPIServerDeployment)).Ports
 			if ports[0].ContainerPort != 9090 || ports[1].ContainerPort != 9091 {
 				t.Errorf("container ports %v", ports)
 			}
@@ -322,7 +322,7 @@ func TestFieldMappings(t *testing.T) {
 			for asset, want := range map[string]string{
 				bindata.BatchGatewayAPIServerDeployment: "--v=4", bindata.BatchGatewayProcessorDeployment: "--v=5", bindata.BatchGatewayGCDeployment: "--v=6",
 			} {
-				if args := container(renderedDeployment(t, objs, asset)).Args; args[1] != want {
+				if args := container(deploymentOf(t, objs, asset)).Args; args[1] != want {
 					t.Errorf("%s: args %v, want %s", asset, args, want)
 				}
 			}
@@ -331,16 +331,16 @@ func TestFieldMappings(t *testing.T) {
 			*s = asyncSpec()
 			s.OTEL = &batchv1alpha1.OTELSpec{Endpoint: "http://otel:4317", Insecure: true, RedisTracing: true}
 		}, func(t *testing.T, objs map[string]renderedObject) {
-			env := container(renderedDeployment(t, objs, bindata.BatchGatewayAPIServerDeployment)).Env
+			env := container(deploymentOf(t, objs, bindata.BatchGatewayAPIServerDeployment)).Env
 			if len(env) != 7 || env[2].Value != "http://otel:4317" || env[3].Value != "true" ||
 				env[4].Value != "parentbased_traceidratio" || env[5].Value != "1.0" ||
 				env[6].Value != "k8s.namespace.name=$(NAMESPACE),k8s.pod.name=$(POD_NAME),service.version=0.0.1" {
 				t.Errorf("apiserver env %v", env)
 			}
-			if env := container(renderedDeployment(t, objs, bindata.BatchGatewayGCDeployment)).Env; env != nil {
+			if env := container(deploymentOf(t, objs, bindata.BatchGatewayGCDeployment)).Env; env != nil {
 				t.Errorf("gc env %v", env)
 			}
-			async := container(renderedDeployment(t, objs, bindata.BatchGatewayAsyncProcessorDeployment))
+			async := container(deploymentOf(t, objs, bindata.BatchGatewayAsyncProcessorDeployment))
 			names := []string{}
 			for _, e := range async.Env {
 				names = append(names, e.Name)
@@ -356,7 +356,7 @@ func TestFieldMappings(t *testing.T) {
 			s.FileStorage = &batchv1alpha1.FileStorageSpec{FS: &batchv1alpha1.FSStorageSpec{ClaimName: "files", BasePath: "/data"}}
 		}, func(t *testing.T, objs map[string]renderedObject) {
 			for _, asset := range []string{bindata.BatchGatewayAPIServerDeployment, bindata.BatchGatewayProcessorDeployment, bindata.BatchGatewayGCDeployment} {
-				d := renderedDeployment(t, objs, asset)
+				d := deploymentOf(t, objs, asset)
 				vols, mounts := d.Spec.Template.Spec.Volumes, container(d).VolumeMounts
 				v, m := vols[len(vols)-2], mounts[len(mounts)-2]
 				if v.Name != "files-storage" || v.PersistentVolumeClaim.ClaimName != "files" || m.MountPath != "/data" || vols[len(vols)-1].Name != "secrets" {
@@ -377,7 +377,7 @@ func TestFieldMappings(t *testing.T) {
 			if !reflect.DeepEqual(cert.Object["spec"], want) {
 				t.Errorf("certificate spec %v", cert.Object["spec"])
 			}
-			d := renderedDeployment(t, objs, bindata.BatchGatewayAPIServerDeployment)
+			d := deploymentOf(t, objs, bindata.BatchGatewayAPIServerDeployment)
 			if v := d.Spec.Template.Spec.Volumes[1]; v.Name != "tls" || v.Secret.SecretName != names.APIServerTLS {
 				t.Errorf("volumes %v", d.Spec.Template.Spec.Volumes)
 			}
@@ -401,7 +401,7 @@ func TestFieldMappings(t *testing.T) {
 		{"TLS from a Secret", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.TLS = &batchv1alpha1.TLSSpec{Enabled: true, SecretName: "my-cert"}
 		}, func(t *testing.T, objs map[string]renderedObject) {
-			if v := renderedDeployment(t, objs, bindata.BatchGatewayAPIServerDeployment).Spec.Template.Spec.Volumes[1]; v.Secret == nil || v.Secret.SecretName != "my-cert" {
+			if v := deploymentOf(t, objs, bindata.BatchGatewayAPIServerDeployment).Spec.Template.Spec.Volumes[1]; v.Secret == nil || v.Secret.SecretName != "my-cert" {
 				t.Errorf("tls volume %v", v)
 			}
 		}},
@@ -411,11 +411,11 @@ func TestFieldMappings(t *testing.T) {
 		}, func(t *testing.T, objs map[string]renderedObject) {
 			want := []corev1.LocalObjectReference{{Name: "registry"}}
 			for _, asset := range []string{bindata.BatchGatewayAPIServerDeployment, bindata.BatchGatewayProcessorDeployment, bindata.BatchGatewayGCDeployment} {
-				if got := renderedDeployment(t, objs, asset).Spec.Template.Spec.ImagePullSecrets; !reflect.DeepEqual(got, want) {
+				if got := deploymentOf(t, objs, asset).Spec.Template.Spec.ImagePullSecrets; !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: %v", asset, got)
 				}
 			}
-			if got := renderedDeployment(t, objs, bindata.BatchGatewayAsyncProcessorDeployment).Spec.Template.Spec.ImagePullSecrets; got != nil {
+			if got := deploymentOf(t, objs, bindata.BatchGatewayAsyncProcessorDeployment).Spec.Template.Spec.ImagePullSecrets; got != nil {
 				t.Errorf("async pod: %v", got)
 			}
 			if got := objs[bindata.BatchGatewayAsyncProcessorServiceAccount].obj.(*corev1.ServiceAccount).ImagePullSecrets; !reflect.DeepEqual(got, want) {
@@ -426,11 +426,11 @@ func TestFieldMappings(t *testing.T) {
 			*s = asyncSpec()
 			s.SecretRef = corev1.SecretReference{Name: "shared", Namespace: "creds"}
 		}, func(t *testing.T, objs map[string]renderedObject) {
-			d := renderedDeployment(t, objs, bindata.BatchGatewayGCDeployment)
+			d := deploymentOf(t, objs, bindata.BatchGatewayGCDeployment)
 			if s := d.Spec.Template.Spec.Volumes[1].Projected.Sources[0].Secret.Name; s != "gw-credentials" {
 				t.Errorf("projected secret %s", s)
 			}
-			env := container(renderedDeployment(t, objs, bindata.BatchGatewayAsyncProcessorDeployment)).Env
+			env := container(deploymentOf(t, objs, bindata.BatchGatewayAsyncProcessorDeployment)).Env
 			if ref := env[len(env)-1].ValueFrom.SecretKeyRef; ref.Name != "gw-credentials" || ref.Key != "redis-url" {
 				t.Errorf("REDIS_URL from %v", ref)
 			}
@@ -482,7 +482,7 @@ func TestFieldMappings(t *testing.T) {
 			s.Processor.AsyncConfig.WorkerPools = []batchv1alpha1.AsyncWorkerPool{{Name: "w", Workers: 2}}
 			s.Processor.AsyncConfig.TLS = &batchv1alpha1.AsyncTLSSpec{SecretName: "igw-tls", CACertKey: "ca.crt", CertKey: "tls.crt", KeyKey: "tls.key", InsecureSkipVerify: true}
 		}, func(t *testing.T, objs map[string]renderedObject) {
-			d := renderedDeployment(t, objs, bindata.BatchGatewayAsyncProcessorDeployment)
+			d := deploymentOf(t, objs, bindata.BatchGatewayAsyncProcessorDeployment)
 			vols := d.Spec.Template.Spec.Volumes
 			if len(vols) != 2 || vols[0].ConfigMap.Name != "gw-async-processor-config" || vols[1].Secret.SecretName != "igw-tls" {
 				t.Errorf("volumes %v", vols)
@@ -706,7 +706,7 @@ func TestRenderAllLeavesTheCRAlone(t *testing.T) {
 		}
 	}
 	objs[bindata.BatchGatewayAsyncProcessorServiceAccount].obj.(*corev1.ServiceAccount).ImagePullSecrets[0].Name = "mutated"
-	container(renderedDeployment(t, objs, bindata.BatchGatewayProcessorDeployment)).Resources.Requests[corev1.ResourceCPU] = resource.MustParse("9")
+	container(deploymentOf(t, objs, bindata.BatchGatewayProcessorDeployment)).Resources.Requests[corev1.ResourceCPU] = resource.MustParse("9")
 	if !equality.Semantic.DeepEqual(cr, before) {
 		t.Errorf("the CR changed")
 	}

@@ -46,8 +46,8 @@ func componentsOf(cr *batchv1alpha1.LLMBatchGateway) []component {
 	return components[:3]
 }
 
-// deploymentOf is a component's Deployment: as this sync applied it, else as cached.
-func deploymentOf(run *syncRun, c component) *appsv1.Deployment {
+// componentDeployment is a component's Deployment: as this sync applied it, else as cached.
+func componentDeployment(run *syncRun, c component) *appsv1.Deployment {
 	name := c.deployment(run.State.names)
 	if d := run.Applied[name]; d != nil {
 		return d
@@ -109,7 +109,7 @@ func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGate
 	var notReady, rolling []string
 	replicas := &batchv1alpha1.ComponentStatus{}
 	for _, c := range componentsOf(cr) {
-		d := deploymentOf(run, c)
+		d := componentDeployment(run, c)
 		cond, rollingOut := componentCondition(c, d, cr.Namespace, c.deployment(run.State.names))
 		set(cond)
 		if !cond.Status {

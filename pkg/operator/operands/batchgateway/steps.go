@@ -30,6 +30,7 @@ var configMapsOf = map[string][]string{
 var optionalFeatures = map[string]engine.Asset{
 	bindata.BatchGatewayAPIServerCertificate:                {Feature: "spec.tls.certManager"},
 	bindata.BatchGatewayAPIServerHTTPRoute:                  {Feature: "spec.httpRoute.enabled"},
+	bindata.BatchGatewayAPIServerBackendTLSPolicy:           {Feature: "spec.tls.enabled with spec.httpRoute.enabled"},
 	bindata.BatchGatewayAPIServerServiceMonitor:             {Feature: "spec.monitoring.enabled"},
 	bindata.BatchGatewayProcessorPodMonitor:                 {Feature: "spec.monitoring.enabled"},
 	bindata.BatchGatewayGCPodMonitor:                        {Feature: "spec.monitoring.enabled"},

@@ -4,15 +4,16 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
-// Optional APIs of the operand's objects: Gateway API (the Gateway API Gateway and the
-// HTTPRoute) and the Prometheus operator's ServiceMonitor.
+// Optional APIs of the operand's objects: Gateway API (the Gateway API Gateway, the HTTPRoute
+// and, with server TLS, the BackendTLSPolicy) and the Prometheus operator's ServiceMonitor.
 var (
 	GatewayAPIGatewayGVR = engine.GatewayAPIGatewayGVR
 	HTTPRouteGVR         = engine.HTTPRouteGVR
+	BackendTLSPolicyGVR  = engine.BackendTLSPolicyGVR
 	ServiceMonitorGVR    = engine.ServiceMonitorGVR
 )
 
 // OptionalAPIs are the optional APIs a Gateway uses, in every namespace.
 func OptionalAPIs() []engine.OptionalAPI {
-	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: ServiceMonitorGVR}}
+	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: BackendTLSPolicyGVR}, {GVR: ServiceMonitorGVR}}
 }

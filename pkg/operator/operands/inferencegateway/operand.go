@@ -77,10 +77,12 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		Assets: engine.AssetTable(bindata.InferenceGatewayAssets, map[string]engine.Asset{
 			bindata.InferenceGatewayGatewayAPIGateway: {Feature: "spec.gatewayAPI.enabled"},
 			bindata.InferenceGatewayHTTPRoute:         {Feature: "spec.gatewayAPI.enabled"},
-			// The ServiceMonitor follows from serving metrics; the CR does not ask for it by
-			// name. The Gateway API objects, which spec.gatewayAPI asks for, are a problem
-			// without their CRDs instead.
-			bindata.InferenceGatewayServiceMonitor: {Feature: "spec.telemetry.metrics.enabled",
+			bindata.InferenceGatewayBackendTLSPolicy:  {Feature: "spec.server.tls.enabled with spec.gatewayAPI.enabled"},
+			// The ServiceMonitor follows from serving metrics unless
+			// spec.telemetry.metrics.serviceMonitor.enabled is true (Required): without its
+			// CRD, or with someone else's object of its name, it is skipped and noted. The
+			// Gateway API objects, which spec.gatewayAPI asks for, are a problem instead.
+			bindata.InferenceGatewayServiceMonitor: {Feature: "spec.telemetry.metrics.serviceMonitor",
 				SkippedWithoutCRD: "install the Prometheus operator to have the gateway's metrics scraped; the operator picks it up without a restart"},
 		}),
 		OptionalAPIs:  OptionalAPIs(),
@@ -92,11 +94,15 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 			{Name: "MCP server discovery", Apply: discoverMCPServers},
 		},
 		Render: func(run *gatewayRun) ([]engine.Rendered, error) {
-			return toRendered(renderAll(renderInput{cr: run.CR, mcpServers: run.State.mcpServers}))
+			return toRendered(renderAll(renderInput{cr: run.CR, mcpServers: run.State.mcpServers,
+				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run))}))
 		},
 		PrepareDeployment: prepareGatewayDeployment,
 		PodHooks:          PodSecurity,
-		Status:            gatewayStatus,
+		Required: func(gw *v1alpha1.Gateway, asset string) bool {
+			return asset == bindata.InferenceGatewayServiceMonitor && serviceMonitorRequired(&gw.Spec)
+		},
+		Status: gatewayStatus,
 	}
 	var mcps igwlisters.MCPLister
 	if deps.CRInformers != nil {

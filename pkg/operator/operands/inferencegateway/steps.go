@@ -2,6 +2,11 @@ package inferencegateway
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -47,7 +52,50 @@ func watchReferences(ctx context.Context, run *gatewayRun, _ []string) error {
 		return engine.Problem(engine.ReasonSecretMissing,
 			"the gateway's pods read %v, which do not exist: create them (the pods start once they do)", missing)
 	}
+	if serverTLSEnabled(&run.CR.Spec) {
+		ref := run.CR.Spec.Server.TLS.CertificateRef
+		if s := secretNamed(run)(ref.Name); s != nil {
+			if problem := serverCertificateProblem(s.Data[ref.Key], run.State.names.ServiceHost); problem != "" {
+				return engine.Problem(v1alpha1.ReasonServerCertificateInvalid,
+					"spec.server.tls.certificateRef (Secret %s/%s, key %s) %s: the gateway calls itself at https://%s for every provider request, so it would serve no model; issue the certificate for %s",
+					run.CR.Namespace, ref.Name, ref.Key, problem, run.State.names.ServiceHost, run.State.names.ServiceHost)
+			}
+		}
+	}
 	return nil
+}
+
+// serverCertificateProblem says why the PEM certificate chain data cannot serve the gateway's
+// calls to itself at host ("" when it can): its first certificate, the one the gateway
+// presents, must be valid for host. Only names are reported, never the content.
+func serverCertificateProblem(data []byte, host string) string {
+	for rest := data; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			return "holds no PEM certificate"
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return "holds a certificate that does not parse"
+		}
+		if err := cert.VerifyHostname(host); err != nil {
+			names := append(slices.Clone(cert.DNSNames), ipStrings(cert.IPAddresses)...)
+			return fmt.Sprintf("is not valid for %s (it is for %v)", host, names)
+		}
+		return ""
+	}
+}
+
+func ipStrings(ips []net.IP) []string {
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = ip.String()
+	}
+	return out
 }
 
 // watchMCPReferences watches the TLS Secret an MCP server's pods mount, so a rotation rolls
