@@ -320,12 +320,30 @@ func TestRunPodNeverSendsTheKeyElsewhere(t *testing.T) {
 		http.Error(w, "invalid key "+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	_, err := gpuprovider.NewRunPod(providerKey, srv.URL).Get(context.Background(), "pod1")
+	_, err := gpuprovider.NewRunPod(providerKey, srv.URL, "").Get(context.Background(), "pod1")
 	if gotAuth != "Bearer "+providerKey || gotQuery != "" {
 		t.Errorf("Authorization %q, query %q", gotAuth, gotQuery)
 	}
 	if err == nil || strings.Contains(err.Error(), providerKey) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestRunPodProxyURL: an allocation's URL is RunPod's proxy of its http port, or the configured
+// proxy's (the e2e suite's fake) with the same pod and port.
+func TestRunPodProxyURL(t *testing.T) {
+	for _, tc := range []struct{ proxy, want string }{
+		{"", "https://pod001-8000.proxy.runpod.net"},
+		{"http://127.0.0.1:1/proxy/", "http://127.0.0.1:1/proxy/pod001-8000"},
+	} {
+		api := fakerunpod.New(providerKey)
+		srv := httptest.NewServer(api)
+		a, err := gpuprovider.NewRunPod(providerKey, srv.URL, tc.proxy).Provision(context.Background(),
+			gpuprovider.ProvisionRequest{UID: "u1", Image: "img", GPUTypes: []string{"t"}, Port: 8000})
+		srv.Close()
+		if err != nil || a.URL != tc.want {
+			t.Errorf("proxy %q: URL %q, error %v; want %q", tc.proxy, a.URL, err, tc.want)
+		}
 	}
 }
 

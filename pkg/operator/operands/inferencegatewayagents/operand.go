@@ -90,12 +90,19 @@ func Registrations() []registry.Registration {
 
 // RunPodAPIURLEnv is the operator's environment variable that points the GPU kind's RunPod
 // driver at another address than RunPod's public API: a mirror, or the e2e suite's fake.
-const RunPodAPIURLEnv = "GPU_RUNPOD_API_URL"
+// RunPodProxyURLEnv does the same for the proxy in front of the pods (Endpoints.RunPodProxy).
+const (
+	RunPodAPIURLEnv   = "GPU_RUNPOD_API_URL"
+	RunPodProxyURLEnv = "GPU_RUNPOD_PROXY_URL"
+)
 
 func gpuEndpoints() gpuprovider.Endpoints {
 	e := gpuprovider.PublicEndpoints
 	if u := os.Getenv(RunPodAPIURLEnv); u != "" {
 		e.RunPod = u
+	}
+	if u := os.Getenv(RunPodProxyURLEnv); u != "" {
+		e.RunPodProxy = u
 	}
 	return e
 }

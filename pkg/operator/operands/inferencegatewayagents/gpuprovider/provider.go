@@ -70,6 +70,10 @@ type Provider interface {
 type Endpoints struct {
 	// RunPod is RunPod's REST API v1 base URL.
 	RunPod string
+	// RunPodProxy is the base URL of the proxy in front of a RunPod pod's http port: empty,
+	// RunPod's own (https://<pod>-<port>.proxy.runpod.net); otherwise <RunPodProxy>/<pod>-<port>,
+	// so a fake provider can answer the readiness probe too and nothing leaves the machine.
+	RunPodProxy string
 }
 
 // PublicEndpoints are the providers' public APIs.
@@ -79,7 +83,7 @@ var PublicEndpoints = Endpoints{RunPod: "https://rest.runpod.io/v1"}
 func New(name, apiKey string, endpoints Endpoints) (Provider, error) {
 	switch name {
 	case "runpod":
-		return NewRunPod(apiKey, endpoints.RunPod), nil
+		return NewRunPod(apiKey, endpoints.RunPod, endpoints.RunPodProxy), nil
 	default:
 		return nil, fmt.Errorf("unknown GPU provider %q", name)
 	}

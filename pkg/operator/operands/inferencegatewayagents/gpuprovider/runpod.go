@@ -18,12 +18,15 @@ import (
 type runPod struct {
 	apiKey  string
 	baseURL string
-	client  *http.Client
+	// proxyURL is Endpoints.RunPodProxy.
+	proxyURL string
+	client   *http.Client
 }
 
-// NewRunPod is the RunPod driver for the API at baseURL.
-func NewRunPod(apiKey, baseURL string) Provider {
-	return &runPod{apiKey: apiKey, baseURL: strings.TrimRight(baseURL, "/"), client: &http.Client{Timeout: 30 * time.Second}}
+// NewRunPod is the RunPod driver for the API at baseURL; proxyURL as Endpoints.RunPodProxy.
+func NewRunPod(apiKey, baseURL, proxyURL string) Provider {
+	return &runPod{apiKey: apiKey, baseURL: strings.TrimRight(baseURL, "/"), proxyURL: strings.TrimRight(proxyURL, "/"),
+		client: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // runPodPod is what the driver reads of a RunPod pod.
@@ -44,7 +47,7 @@ func (p *runPod) Provision(ctx context.Context, req ProvisionRequest) (Allocatio
 	}
 	for _, pod := range pods {
 		if pod.Name == RunPodName(req.UID) {
-			return toAllocation(pod, req.Port), nil
+			return p.toAllocation(pod, req.Port), nil
 		}
 	}
 	body := map[string]any{
@@ -65,7 +68,7 @@ func (p *runPod) Provision(ctx context.Context, req ProvisionRequest) (Allocatio
 	if err := p.do(ctx, http.MethodPost, "/pods", body, &pod, "create pod"); err != nil {
 		return Allocation{}, err
 	}
-	return toAllocation(pod, req.Port), nil
+	return p.toAllocation(pod, req.Port), nil
 }
 
 func (p *runPod) Get(ctx context.Context, id string) (Allocation, error) {
@@ -73,7 +76,7 @@ func (p *runPod) Get(ctx context.Context, id string) (Allocation, error) {
 	if err := p.do(ctx, http.MethodGet, "/pods/"+id, nil, &pod, "get pod "+id); err != nil {
 		return Allocation{}, err
 	}
-	return toAllocation(pod, 0), nil
+	return p.toAllocation(pod, 0), nil
 }
 
 func (p *runPod) Destroy(ctx context.Context, id string) error {
@@ -86,7 +89,7 @@ func (p *runPod) Destroy(ctx context.Context, id string) error {
 
 // toAllocation is a RunPod pod as an Allocation. Its URL is RunPod's proxy of the pod's http
 // port (fallbackPort when the pod does not list one yet, as right after it is created).
-func toAllocation(pod runPodPod, fallbackPort int32) Allocation {
+func (p *runPod) toAllocation(pod runPodPod, fallbackPort int32) Allocation {
 	port := httpPort(pod.Ports)
 	if port == 0 {
 		port = fallbackPort
@@ -94,6 +97,9 @@ func toAllocation(pod runPodPod, fallbackPort int32) Allocation {
 	var url string
 	if pod.ID != "" && port > 0 {
 		url = fmt.Sprintf("https://%s-%d.proxy.runpod.net", pod.ID, port)
+		if p.proxyURL != "" {
+			url = fmt.Sprintf("%s/%s-%d", p.proxyURL, pod.ID, port)
+		}
 	}
 	return Allocation{ID: pod.ID, URL: url, State: runPodState(pod.DesiredStatus)}
 }
