@@ -139,7 +139,12 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 				summary := orchestratorConditions(o)
 				g.Expect(namesIn(o.Status.DiscoveredAgents)).To(Equal(agents), "discoveredAgents: %s", summary)
 				g.Expect(o.Status.DiscoveredAgentCount).To(BeEquivalentTo(len(agents)), summary)
-				g.Expect(namesIn(o.Status.DiscoveredMCPs)).To(Equal(mcps), "discoveredMCPs: %s", summary)
+				// An MCP's URL is its Service's, <name>-service (upstream's name).
+				var mcpServices []string
+				for _, m := range mcps {
+					mcpServices = append(mcpServices, m+"-service")
+				}
+				g.Expect(namesIn(o.Status.DiscoveredMCPs)).To(Equal(mcpServices), "discoveredMCPs: %s", summary)
 				g.Expect(o.Status.DiscoveredMCPCount).To(BeEquivalentTo(len(mcps)), summary)
 				expectIGWCondition(g, o.Status.Conditions, summary, igwv1alpha1.ConditionDiscovered, metav1.ConditionTrue, igwv1alpha1.ReasonAgentsDiscovered)
 				expectIGWCondition(g, o.Status.Conditions, summary, igwv1alpha1.ConditionMCPsDiscovered, metav1.ConditionTrue, igwv1alpha1.ReasonMCPsDiscovered)
@@ -221,7 +226,7 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 			}
 		})
 
-		It("GP2. releases the allocation once maxRuntime has passed (Expired, no url in the connection Secret), and leases again when maxRuntime changes", func(ctx SpecContext) {
+		It("GP2. releases the allocation once maxRuntime has passed (Expired, the connection Secret's url emptied), and leases again when maxRuntime changes", func(ctx SpecContext) {
 			if len(fake.Pods()) != 1 {
 				Skip("GP1 did not lease a GPU")
 			}
@@ -234,7 +239,7 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 			Eventually(ctx, func(g Gomega) {
 				conn, err := fw.kube.CoreV1().Secrets(ns).Get(ctx, inferencegatewayagents.ConnectionSecretName("ornith"), metav1.GetOptions{})
 				g.Expect(err).NotTo(HaveOccurred())
-				g.Expect(conn.Data).NotTo(HaveKey("url"), "a released runtime's URL leaves the connection Secret")
+				g.Expect(conn.Data).To(HaveKeyWithValue("url", BeEmpty()), "a released runtime's URL leaves the connection Secret (upstream's keys stay)")
 			}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
 
 			By("maxRuntime changed again: a new allocation")
