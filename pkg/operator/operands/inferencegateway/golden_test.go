@@ -410,7 +410,6 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 	return content
 }
 
-
 // matchIntendedDifference returns the index of the listed difference d is, or -1.
 func matchIntendedDifference(caseName string, d fieldDiff) int {
 	for i, want := range intendedDifferences {
