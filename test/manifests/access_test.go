@@ -135,7 +135,7 @@ var userRoleSets = []userRoles{
 		edit:      "llm-infra-operator-inference-gateway-edit",
 		view:      "llm-infra-operator-inference-gateway-view",
 		group:     "core.inference-gateway.com",
-		resources: []string{"gateways", "mcps"},
+		resources: []string{"gateways", "mcps", "agents", "orchestrators", "gpus"},
 	},
 }
 

@@ -76,10 +76,15 @@ const (
 	gatewayExampleFile = "deploy/examples/gateway_minimal.yaml"
 	gatewayGoldenCR    = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
 	mcpExampleFile     = "deploy/examples/mcp_memory.yaml"
-	clusterRoleFile    = "deploy/03_clusterrole.yaml"
-	roleFile           = "deploy/05_role.yaml"
-	deploymentFile     = "deploy/10_deployment.yaml"
-	namespaceFile      = "deploy/01_namespace.yaml"
+	// The Agent, Orchestrator and GPU samples are upstream's examples, as their admission tables
+	// have them (testcases.UpstreamAgent, UpstreamOrchestrator, UpstreamGPU).
+	agentExampleFile        = "deploy/examples/agent_google_calendar.yaml"
+	orchestratorExampleFile = "deploy/examples/orchestrator_telegram.yaml"
+	gpuExampleFile          = "deploy/examples/gpu_ornith.yaml"
+	clusterRoleFile         = "deploy/03_clusterrole.yaml"
+	roleFile                = "deploy/05_role.yaml"
+	deploymentFile          = "deploy/10_deployment.yaml"
+	namespaceFile           = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -330,9 +335,12 @@ func TestDeployFiles(t *testing.T) {
 		"monitoring/prometheusrule.yaml":                {namespaced("PrometheusRule", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
-		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
-		"examples/gateway_minimal.yaml":      {{"Gateway", "", "simple-gateway"}},
-		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
+		"examples/llmbatchgateway_sync.yaml":  {{"LLMBatchGateway", "", "batch-gateway-sync"}},
+		"examples/gateway_minimal.yaml":       {{"Gateway", "", "simple-gateway"}},
+		"examples/mcp_memory.yaml":            {{"MCP", "", "mcp-memory-server"}},
+		"examples/agent_google_calendar.yaml": {{"Agent", "", "google-calendar-agent"}},
+		"examples/orchestrator_telegram.yaml": {{"Orchestrator", "", "orchestrator"}},
+		"examples/gpu_ornith.yaml":            {{"GPU", "", "ornith"}},
 	}
 	// One CRD file per registered kind (hack/update-crds.sh).
 	for _, r := range operands.All() {
@@ -866,6 +874,15 @@ func TestSampleCR(t *testing.T) {
 	t.Run("MCP", func(t *testing.T) {
 		checkMCPSample(t, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile))
 	})
+	t.Run("Agent", func(t *testing.T) {
+		checkAgentSample(t, decodeFile[igwv1alpha1.Agent](t, agentExampleFile))
+	})
+	t.Run("Orchestrator", func(t *testing.T) {
+		checkOrchestratorSample(t, decodeFile[igwv1alpha1.Orchestrator](t, orchestratorExampleFile))
+	})
+	t.Run("GPU", func(t *testing.T) {
+		checkGPUSample(t, decodeFile[igwv1alpha1.GPU](t, gpuExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -927,6 +944,23 @@ func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
 	checkNamespacedSample(t, cr, "testcases.UpstreamMCP", &igwv1alpha1.MCP{}, []byte(igwtestcases.UpstreamMCP))
 }
 
+// checkAgentSample, checkOrchestratorSample and checkGPUSample: the samples are upstream's
+// examples, as the admission tables have them.
+func checkAgentSample(t *testing.T, cr *igwv1alpha1.Agent) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamAgent", &igwv1alpha1.Agent{}, []byte(igwtestcases.UpstreamAgent))
+}
+
+func checkOrchestratorSample(t *testing.T, cr *igwv1alpha1.Orchestrator) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamOrchestrator", &igwv1alpha1.Orchestrator{}, []byte(igwtestcases.UpstreamOrchestrator))
+}
+
+func checkGPUSample(t *testing.T, cr *igwv1alpha1.GPU) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamGPU", &igwv1alpha1.GPU{}, []byte(igwtestcases.UpstreamGPU))
+}
+
 // TestALMExamples requires one example per owned CRD, each the same object as its sample in
 // deploy/examples.
 func TestALMExamples(t *testing.T) {
@@ -967,6 +1001,15 @@ func TestALMExamples(t *testing.T) {
 	})
 	t.Run("MCP", func(t *testing.T) {
 		checkALMExample(t, byKind["MCP"], mcpExampleFile, checkMCPSample)
+	})
+	t.Run("Agent", func(t *testing.T) {
+		checkALMExample(t, byKind["Agent"], agentExampleFile, checkAgentSample)
+	})
+	t.Run("Orchestrator", func(t *testing.T) {
+		checkALMExample(t, byKind["Orchestrator"], orchestratorExampleFile, checkOrchestratorSample)
+	})
+	t.Run("GPU", func(t *testing.T) {
+		checkALMExample(t, byKind["GPU"], gpuExampleFile, checkGPUSample)
 	})
 }
 

@@ -178,6 +178,12 @@ type Kind[T Object, S any] struct {
 	// Events announces status transitions on the CR; nil: AvailabilityEvents.
 	Events EventPolicy
 
+	// Finalizer, when set, is kept on every CR (see finalizer.go): Finalize runs for a deleted
+	// CR until it returns done, and Update writes the finalizer. Nil Finalize: none.
+	Finalizer string
+	Finalize  func(ctx context.Context, run *Run[T, S]) (done bool, err error)
+	Update    func(namespace string) Updater[T]
+
 	// Related maps the event of an object the CR does not own to the keys of the CRs it
 	// matters to: a user's object of an optional API (a ReferenceGrant), another kind's CR (an
 	// MCP a Gateway's discovery selects). ok false: the default mapping of optional APIs'
@@ -215,8 +221,12 @@ func (k *Kind[T, S]) Requests() ([]rbacv1.PolicyRule, error) {
 		return rbacv1.PolicyRule{APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}, Verbs: verbs}
 	}
 	cr := k.GVK.GroupVersion().WithResource(k.Resource)
+	crVerbs := []string{"list", "watch"}
+	if k.Finalizer != "" {
+		crVerbs = append(crVerbs, "update")
+	}
 	rules := []rbacv1.PolicyRule{
-		rule(cr, "list", "watch"),
+		rule(cr, crVerbs...),
 		rule(cr.GroupVersion().WithResource(k.Resource+"/status"), "update"),
 		rule(cr.GroupVersion().WithResource(k.Resource+"/finalizers"), "update"),
 		rule(schema.GroupVersionResource{Version: "v1", Resource: "events"}, "create"),

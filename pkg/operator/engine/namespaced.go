@@ -209,16 +209,24 @@ func (c *Namespaced[T, S]) sync(ctx context.Context, _ factory.SyncContext, key 
 		return err
 	}
 	cr, ok := obj.(T)
+	if ok && exists && cr.GetDeletionTimestamp() != nil && c.kind.Finalizer != "" && c.kind.hasFinalizer(cr) {
+		return c.finalize(ctx, cr, key)
+	}
 	if !exists || !ok || cr.GetDeletionTimestamp() != nil {
 		// Garbage collection deletes what the CR owns; only its watches are left to release.
 		c.forget(key)
 		return nil
+	}
+	if c.kind.Finalizer != "" && !c.kind.hasFinalizer(cr) {
+		// The update's event brings the sync that walks the table.
+		return c.setFinalizer(ctx, cr, true)
 	}
 	run := c.newRun(cr.DeepCopyObject().(T), key)
 	result := c.reconcile(ctx, run)
 	if err := c.writeStatus(ctx, run, result); err != nil {
 		return err
 	}
+	c.requeue(run)
 	return result.RetryError()
 }
 
@@ -322,6 +330,8 @@ type Run[T Object, S any] struct {
 	Applied map[string]*appsv1.Deployment
 	// Invalid says why the spec is invalid (the kind's Validate); nothing was applied then.
 	Invalid *StepError
+	// RequeueAfter is when to sync the CR again though no event comes (After sets it).
+	RequeueAfter time.Duration
 
 	ctl *Namespaced[T, S]
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegatewayagents"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
@@ -15,5 +16,6 @@ import (
 // All is every kind the operator serves, in a fixed order (the order of conditions in
 // ARCHITECTURE.md, of alm-examples, of the suites' tables).
 func All() []registry.Registration {
-	return slices.Concat(lws.Registrations(), batchgateway.Registrations(), inferencegateway.Registrations())
+	return slices.Concat(lws.Registrations(), batchgateway.Registrations(), inferencegateway.Registrations(),
+		inferencegatewayagents.Registrations())
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -270,16 +269,16 @@ func diffGoldenCase(t *testing.T, name string) []fieldDiff {
 	for _, r := range rendered {
 		if r.wanted {
 			obj := normalize(t, r.obj)
-			ours[objectKey(obj)] = flatten(obj)
+			ours[objectKey(obj)] = enginetest.Flatten(obj)
 		}
 	}
 	golden := map[string]map[string]interface{}{}
 	for _, obj := range readGoldenObjects(t, name) {
 		normalized := normalize(t, obj)
-		golden[objectKey(normalized)] = flatten(normalized)
+		golden[objectKey(normalized)] = enginetest.Flatten(normalized)
 	}
-	golden["status/"+cr.Name] = flatten(readGoldenStatus(t, name))
-	ours["status/"+cr.Name] = flatten(statusOf(cr))
+	golden["status/"+cr.Name] = enginetest.Flatten(readGoldenStatus(t, name))
+	ours["status/"+cr.Name] = enginetest.Flatten(statusOf(cr))
 
 	var diffs []fieldDiff
 	for _, key := range sortedKeys(golden, ours) {
@@ -409,44 +408,6 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 		}
 	}
 	return content
-}
-
-var identifier = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
-
-// flatten maps every leaf of an object to its path (metadata.labels["app"],
-// spec.ports[0].port); empty maps and lists, nulls and empty strings mean "not set" on either
-// side and are left out.
-func flatten(obj map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	var walk func(path string, v interface{})
-	walk = func(path string, v interface{}) {
-		switch n := v.(type) {
-		case map[string]interface{}:
-			for k, e := range n {
-				sub := path + "." + k
-				if !identifier.MatchString(k) {
-					sub = fmt.Sprintf("%s[%q]", path, k)
-				}
-				walk(sub, e)
-			}
-		case []interface{}:
-			for i, e := range n {
-				walk(fmt.Sprintf("%s[%d]", path, i), e)
-			}
-		case nil:
-		case float64:
-			// JSON numbers of the unstructured kinds; every number here is an integer.
-			out[strings.TrimPrefix(path, ".")] = int64(n)
-		case string:
-			if n != "" {
-				out[strings.TrimPrefix(path, ".")] = n
-			}
-		default:
-			out[strings.TrimPrefix(path, ".")] = n
-		}
-	}
-	walk("", obj)
-	return out
 }
 
 // matchIntendedDifference returns the index of the listed difference d is, or -1.

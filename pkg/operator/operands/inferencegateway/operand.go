@@ -3,7 +3,6 @@ package inferencegateway
 import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -99,7 +98,7 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run))}))
 		},
 		PrepareDeployment: prepareGatewayDeployment,
-		PodHooks:          podSecurity,
+		PodHooks:          PodSecurity,
 		Required: func(gw *v1alpha1.Gateway, asset string) bool {
 			return asset == bindata.InferenceGatewayServiceMonitor && serviceMonitorRequired(&gw.Spec)
 		},
@@ -153,7 +152,7 @@ func MCPKind(deps *registry.Deps) *engine.Kind[*v1alpha1.MCP, *mcpState] {
 			return toRendered(renderMCP(run.CR))
 		},
 		PrepareDeployment: prepareMCPDeployment,
-		PodHooks:          podSecurity,
+		PodHooks:          PodSecurity,
 		Status:            mcpStatus,
 		NewState: func(mcp *v1alpha1.MCP) *mcpState {
 			return &mcpState{inputs: mcpPodInputs(mcp)}
@@ -183,15 +182,5 @@ func toRendered(objs []renderedObject, err error) ([]engine.Rendered, error) {
 // gatewaysDiscovering maps an MCP's event to the Gateways whose service discovery lists it:
 // the MCP server list follows MCP CRs being added, changed and removed.
 func gatewaysDiscovering(mcp *v1alpha1.MCP, gateways []*v1alpha1.Gateway) []string {
-	var keys []string
-	for _, gw := range gateways {
-		namespace, selector, enabled, err := mcpDiscovery(gw)
-		if err != nil || !enabled || namespace != mcp.Namespace {
-			continue
-		}
-		if selector.Matches(labels.Set(mcp.Labels)) {
-			keys = append(keys, gw.Namespace+"/"+gw.Name)
-		}
-	}
-	return keys
+	return engine.SelectingKeys(func() ([]*v1alpha1.Gateway, error) { return gateways, nil }, mcpSelections)(mcp)
 }

@@ -106,9 +106,9 @@ func secretNamed(run *gatewayRun) func(name string) *corev1.Secret {
 // 65532 is distroless's own "nonroot" user.
 const nonRootUser = 65532
 
-// podSecurity are the hooks that make every Deployment of both kinds run under the restricted
-// Pod Security profile.
-var podSecurity = []engine.DeploymentHook{engine.WithRestrictedSecurityContext, withNonRootUser}
+// PodSecurity are the hooks that make every Deployment of the inference gateway's kinds (the
+// Agent's and the Orchestrator's too) run under the restricted Pod Security profile.
+var PodSecurity = []engine.DeploymentHook{engine.WithRestrictedSecurityContext, withNonRootUser}
 
 // withNonRootUser gives the pod a non-root user unless it has one.
 func withNonRootUser(d *appsv1.Deployment) error {

@@ -10,11 +10,11 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
-// deploymentConditions are Available and Progressing from a Deployment (as this sync applied
+// DeploymentConditions are Available and Progressing from a Deployment (as this sync applied
 // it, else as cached), and Degraded from the sync's outcome. A spec that is invalid leaves
 // Available as the Deployment says, and Progressing False and Degraded True with the reason
 // why. This is the one place where the operand's outcomes become conditions.
-func deploymentConditions(applied, cached *appsv1.Deployment, result *engine.Outcome, invalid *engine.StepError, what string) (available, progressing, degraded engine.Condition, d *appsv1.Deployment) {
+func DeploymentConditions(applied, cached *appsv1.Deployment, result *engine.Outcome, invalid *engine.StepError, what string) (available, progressing, degraded engine.Condition, d *appsv1.Deployment) {
 	d = applied
 	if d == nil {
 		d = cached
@@ -51,7 +51,7 @@ func deploymentConditions(applied, cached *appsv1.Deployment, result *engine.Out
 func gatewayStatus(run *gatewayRun, result *engine.Outcome, gw *v1alpha1.Gateway) {
 	status := &gw.Status
 	set := func(c engine.Condition) { meta.SetStatusCondition(&status.Conditions, c.MetaCondition(gw.Generation)) }
-	available, progressing, degraded, d := deploymentConditions(run.Applied[run.State.names.Gateway],
+	available, progressing, degraded, d := DeploymentConditions(run.Applied[run.State.names.Gateway],
 		run.CachedDeployment(run.State.names.Gateway), result, run.Invalid, "gateway")
 	set(available)
 	set(progressing)
@@ -77,7 +77,7 @@ func mcpStatus(run *mcpRun, result *engine.Outcome, mcp *v1alpha1.MCP) {
 	status := &mcp.Status
 	set := func(c engine.Condition) { meta.SetStatusCondition(&status.Conditions, c.MetaCondition(mcp.Generation)) }
 	name := MCPNamesFor(mcp.Name).Deployment
-	available, progressing, degraded, _ := deploymentConditions(run.Applied[name], run.CachedDeployment(name), result, run.Invalid, "MCP server")
+	available, progressing, degraded, _ := DeploymentConditions(run.Applied[name], run.CachedDeployment(name), result, run.Invalid, "MCP server")
 	set(available)
 	set(progressing)
 	set(degraded)
