@@ -8,7 +8,9 @@
 # sources.tsv), its dashboards are extracted and its commit checked with `git get-tar-commit-id`;
 # else the pinned commit is fetched from upstream's repository (`git fetch --depth 1`) and
 # checked with `git rev-parse`. A user's clone needs nothing but the internet; only .ci/run
-# points OPERAND_SOURCES at the shared archives.
+# points OPERAND_SOURCES at the shared archives. The dashboards of the pinned commit are then
+# kept in UPSTREAM_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/upstream], by
+# commit, so later runs (make verify in any clone on the machine) need neither.
 #
 # Usage:
 #   hack/generate-dashboards.sh           regenerate in place
@@ -38,11 +40,17 @@ while IFS=$'\t' read -r name r _ref c a; do
 done <"${SOURCES_FILE}"
 [[ "${commit}" =~ ^[0-9a-f]{40}$ ]] || die "${SOURCES_FILE} pins no full commit for batch-gateway"
 
+UPSTREAM_CACHE="${UPSTREAM_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/upstream}"
+cached="${UPSTREAM_CACHE}/batch-gateway-${commit}/${CHART_DASHBOARDS}"
+
 TMP="$(mktemp -d)"
 trap 'rm -rf "${TMP}"' EXIT
 src="${TMP}/batch-gateway"
 mkdir -p "${src}"
-if [[ -n "${OPERAND_SOURCES}" ]]; then
+if [[ -f "${cached}/.complete" ]]; then
+  mkdir -p "${src}/${CHART_DASHBOARDS}"
+  cp "${cached}"/*.json "${src}/${CHART_DASHBOARDS}/"
+elif [[ -n "${OPERAND_SOURCES}" ]]; then
   tarball="${OPERAND_SOURCES}/${archive}"
   [[ -f "${tarball}" ]] || die "${tarball} is missing (OPERAND_SOURCES=${OPERAND_SOURCES})"
   got="$(gzip -dc "${tarball}" | git get-tar-commit-id || true)"
@@ -57,6 +65,13 @@ else
   [[ "$(git -C "${src}" rev-parse HEAD)" == "${commit}" ]] || die "${repo}: HEAD is not the pinned ${commit}"
 fi
 [[ -d "${src}/${CHART_DASHBOARDS}" ]] || die "${repo} at ${commit} has no ${CHART_DASHBOARDS}"
+if [[ ! -f "${cached}/.complete" ]]; then
+  # Complete or absent: a second run never finds half a folder.
+  mkdir -p "$(dirname "${cached}")"
+  rm -rf "${cached}.tmp.$$" && cp -r "${src}/${CHART_DASHBOARDS}" "${cached}.tmp.$$"
+  touch "${cached}.tmp.$$/.complete"
+  rm -rf "${cached}" && mv "${cached}.tmp.$$" "${cached}"
+fi
 
 target="${OUT}"
 if [[ "${VERIFY}" == true ]]; then
