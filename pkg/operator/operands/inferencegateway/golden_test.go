@@ -186,7 +186,7 @@ var intendedDifferences = []intendedDifference{
 	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.spec.containers[0].env.SERVER_IDLE_TIMEOUT.value`, golden: absent, ours: "300s",
 		reason: "the server timeouts are passed (§7.4)"},
 	{kinds: []string{"Deployment"}, when: telemetryOn, path: `spec.template.spec.containers[0].env.TELEMETRY_METRICS_PORT.value`, golden: absent,
-		ours: fromCR(func(gw *v1alpha1.Gateway) interface{} { return fmt.Sprint(metricsPortOf(&gw.Spec)) }),
+		ours:   fromCR(func(gw *v1alpha1.Gateway) interface{} { return fmt.Sprint(metricsPortOf(&gw.Spec)) }),
 		reason: "TELEMETRY_METRICS_PORT follows spec.telemetry.metrics.port, where the container and the Service declare it (§7.3)"},
 	{kinds: []string{"Deployment"}, when: mcpOn, path: `spec.template.spec.containers[0].env.MCP_REQUEST_TIMEOUT.value`, golden: absent,
 		reason: "MCP_REQUEST_TIMEOUT is passed like the other MCP timeouts (§7.4); without spec.mcp.timeouts, the gateway's own default"},
