@@ -36,6 +36,7 @@ import (
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	igwtestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	crscheme "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
@@ -280,14 +281,13 @@ func newObject(kind string) (interface{}, bool) {
 		return &prometheusRule{}, true
 	case "CustomResourceDefinition":
 		return &apiextensionsv1.CustomResourceDefinition{}, true
-	case "LeaderWorkerSetOperator":
-		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
-	case "LLMBatchGateway":
-		return &batchv1alpha1.LLMBatchGateway{}, true
-	case "Gateway":
-		return &igwv1alpha1.Gateway{}, true
-	case "MCP":
-		return &igwv1alpha1.MCP{}, true
+	}
+	// The operator's own kinds: every registered one, typed by the generated clientset's scheme.
+	for _, r := range operands.All() {
+		if r.GVK.Kind == kind {
+			obj, err := crscheme.Scheme.New(r.GVK)
+			return obj, err == nil
+		}
 	}
 	return nil, false
 }
@@ -300,10 +300,6 @@ func TestDeployFiles(t *testing.T) {
 	cluster := func(kind, name string) object { return object{kind, "", name} }
 	namespaced := func(kind, name string) object { return object{kind, namespace, name} }
 	want := map[string][]object{
-		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
-		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
-		"00_core.inference-gateway.com_gateways.crd.yaml":            {cluster("CustomResourceDefinition", "gateways.core.inference-gateway.com")},
-		"00_core.inference-gateway.com_mcps.crd.yaml":                {cluster("CustomResourceDefinition", "mcps.core.inference-gateway.com")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -337,6 +333,10 @@ func TestDeployFiles(t *testing.T) {
 		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
 		"examples/gateway_minimal.yaml":      {{"Gateway", "", "simple-gateway"}},
 		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
+	}
+	// One CRD file per registered kind (hack/update-crds.sh).
+	for _, r := range operands.All() {
+		want[r.CRDFile()] = []object{cluster("CustomResourceDefinition", r.CRDName())}
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/ nor monitoring/); each must be

@@ -1,6 +1,7 @@
 package operands
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
@@ -169,4 +171,26 @@ func TestTheDocumentationNamesEveryKind(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEveryEmbeddedManifestIsRegistered: every manifest embedded in bindata is an asset of a
+// registered kind, and every registered asset is embedded.
+func TestEveryEmbeddedManifestIsRegistered(t *testing.T) {
+	var embedded, registered []string
+	if err := fs.WalkDir(bindata.FS, "assets", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			embedded = append(embedded, path)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range All() {
+		for _, a := range r.Assets {
+			if !slices.Contains(registered, a) {
+				registered = append(registered, a)
+			}
+		}
+	}
+	same(t, "manifests embedded in bindata", embedded, registered)
 }
