@@ -53,9 +53,6 @@ var goldenImages = Images{
 // absent stands for a field that one side does not have.
 var absent = &struct{ absent bool }{true}
 
-// fromCR stands for a value that follows from the CR (a port, a name it sets).
-type fromCR func(cr *batchv1alpha1.LLMBatchGateway) interface{}
-
 // condition is when, by the CR's spec, an intended difference occurs.
 type condition struct {
 	says  string
@@ -89,8 +86,7 @@ type intendedDifference struct {
 	when       condition
 	// path is the field, as fieldDiff writes it; "" is a whole object only one side has.
 	path string
-	// golden and ours, when not nil, are the values each side must have: a value, absent for
-	// none, or a fromCR.
+	// golden and ours, when not nil, are the values each side must have (absent for none).
 	golden, ours interface{}
 	reason       string
 }
@@ -494,16 +490,13 @@ func sortedStrings(set map[string]bool) []string {
 func matchIntendedDifference(cr *batchv1alpha1.LLMBatchGateway, o goldenObject, d fieldDiff) int {
 	for i, want := range intendedDifferences {
 		if want.path == d.path && want.appliesTo(cr, o) &&
-			valueMatches(cr, want.golden, d.golden) && valueMatches(cr, want.ours, d.ours) {
+			valueMatches(want.golden, d.golden) && valueMatches(want.ours, d.ours) {
 			return i
 		}
 	}
 	return -1
 }
 
-func valueMatches(cr *batchv1alpha1.LLMBatchGateway, want, got interface{}) bool {
-	if f, ok := want.(fromCR); ok {
-		want = f(cr)
-	}
+func valueMatches(want, got interface{}) bool {
 	return want == nil || want == got || reflect.DeepEqual(want, got)
 }
