@@ -36,6 +36,7 @@ generate: ## Regenerate deepcopy, clients, CRDs, the operand manifests and the O
 	hack/update-codegen.sh
 	hack/update-crds.sh
 	hack/generate-operand-manifests.sh
+	hack/generate-dashboards.sh
 	hack/bundle.sh
 
 # The OLM bundle's settings (hack/bundle.sh). A release pins the images by digest:
@@ -61,6 +62,10 @@ bundle-image: ## Build the bundle image $$BUNDLE_IMAGE (needs a container engine
 .PHONY: generate-operand-manifests
 generate-operand-manifests: ## Regenerate bindata/ from sigs.k8s.io/lws at operand-git-ref.
 	hack/generate-operand-manifests.sh
+
+.PHONY: generate-dashboards
+generate-dashboards: ## Regenerate the batch gateway's dashboards ConfigMap from the pinned upstream chart (OPERAND_SOURCES=<archives> or fetch) and hack/dashboards/.
+	hack/generate-dashboards.sh
 
 .PHONY: verify
 verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with go.mod.

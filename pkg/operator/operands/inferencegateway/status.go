@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -61,15 +62,21 @@ func gatewayStatus(run *gatewayRun, result *engine.Outcome, gw *v1alpha1.Gateway
 		if d != nil {
 			status.ReadyReplicas, status.AvailableReplicas = d.Status.ReadyReplicas, d.Status.AvailableReplicas
 		}
-		status.URL = gatewayURL(gw)
-		status.ProviderSummary = providerSummary(&gw.Spec, secretNamed(run))
-		status.MCPServers = run.State.mcpServers
-		status.MCPServerCount = int32(len(run.State.mcpServers))
-		status.ServiceAccountName = run.State.names.ServiceAccount
+		specStatus(status, gw, run.State.mcpServers, secretNamed(run))
 		run.RecordGenerations(&status.Generations)
 	}
 	status.ObservedGeneration = gw.Generation
 	status.Phase, status.Message = v1alpha1.PhaseOf(status.Conditions)
+}
+
+// specStatus sets the status fields that follow from the spec, the MCP servers and the provider
+// Secrets: the fields upstream's status has too (the golden test compares them with upstream's).
+func specStatus(status *v1alpha1.GatewayStatus, gw *v1alpha1.Gateway, mcpServers []string, secret func(name string) *corev1.Secret) {
+	status.URL = gatewayURL(gw)
+	status.ProviderSummary = providerSummary(&gw.Spec, secret)
+	status.MCPServers = mcpServers
+	status.MCPServerCount = int32(len(mcpServers))
+	status.ServiceAccountName = serviceAccountName(gw)
 }
 
 // mcpStatus is an MCP's status after a sync.
