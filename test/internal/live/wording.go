@@ -34,6 +34,16 @@ var Wordings = []Wording{
 		Older:  ": Too long: may not be longer than $1",
 		Why:    "apimachinery's field.TooLongMaxLength, which the CRD schema validator called before kubernetes#128553 merged it into field.TooLong",
 	},
+	{
+		// A CEL rule's error with the default reason, as admission.Invalid writes it: the
+		// message follows "Invalid value: " at once. The schema validator's own Invalid errors
+		// (a pattern, a minimum or maximum) print the value first, quoted or a number, and are
+		// worded alike on every version, so they do not match.
+		Minors: []int{30},
+		Newer:  regexp.MustCompile(`^(\S+): Invalid value: ([^"0-9-].*)$`),
+		Older:  `$1: Invalid value: "object": $2`,
+		Why:    "before kubernetes#132798 and #133832 (1.35) a failed x-kubernetes-validations rule printed its schema type as the value; since then an object's or a list's value is left out (every rule of the tables is on an object)",
+	},
 }
 
 // ForServer is want, a table's error text, as an API server of Kubernetes 1.<minor> words it.
