@@ -135,10 +135,14 @@ func TestInvalidCRsAreRejectedWithUsefulMessages(t *testing.T) {
 			}
 			c.accepted++
 		}
-		t.Logf("%s: %d invalid CRs tried, %d rejected, %d with a useful message; %d valid CRs, %d accepted", tb.kind, c.tried, c.rejected, c.useful, c.valid, c.accepted)
+		t.Logf("%s: %d invalid CRs tried, %d rejected, %d with a useful message (%d in %s's wording); %d valid CRs, %d accepted",
+			tb.kind, c.tried, c.rejected, c.useful, c.reworded, server.GitVersion, c.valid, c.accepted)
 		suite.Add("CRs tried ("+tb.kind+")", float64(c.tried), "")
 		suite.Add("rejected ("+tb.kind+")", float64(c.rejected), "")
 		suite.Add("rejected with a useful message ("+tb.kind+")", float64(c.useful), "")
+		suite.Add("of which in an older release's wording ("+tb.kind+")", float64(c.reworded), "")
+		suite.Add("valid CRs tried ("+tb.kind+")", float64(c.valid), "")
+		suite.Add("valid CRs accepted ("+tb.kind+")", float64(c.accepted), "")
 		tried, rejected, useful, valid, accepted = tried+c.tried, rejected+c.rejected, useful+c.useful, valid+c.valid, accepted+c.accepted
 		reworded += c.reworded
 	}
