@@ -32,7 +32,7 @@ var Wordings = []Wording{
 		Minors: []int{30},
 		Newer:  regexp.MustCompile(`: Too long: may not be more than (\d+) bytes$`),
 		Older:  ": Too long: may not be longer than $1",
-		Why:    "apimachinery's field.TooLongMaxLength, which the CRD schema validator called before kubernetes#128553 merged it into field.TooLong",
+		Why:    "apiextensions-apiserver v0.30's schema validator (pkg/apiserver/validation) calls field.TooLongMaxLength, worded so; by v0.33 it calls field.TooLong, which counts bytes",
 	},
 	{
 		// A CEL rule's error with the default reason, as admission.Invalid writes it: the
@@ -42,7 +42,7 @@ var Wordings = []Wording{
 		Minors: []int{30},
 		Newer:  regexp.MustCompile(`^(\S+): Invalid value: ([^"0-9-].*)$`),
 		Older:  `$1: Invalid value: "object": $2`,
-		Why:    "before kubernetes#132798 and #133832 (1.35) a failed x-kubernetes-validations rule printed its schema type as the value; since then an object's or a list's value is left out (every rule of the tables is on an object)",
+		Why:    "up to apiextensions-apiserver v0.34 a failed x-kubernetes-validations rule's field.Invalid gets the schema's type as its value (pkg/apiserver/schema/cel/validation.go: sts.Type); from v0.35 it gets the value, which field.Error leaves out for an object or a list (every rule of the tables is on an object)",
 	},
 }
 
