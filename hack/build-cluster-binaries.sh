@@ -15,10 +15,16 @@
 # stamp changes: a hash of the Go version, this script, and the module's
 # go.mod, go.sum and Go sources. A second run takes a second or two.
 #
+# Every build is also kept outside the clone, in CLUSTER_BIN_CACHE, one folder per module and
+# stamp: a fresh clone (CI's) on the same machine links those binaries instead of building
+# them again (minutes on 2 cores, most of it linking kube-apiserver and friends; a cold build
+# of another KUBE_VERSION's control plane takes longer still).
+#
 # Environment:
-#   FORCE=true   rebuild everything, ignoring stamps
+#   FORCE=true   rebuild everything, ignoring stamps and the cache
 #   KUBE_VERSION also build that version's control plane (hack/lib/kube-version.sh)
 #   OUTPUT_DIR   default <repo>/_output
+#   CLUSTER_BIN_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/cluster-bin]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +33,7 @@ OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}"
 BIN="${OUTPUT_DIR}/bin"
 STAMPS="${BIN}/.stamps"
 FORCE="${FORCE:-false}"
+CLUSTER_BIN_CACHE="${CLUSTER_BIN_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/cluster-bin}"
 
 # shellcheck source=hack/lib/kube-version.sh
 source "${ROOT}/hack/lib/kube-version.sh"
@@ -82,10 +89,37 @@ build_module() {
     log "${name}: up to date (${outputs})"
     return 0
   fi
+  # An output may be in a folder of BIN (another KUBE_VERSION's control plane).
+  local stamp cached f
+  stamp="$(stamp_of "${dir}")"
+  cached="${CLUSTER_BIN_CACHE}/${name}-${stamp:0:16}"
+  if [[ "${FORCE}" != "true" && -f "${cached}/.complete" ]]; then
+    for f in ${outputs}; do
+      mkdir -p "$(dirname "${BIN}/${f}")"
+      ln -sfn "${cached}/${f}" "${BIN}/${f}"
+    done
+    echo "${stamp}" >"${STAMPS}/${name}"
+    log "${name}: from the cache ${cached}"
+    return 0
+  fi
   log "${name}: building ${outputs} ..."
   local start=${SECONDS}
+  for f in ${outputs}; do rm -f "${BIN}/${f}"; done
   (cd "${dir}" && "$@")
-  stamp_of "${dir}" >"${STAMPS}/${name}"
+  echo "${stamp}" >"${STAMPS}/${name}"
+  # Kept for other clones: copied to a temporary folder, renamed when complete.
+  mkdir -p "${CLUSTER_BIN_CACHE}"
+  rm -rf "${cached}.tmp.$$" && mkdir -p "${cached}.tmp.$$"
+  for f in ${outputs}; do
+    mkdir -p "$(dirname "${cached}.tmp.$$/${f}")"
+    cp "${BIN}/${f}" "${cached}.tmp.$$/${f}"
+  done
+  touch "${cached}.tmp.$$/.complete"
+  if [[ -f "${cached}/.complete" ]]; then
+    rm -rf "${cached}.tmp.$$" # another clone kept the same build meanwhile (links may point there)
+  else
+    rm -rf "${cached}" && mv "${cached}.tmp.$$" "${cached}"
+  fi
   log "${name}: done in $((SECONDS - start))s"
 }
 
