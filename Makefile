@@ -105,7 +105,7 @@ test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
 	go test ./test/e2e/... -count=1 -timeout 40m -v -ginkgo.v
 
 .PHONY: test-e2e-local
-test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
+test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION=oldest|1.30|newest: hack/lib/kube-version.sh].
 	hack/test-e2e-local.sh
 
 .PHONY: test-reliability
@@ -120,6 +120,10 @@ fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" 
 test-reliability-short: ## The short form `ci` runs: fuzz briefly, the invalid-CR table, a few kill points and API server restarts (LWS).
 	RELIABILITY_SHORT=true hack/test-reliability.sh $(SUITES)
 
+.PHONY: test-admission-oldest
+test-admission-oldest: ## On the oldest Kubernetes the bundle claims: every CRD served as written, every admission-table case's verdict.
+	KUBE_VERSION=oldest WITH_CERT_MANAGER=false RELIABILITY_SHORT=true hack/test-reliability.sh admission
+
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
 	hack/bench.sh
@@ -133,8 +137,9 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, then the reliability suites' short form.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes.
 	$(MAKE) verify
 	$(MAKE) test
 	$(MAKE) test-e2e-local
 	$(MAKE) test-reliability-short
+	$(MAKE) test-admission-oldest

@@ -12,7 +12,9 @@
 #                the CRDs GatewayClass, Gateway, HTTPRoute (v1, v1beta1), GRPCRoute,
 #                ReferenceGrant (v1, v1beta1), BackendTLSPolicy, ListenerSet, TCPRoute,
 #                TLSRoute, UDPRoute, and the ValidatingAdmissionPolicy (+Binding)
-#                safe-upgrades.gateway.networking.k8s.io that the channel ships
+#                safe-upgrades.gateway.networking.k8s.io that the channel ships.
+#                An API server older than a CRD needs (NEEDS below) gets the set without
+#                it, said in the output: on Kubernetes 1.30, every CRD but TLSRoute.
 #   monitoring   github.com/prometheus-operator/prometheus-operator,
 #                example/prometheus-operator-crd/*.yaml: the monitoring.coreos.com CRDs
 #                ServiceMonitor, PodMonitor, PrometheusRule, Probe, ScrapeConfig,
@@ -57,6 +59,14 @@ FIELD_MANAGER="llm-infra-optional-crds"
 RENDER_REV=1
 
 SETS=(gateway-api monitoring)    # what `all` means
+
+# Objects of a set that an older API server refuses: set, object (kubectl -o name), the oldest
+# Kubernetes minor that takes it, why. install, uninstall and status leave such an object out
+# on an older server (hack/lib/kube-version.sh's oldest release runs the e2e suite too); the
+# operands use none of them.
+NEEDS=(
+  "gateway-api customresourcedefinition.apiextensions.k8s.io/tlsroutes.gateway.networking.k8s.io 31 its hostnames rule calls isIP, a CEL function of Kubernetes 1.31 (gateway-api v1.5.0's release notes)"
+)
 KNOWN_SETS="gateway-api monitoring monitoring-core all"
 
 log() { echo "[optional-crds] $*" >&2; }
@@ -219,9 +229,51 @@ poll() {
   done
 }
 
-# crd_names SET: the CRDs of a rendered set, without the kind prefix.
+# server_minor: the API server's Kubernetes minor version (a provider may append "+").
+server_minor() {
+  local v
+  v="$(kc --request-timeout=10s get --raw /version)" || die "cannot read the API server's version"
+  v="$(sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' <<<"${v}")"
+  [[ -n "${v}" ]] || die "the API server's /version has no minor"
+  echo "${v}"
+}
+
+# LEFT_OUT[SET]: the set's objects this API server refuses (NEEDS), filled by resolve_left_out.
+declare -A LEFT_OUT=()
+
+# resolve_left_out SET...: fills LEFT_OUT for the sets, saying what is left out and why.
+resolve_left_out() {
+  local server row set obj minor why
+  server="$(server_minor)"
+  for row in "${NEEDS[@]}"; do
+    read -r set obj minor why <<<"${row}"
+    [[ " $* " == *" ${set} "* && "${server}" -lt "${minor}" ]] || continue
+    log "${set}: leaving out ${obj#*/} on Kubernetes 1.${server}: ${why}"
+    LEFT_OUT[${set}]+="${obj} "
+  done
+}
+
+# left_out SET: LEFT_OUT[SET], one a line.
+left_out() {
+  local obj
+  for obj in ${LEFT_OUT[$1]:-}; do echo "${obj}"; done
+}
+
+# objects SET: the set's objects (kubectl -o name, in the files' order) this API server takes.
+objects() {
+  grep -vxF -f <(left_out "$1"; echo "#none") "$(cache_base "$1").objects" || true
+}
+
+# crd_names SET: the CRDs of objects SET, without the kind prefix.
 crd_names() {
-  grep '^customresourcedefinition\.apiextensions\.k8s\.io/' "$(cache_base "$1").objects" | sed 's|^[^/]*/||'
+  objects "$1" | grep '^customresourcedefinition\.apiextensions\.k8s\.io/' | sed 's|^[^/]*/||'
+}
+
+# yaml_of SET: the set's rendered YAML without the objects this API server refuses
+# (hack/yamlobjects -without: documents split and decoded by apimachinery, not by line).
+yaml_of() {
+  (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" GOWORK=off go run ./hack/yamlobjects \
+    -without "$(left_out "$1" | paste -sd' ')" "$(cache_base "$1").yaml")
 }
 
 # crd_table NAME...: one line per existing CRD of NAMEs, fields separated by |:
@@ -293,14 +345,15 @@ cmd_install() {
   local set
   select_sets "$@"
   need_cluster
+  resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local base start applied names
     base="$(cache_base "${set}")"
     start=${SECONDS}
     log "installing ${set} ($(pinned "${set}"))"
-    applied="$(kc apply --server-side --force-conflicts --field-manager="${FIELD_MANAGER}" -o name -f "${base}.yaml")"
-    if ! diff <(sort <<<"${applied}") <(sort "${base}.objects") >/dev/null; then
+    applied="$(yaml_of "${set}" | kc apply --server-side --force-conflicts --field-manager="${FIELD_MANAGER}" -o name -f -)"
+    if ! diff <(sort <<<"${applied}") <(objects "${set}" | sort) >/dev/null; then
       die "${set}: kubectl applied other objects than ${base}.objects lists:"$'\n'"${applied}"
     fi
     local applied_at=${SECONDS}
@@ -319,12 +372,13 @@ cmd_uninstall() {
   local set
   select_sets "$@"
   need_cluster
+  resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local start objects
     start=${SECONDS}
     # Reverse order: a ValidatingAdmissionPolicyBinding before its policy.
-    mapfile -t objects < <(tac "$(cache_base "${set}").objects")
+    mapfile -t objects < <(objects "${set}" | tac)
     log "uninstalling ${set} (${#objects[@]} objects)"
     kc delete --ignore-not-found --wait=false "${objects[@]}" >/dev/null
     # A CRD is gone once the API server has deleted all its custom resources.
@@ -345,12 +399,13 @@ cmd_status() {
   if [[ $# -eq 0 ]]; then set -- all; fi
   select_sets "$@"
   need_cluster
+  resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local names others table lines=() established=0 present=0 obj name row est versions extra=""
     mapfile -t names < <(crd_names "${set}")
     # The set's other objects: gateway-api's ValidatingAdmissionPolicy and its Binding.
-    mapfile -t others < <(grep -v '^customresourcedefinition\.apiextensions\.k8s\.io/' "$(cache_base "${set}").objects" || true)
+    mapfile -t others < <(objects "${set}" | grep -v '^customresourcedefinition\.apiextensions\.k8s\.io/' || true)
     table="$(crd_table "${names[@]}")"
     for name in "${names[@]}"; do
       row="$(awk -F'|' -v n="${name}" '$1 == n' <<<"${table}")"

@@ -3,12 +3,17 @@
 // in file order. hack/optional-crds.sh uses it for the object list of a rendered set of CRDs:
 // the documents are split and decoded by apimachinery's YAML reader, not matched line by line.
 //
-// Usage: go run ./hack/yamlobjects FILE...
+// With -without, it writes the documents themselves instead, less the objects named (kubectl
+// names, separated by spaces or newlines): how the script leaves out what an older API server
+// refuses.
+//
+// Usage: go run ./hack/yamlobjects [-without NAMES] FILE...
 package main
 
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +24,19 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: yamlobjects FILE...")
+	without := flag.String("without", "", "write the documents, less the objects of these kubectl names")
+	flag.Parse()
+	if flag.NArg() < 1 {
+		fmt.Fprintln(os.Stderr, "usage: yamlobjects [-without NAMES] FILE...")
 		os.Exit(2)
 	}
 	out := bufio.NewWriter(os.Stdout)
-	for _, path := range os.Args[1:] {
-		if err := list(out, path); err != nil {
+	write := writeName
+	if isSet("without") {
+		write = writeDocumentUnless(strings.Fields(*without))
+	}
+	for _, path := range flag.Args() {
+		if err := list(out, path, write); err != nil {
 			fmt.Fprintf(os.Stderr, "yamlobjects: %s: %v\n", path, err)
 			os.Exit(1)
 		}
@@ -36,9 +47,40 @@ func main() {
 	}
 }
 
-// list writes the names of the objects of one file; empty documents (comments only) are
-// skipped, a document without kind or name is an error.
-func list(w io.Writer, path string) error {
+// isSet says whether the flag was given, even empty (-without "" keeps every document).
+func isSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// writeName writes an object's kubectl name.
+func writeName(w io.Writer, name string, _ []byte) {
+	fmt.Fprintln(w, name)
+}
+
+// writeDocumentUnless writes an object's document, as a YAML document of its own, unless its
+// name is one of names.
+func writeDocumentUnless(names []string) func(io.Writer, string, []byte) {
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	return func(w io.Writer, name string, doc []byte) {
+		if drop[name] {
+			return
+		}
+		fmt.Fprintln(w, "---")
+		w.Write(doc)
+		if len(doc) > 0 && doc[len(doc)-1] != '\n' {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// list passes each object of one file, its name and its document, to write; empty documents
+// (comments only) are skipped, a document without kind or name is an error.
+func list(w io.Writer, path string, write func(io.Writer, string, []byte)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -64,7 +106,7 @@ func list(w io.Writer, path string) error {
 		if err != nil {
 			return fmt.Errorf("document %d: %w", n, err)
 		}
-		fmt.Fprintln(w, name)
+		write(w, name, doc)
 	}
 }
 

@@ -39,7 +39,7 @@ metadata: {name: "quoted", namespace: x}
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			err := list(&out, path)
+			err := list(&out, path, writeName)
 			if (err != nil) != tc.fails {
 				t.Fatalf("error %v, want failure %v", err, tc.fails)
 			}
@@ -47,5 +47,42 @@ metadata: {name: "quoted", namespace: x}
 				t.Errorf("got\n%s\nwant\n%s", out.String(), tc.want)
 			}
 		})
+	}
+}
+
+func TestWithout(t *testing.T) {
+	const in = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: kept}
+---
+# a comment
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: tlsroutes.gateway.networking.k8s.io
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: also-kept}
+`
+	path := filepath.Join(t.TempDir(), "objects.yaml")
+	if err := os.WriteFile(path, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := list(&out, path, writeDocumentUnless([]string{"customresourcedefinition.apiextensions.k8s.io/tlsroutes.gateway.networking.k8s.io"})); err != nil {
+		t.Fatal(err)
+	}
+	// What was written lists exactly the objects kept, in order.
+	kept := filepath.Join(t.TempDir(), "kept.yaml")
+	if err := os.WriteFile(kept, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var names bytes.Buffer
+	if err := list(&names, kept, writeName); err != nil {
+		t.Fatalf("the written documents do not read back: %v\n%s", err, out.String())
+	}
+	if want := "configmap/kept\nconfigmap/also-kept\n"; names.String() != want {
+		t.Errorf("kept %q, want %q", names.String(), want)
 	}
 }
