@@ -63,6 +63,9 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 		// The agent is this process, listening on the Service's cluster IP (a loopback address
 		// on the local cluster) at the Agent's port: a free port of this machine.
 		port := freeLoopbackPort()
+		// Before the Agent exists: its first failed read can come before this process serves
+		// the 503 (nothing listens yet), and that transition is the one with the event.
+		events := snapshotEventsIn(ctx, ns)
 		agent := createAgent(ctx, ns, fmt.Sprintf("{metadata: {name: card-agent}, spec: {image: registry.example/agent:v1, port: %d}}", port))
 		wantHost := fmt.Sprintf("card-agent.%s.svc.cluster.local:%d", ns, port)
 		clusterIP := waitServiceClusterIP(ctx, ns, agent.Name)
@@ -82,7 +85,6 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 		DeferCleanup(srv.Close)
 
 		By("an agent that answers 503: Ready=False, CardFetchFailed, naming the URL, with a Warning event")
-		events := snapshotEventsIn(ctx, ns)
 		failed := waitAgent(ctx, ns, agent.Name, "Ready=False, CardFetchFailed", func(g Gomega, a *igwv1alpha1.Agent) {
 			c := expectIGWCondition(g, a.Status.Conditions, agentConditions(a), igwv1alpha1.ConditionReady, metav1.ConditionFalse, igwv1alpha1.ReasonCardFetchFailed)
 			g.Expect(c.Message).To(ContainSubstring("http://"+wantHost+"/.well-known/agent"), agentConditions(a))
