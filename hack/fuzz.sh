@@ -35,8 +35,18 @@ done
 # json_escape: a string's JSON form without its quotes (control characters dropped).
 json_escape() { printf '%s' "$1" | tr -d '\000-\037' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'; }
 
+# deadline_race LOG: the run's only failure is Go's own fuzztime race (go.dev/issue/75804,
+# fixed in Go 1.27; this toolchain is 1.26): the coordinator reports its own -fuzztime deadline
+# as "context deadline exceeded" when a worker is mid-exec at that instant, on a loaded
+# machine. No input failed: Go wrote no crasher and printed no test failure or panic.
+deadline_race() {
+  grep -qE '^\s+context deadline exceeded$' "$1" &&
+    ! grep -qE '^\s+[a-z_]+\.go:[0-9]+:|panic:|testdata/fuzz/' "$1"
+}
+
 total_execs=0
 failed=0
+raced=0
 failures=()
 for t in "${targets[@]}"; do
   read -r pkg name <<<"${t}"
@@ -49,7 +59,10 @@ for t in "${targets[@]}"; do
   execs="${execs:-0}"
   total_execs=$((total_execs + execs))
   echo "[fuzz]   ${execs} execs, exit ${status}"
-  if [[ "${status}" -ne 0 ]]; then
+  if [[ "${status}" -ne 0 ]] && deadline_race "${log}"; then
+    echo "[fuzz]   not a failure: Go's fuzztime deadline race (go.dev/issue/75804), no input failed"
+    raced=$((raced + 1))
+  elif [[ "${status}" -ne 0 ]]; then
     failed=$((failed + 1))
     crasher="$(grep -o 'testdata/fuzz/'"${name}"'/[0-9a-f]*' "${log}" | tail -1 || true)"
     line="${pkg} ${name}: $(grep -m1 -E '^\s+[a-z_]+\.go:[0-9]+:|panic:' "${log}" | sed 's/^[[:space:]]*//' || echo "exit ${status}, see ${log}")"
@@ -67,6 +80,7 @@ done
   printf '    {"name": "targets", "value": %d},\n' "${#targets[@]}"
   printf '    {"name": "execs total", "value": %d},\n' "${total_execs}"
   printf '    {"name": "seconds per target", "value": %d, "unit": "s"},\n' "${SECONDS_EACH}"
+  printf '    {"name": "runs ended by Go'"'"'s fuzztime race (go.dev/issue/75804)", "value": %d},\n' "${raced}"
   printf '    {"name": "failures", "value": %d}\n  ]' "${failed}"
   if [[ ${failed} -gt 0 ]]; then
     printf ',\n  "failures": [\n'
