@@ -23,6 +23,10 @@
 # anew. $OUTPUT_DIR/operands/bin/ gets links to the cached binaries and
 # $OUTPUT_DIR/operands/images.tsv the image table (hack/operands/images.sh).
 #
+# Then what the backing services (hack/operands/services.sh) need: the hack/tools/services
+# programs (cached the same way), the pinned MCP server package in an npm cache of its own (from
+# the npm registry, once), and Redis and PostgreSQL from Debian's packages when missing.
+#
 # Environment (defaults in brackets):
 #   OPERAND_SOURCES []        folder of source archives; empty: clone from upstream
 #   OPERANDS_CACHE [see above]
@@ -32,9 +36,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SOURCES_FILE="${ROOT}/hack/operands/sources.tsv"
+# shellcheck source=hack/operands/lib.sh
+source "${ROOT}/hack/operands/lib.sh"
 OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}"
 OUT="${OUTPUT_DIR}/operands"
-OPERANDS_CACHE="${OPERANDS_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/operands}"
 OPERAND_SOURCES="${OPERAND_SOURCES:-}"
 FORCE="${FORCE:-false}"
 
@@ -168,6 +173,57 @@ build_gateway() {
   (cd "${WORK}/inference-gateway" && gobuild -o "$1/inference-gateway" ./cmd/gateway)
 }
 
+# The backing services' programs (hack/operands/services.sh): the hack/tools/services module,
+# keyed by its files like the operands.
+build_services_tools() {
+  (cd "${ROOT}/hack/tools/services" &&
+    gobuild -o "$1/" ./s3fake ./npmregistry ./oidcissuer)
+}
+services_key() {
+  {
+    (cd "${ROOT}/hack/tools/services" && find . -name '*.go' -o -name 'go.mod' -o -name 'go.sum' | LC_ALL=C sort | xargs sha256sum)
+    go version
+    sha256sum <"${BASH_SOURCE[0]}"
+  } | sha256sum | cut -c1-16
+}
+
+# The MCP server package, pinned (hack/operands/lib.sh), installed once from the npm registry
+# into its own npm cache, which the npm registry of the services serves to the MCP pods.
+install_mcp_package() {
+  local cache spec
+  cache="$(services::npm_cache)"
+  spec="$(services::mcp_package)@$(services::mcp_version)"
+  if [[ -f "${cache}/.complete" && "${FORCE}" != "true" ]]; then
+    log "npm ${spec}: cached (${cache})"
+    return 0
+  fi
+  command -v npm >/dev/null || die "npm is required to install ${spec} (Debian packages nodejs, npm)"
+  log "npm ${spec}: installing into ${cache}"
+  rm -rf "${cache}" "${cache}.tmp"
+  mkdir -p "${cache}.tmp/prefix"
+  npm install --global --prefix "${cache}.tmp/prefix" --cache "${cache}.tmp" \
+    --no-audit --no-fund --no-update-notifier --loglevel=warn "${spec}" >&2 ||
+    die "npm install ${spec} failed"
+  touch "${cache}.tmp/.complete"
+  mv "${cache}.tmp" "${cache}"
+}
+
+# Redis and PostgreSQL from the distribution's packages, when missing (needs root: apt-get).
+install_packages() {
+  local missing=()
+  command -v redis-server >/dev/null && command -v redis-cli >/dev/null || missing+=(redis-server redis-tools)
+  [[ -x "$(services::pg_bindir)/postgres" ]] || missing+=(postgresql-15)
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    log "WARNING: ${missing[*]} missing; install them (Debian: apt-get install --no-install-recommends ${missing[*]}) to run the backing services"
+    return 0
+  fi
+  log "apt-get install ${missing[*]}"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    die "apt-get install ${missing[*]} failed"
+}
+
 command -v go >/dev/null || die "go is required"
 start=${SECONDS}
 build batch-gateway "$(key_of batch-gateway llm-d-async)" \
@@ -175,6 +231,9 @@ build batch-gateway "$(key_of batch-gateway llm-d-async)" \
 build llm-d-async "$(key_of llm-d-async)" "async-processor" build_async
 build llm-d-inference-sim "$(key_of llm-d-inference-sim)" "llm-d-inference-sim" build_sim
 build inference-gateway "$(key_of inference-gateway)" "inference-gateway" build_gateway
+build services-tools "$(services_key)" "s3fake npmregistry oidcissuer" build_services_tools
+install_mcp_package
+install_packages
 
 "${ROOT}/hack/operands/images.sh" "${OUT}/bin" >"${OUT}/images.tsv.tmp"
 mv "${OUT}/images.tsv.tmp" "${OUT}/images.tsv"

@@ -43,6 +43,10 @@
 #   RESTART_STOP_TIMEOUT [10]  the same for restart-apiserver
 #   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
 #   LOCK_TIMEOUT [900]         seconds to wait for another up/down on the same LOCAL_CLUSTER_DIR
+#   REAL_PODS [false]          `up` also starts the operands' backing services
+#                              (hack/operands/services.sh: Redis, PostgreSQL, S3, npm registry,
+#                              OIDC issuer) and points REAL_PODS_IMAGE_TABLE at their image table;
+#                              `down` stops them
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -591,6 +595,11 @@ cmd_up() {
   wait_for "the controller manager to create default ServiceAccount" kcm_working
   log "control plane up in $((SECONDS - t0))s"
 
+  if [[ "${REAL_PODS:-false}" == "true" ]]; then
+    "${ROOT}/hack/operands/services.sh" start
+    export REAL_PODS_IMAGE_TABLE="${REAL_PODS_IMAGE_TABLE:-${STATE}/services/images.tsv}"
+  fi
+
   if [[ "${WITH_CERT_MANAGER}" == "true" ]]; then
     cmd_start_cert_manager
   fi
@@ -601,6 +610,7 @@ cmd_up() {
 
 cmd_down() {
   local i
+  "${ROOT}/hack/operands/services.sh" stop
   stop_proc cert-manager
   rm -f "${STATE}/cert-manager.ready"
   # Reverse start order: clients before the apiserver, the apiserver before etcd.
