@@ -103,6 +103,22 @@ test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
 test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
 	hack/test-e2e-local.sh
 
+.PHONY: fetch-operands
+fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone), cached outside the clone; services' tools and packages.
+	hack/fetch-operands.sh
+
+.PHONY: test-operands
+test-operands: ## Run the operands' suite against $$KUBECONFIG (real pods; OPERANDS_SERVICES_ENV names the services).
+	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v
+
+.PHONY: test-operands-local
+test-operands-local: ## Local cluster with real pods + services + operator + the operands' suite + teardown.
+	hack/test-operands-local.sh
+
+.PHONY: test-operands-short
+test-operands-short: ## The short form `ci` runs: one batch, one chat completion, one MCP tool list, on real pods.
+	OPERANDS_SHORT=true hack/test-operands-local.sh
+
 .PHONY: test-reliability
 test-reliability: ## Reliability suites (faults, bad input, fuzz, secrets, cluster start under load) and their table: make test-reliability [SUITES="faults admission"]
 	hack/test-reliability.sh $(SUITES)
@@ -128,8 +144,9 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, then the reliability suites' short form.
-	$(MAKE) verify
-	$(MAKE) test
-	$(MAKE) test-e2e-local
-	$(MAKE) test-reliability-short
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' and the operands' short forms.
+	hack/timed.sh verify $(MAKE) verify
+	hack/timed.sh test $(MAKE) test
+	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
+	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
+	hack/timed.sh test-operands-short $(MAKE) test-operands-short

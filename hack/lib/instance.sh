@@ -8,6 +8,7 @@
 #   bench       bench-cluster                        2xxxx  make bench
 #   e2e         e2e-cluster                          32xxx  make test-e2e-local
 #   reliability reliability-cluster                  31xxx  make test-reliability
+#   operands    operands-cluster                     30xxx  make test-operands-local
 #
 # Every port is below 32768, where Linux's ephemeral range begins
 # (/proc/sys/net/ipv4/ip_local_port_range): a port in that range may be the source port of
@@ -34,6 +35,7 @@ INSTANCES=(
   "bench       bench-cluster       22379 22380 26443 27257 27259 28443"
   "e2e         e2e-cluster         32379 32380 32443 32257 32259 32543"
   "reliability reliability-cluster 31379 31380 31443 31257 31259 31543"
+  "operands    operands-cluster    30379 30380 30443 30257 30259 30543"
 )
 
 # instance::use NAME: see the header.
