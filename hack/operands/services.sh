@@ -12,6 +12,11 @@
 #                dependencies, from the npm cache `make fetch-operands` filled  :4873
 #   oidc         hack/tools/services oidcissuer, client inference-gateway-client :5556
 #
+# The pods reach them through Services of the namespace operand-services (redis, postgresql,
+# s3, npm, oidc): without a selector, annotated realpods.llm-infra.io/host-address with the
+# instance's address, which the real-pod agent's Service proxy sends their ports to. So the
+# Secrets and CRs name them as a pod would, e.g. redis.operand-services.svc.cluster.local:6379.
+#
 # The model server (llm-d-inference-sim) is not here: it runs as a pod of the cluster (the
 # samples' Deployment `vllm-sim`), like the operands, through the image table.
 #
@@ -39,6 +44,9 @@ START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
 IP="$(services::ip)"
 SERVICES=(redis postgresql s3 npm oidc)
+# The namespace of the Services that stand for them in the cluster, and their DNS names.
+SVC_NAMESPACE=operand-services
+dns() { echo "$1.${SVC_NAMESPACE}.svc.cluster.local"; }
 
 log() { echo "[services] $*"; }
 die() { proc::die "[services]" "$@"; }
@@ -147,43 +155,85 @@ start_npm() {
   cache="$(services::npm_cache)"
   [[ -d "${cache}" ]] || die "the MCP server package's npm cache ${cache} is missing: run make fetch-operands"
   start npm "$(services::tool npmregistry)" "$(services::tool npmregistry)" \
-    -addr "${IP}:${SERVICES_NPM_PORT}" -cache "${cache}"
+    -addr "${IP}:${SERVICES_NPM_PORT}" -cache "${cache}" -public-url "http://$(dns npm):${SERVICES_NPM_PORT}/"
   wait_ready npm curl -sf --max-time 2 -o /dev/null "http://${IP}:${SERVICES_NPM_PORT}/$(services::mcp_package | sed 's|/|%2f|')"
 }
 
 start_oidc() {
   start oidc "$(services::tool oidcissuer)" env OIDC_CLIENT_SECRET="$(secret oidc)" "$(services::tool oidcissuer)" \
-    -addr "${IP}:${SERVICES_OIDC_PORT}" -client-id inference-gateway-client
+    -addr "${IP}:${SERVICES_OIDC_PORT}" -client-id inference-gateway-client \
+    -issuer "http://$(dns oidc):${SERVICES_OIDC_PORT}"
   wait_ready oidc curl -sf --max-time 2 -o /dev/null "http://${IP}:${SERVICES_OIDC_PORT}/.well-known/openid-configuration"
 }
 
-# write_env: the addresses and credentials, for the samples, the suites and the README's commands;
-# and the instance's image table (the operands' table with the npm registry of this instance).
+# write_env: the addresses and credentials, for the samples, the suites and the README's commands
+# (the names the pods use, and *_HOST_* the addresses on this machine); and the instance's image
+# table (the operands' table with this instance's npm registry).
 write_env() {
   mkdir -p "${SVC}"
+  local redis pg s3 oidc
+  redis="$(secret redis)" pg="$(secret postgresql)" s3="$(secret s3)" oidc="$(secret oidc)"
   (
     umask 077
     cat >"${SVC}/env.tmp" <<EOF
 OPERAND_SERVICES_IP=${IP}
-REDIS_URL=redis://default:$(secret redis)@${IP}:${SERVICES_REDIS_PORT}/0
-POSTGRESQL_URL=postgresql://batch:$(secret postgresql)@${IP}:${SERVICES_POSTGRESQL_PORT}/batch?sslmode=disable
-POSTGRESQL_ADMIN_SOCKET=${SVC}/postgresql/run
-POSTGRESQL_PORT=${SERVICES_POSTGRESQL_PORT}
-S3_ENDPOINT=http://${IP}:${SERVICES_S3_PORT}
+OPERAND_SERVICES_NAMESPACE=${SVC_NAMESPACE}
+REDIS_URL=redis://default:${redis}@$(dns redis):${SERVICES_REDIS_PORT}/0
+REDIS_HOST_URL=redis://default:${redis}@${IP}:${SERVICES_REDIS_PORT}/0
+POSTGRESQL_URL=postgresql://batch:${pg}@$(dns postgresql):${SERVICES_POSTGRESQL_PORT}/batch?sslmode=disable
+POSTGRESQL_HOST_URL=postgresql://batch:${pg}@${IP}:${SERVICES_POSTGRESQL_PORT}/batch?sslmode=disable
+S3_ENDPOINT=http://$(dns s3):${SERVICES_S3_PORT}
+S3_HOST_ENDPOINT=http://${IP}:${SERVICES_S3_PORT}
 S3_BUCKET=llm-d-batch-gateway
 S3_ACCESS_KEY_ID=local
-S3_SECRET_ACCESS_KEY=$(secret s3)
-NPM_REGISTRY=http://${IP}:${SERVICES_NPM_PORT}/
+S3_SECRET_ACCESS_KEY=${s3}
+NPM_REGISTRY=http://$(dns npm):${SERVICES_NPM_PORT}/
 MCP_PACKAGE=$(services::mcp_package)@$(services::mcp_version)
-OIDC_ISSUER=http://${IP}:${SERVICES_OIDC_PORT}
+OIDC_ISSUER=http://$(dns oidc):${SERVICES_OIDC_PORT}
+OIDC_HOST_URL=http://${IP}:${SERVICES_OIDC_PORT}
 OIDC_CLIENT_ID=inference-gateway-client
-OIDC_CLIENT_SECRET=$(secret oidc)
+OIDC_CLIENT_SECRET=${oidc}
 REAL_PODS_IMAGE_TABLE=${SVC}/images.tsv
 EOF
   )
   mv "${SVC}/env.tmp" "${SVC}/env"
-  "${ROOT}/hack/operands/images.sh" "${OUTPUT_DIR}/operands/bin" "http://${IP}:${SERVICES_NPM_PORT}/" >"${SVC}/images.tsv.tmp"
+  "${ROOT}/hack/operands/images.sh" "${OUTPUT_DIR}/operands/bin" "http://$(dns npm):${SERVICES_NPM_PORT}/" >"${SVC}/images.tsv.tmp"
   mv "${SVC}/images.tsv.tmp" "${SVC}/images.tsv"
+}
+
+# apply_services: the Services the pods reach them by (see the header); the cluster is up.
+apply_services() {
+  local kubectl=("${OUTPUT_DIR}/bin/kubectl" --kubeconfig="${STATE}/kubeconfig") name port manifest
+  manifest="apiVersion: v1
+kind: Namespace
+metadata:
+  name: ${SVC_NAMESPACE}
+"
+  for name in redis postgresql s3 npm oidc; do
+    case "${name}" in
+      redis) port="${SERVICES_REDIS_PORT}" ;;
+      postgresql) port="${SERVICES_POSTGRESQL_PORT}" ;;
+      s3) port="${SERVICES_S3_PORT}" ;;
+      npm) port="${SERVICES_NPM_PORT}" ;;
+      oidc) port="${SERVICES_OIDC_PORT}" ;;
+    esac
+    manifest+="---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}
+  namespace: ${SVC_NAMESPACE}
+  annotations:
+    realpods.llm-infra.io/host-address: \"${IP}\"
+spec:
+  ports:
+  - name: ${name}
+    port: ${port}
+    targetPort: ${port}
+"
+  done
+  printf '%s' "${manifest}" | "${kubectl[@]}" apply -f - >/dev/null ||
+    die "could not create the Services of namespace ${SVC_NAMESPACE}"
 }
 
 cmd_start() {
@@ -196,6 +246,7 @@ cmd_start() {
   start_npm
   start_oidc
   write_env
+  apply_services
   log "up in $((SECONDS - t0))s on ${IP}: redis :${SERVICES_REDIS_PORT}, postgresql :${SERVICES_POSTGRESQL_PORT}, s3 :${SERVICES_S3_PORT}, npm :${SERVICES_NPM_PORT}, oidc :${SERVICES_OIDC_PORT} (${SVC}/env)"
 }
 

@@ -179,7 +179,7 @@ func deployBatchSample(ctx context.Context, ns string, patch func(*unstructured.
 
 // s3Keys lists the keys of the services' bucket (gofakes3 answers ListObjectsV2 unsigned).
 func s3Keys(ctx context.Context) []string {
-	code, body, err := do(ctx, http.MethodGet, fw.services["S3_ENDPOINT"]+"/"+fw.services["S3_BUCKET"]+"?list-type=2", nil, nil)
+	code, body, err := do(ctx, http.MethodGet, fw.services["S3_HOST_ENDPOINT"]+"/"+fw.services["S3_BUCKET"]+"?list-type=2", nil, nil)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(code).To(Equal(http.StatusOK), string(body))
 	var keys []string
@@ -277,14 +277,17 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 
 		By("rotating the PostgreSQL password: the role's own ALTER ROLE, then the Secret")
 		newPassword := fmt.Sprintf("rotated%d", time.Now().UnixNano())
-		oldURL := fw.services["POSTGRESQL_URL"]
-		newURL := regexp.MustCompile(`://batch:[^@]*@`).ReplaceAllString(oldURL, "://batch:"+newPassword+"@")
-		psql(ctx, oldURL, fmt.Sprintf("ALTER ROLE batch PASSWORD '%s'", newPassword))
+		withPassword := func(url, pw string) string {
+			return regexp.MustCompile(`://batch:[^@]*@`).ReplaceAllString(url, "://batch:"+pw+"@")
+		}
+		hostURL := fw.services["POSTGRESQL_HOST_URL"]
+		oldPassword := regexp.MustCompile(`://batch:([^@]*)@`).FindStringSubmatch(hostURL)[1]
+		psql(ctx, hostURL, fmt.Sprintf("ALTER ROLE batch PASSWORD '%s'", newPassword))
 		DeferCleanup(func(ctx SpecContext) {
 			// Put the services' password back for the specs after this one.
-			old := regexp.MustCompile(`://batch:([^@]*)@`).FindStringSubmatch(oldURL)[1]
-			psql(ctx, newURL, fmt.Sprintf("ALTER ROLE batch PASSWORD '%s'", old))
+			psql(ctx, withPassword(hostURL, newPassword), fmt.Sprintf("ALTER ROLE batch PASSWORD '%s'", oldPassword))
 		})
+		newURL := withPassword(fw.services["POSTGRESQL_URL"], newPassword)
 		secret, err := fw.kube.CoreV1().Secrets(ns).Get(ctx, "batch-gateway-secrets", metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		secret.Data["postgresql-url"] = []byte(newURL)

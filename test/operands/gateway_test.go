@@ -54,21 +54,24 @@ func chatRequest(text string, stream bool) []byte {
 	return body
 }
 
-// chat sends one chat completion and returns the answer's text.
-func chat(ctx context.Context, gw string, header http.Header, text string) (int, string, []byte) {
+// chat sends one chat completion and returns the status, the answer's text and the body.
+func chat(ctx context.Context, gw string, header http.Header, text string) (int, string, []byte, error) {
 	h := jsonHeader()
 	for k, v := range header {
 		h[k] = v
 	}
 	code, body, err := do(ctx, http.MethodPost, gw+"/v1/chat/completions", h, bytes.NewReader(chatRequest(text, false)))
-	Expect(err).NotTo(HaveOccurred())
-	var r chatResponse
-	if code == http.StatusOK {
-		Expect(json.Unmarshal(body, &r)).To(Succeed(), string(body))
-		Expect(r.Choices).NotTo(BeEmpty(), string(body))
-		return code, r.Choices[0].Message.Content, body
+	if err != nil || code != http.StatusOK {
+		return code, "", body, err
 	}
-	return code, "", body
+	var r chatResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return code, "", body, fmt.Errorf("%w: %s", err, body)
+	}
+	if len(r.Choices) == 0 {
+		return code, "", body, fmt.Errorf("no choices: %s", body)
+	}
+	return code, r.Choices[0].Message.Content, body, nil
 }
 
 // eventuallyChat waits until the gateway answers a chat completion (the provider's models are
@@ -76,7 +79,8 @@ func chat(ctx context.Context, gw string, header http.Header, text string) (int,
 func eventuallyChat(ctx context.Context, gw string, header http.Header, text string) string {
 	var answer string
 	Eventually(func(g Gomega) {
-		code, a, body := chat(ctx, gw, header, text)
+		code, a, body, err := chat(ctx, gw, header, text)
+		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(code).To(Equal(http.StatusOK), string(body))
 		answer = a
 	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
@@ -84,19 +88,25 @@ func eventuallyChat(ctx context.Context, gw string, header http.Header, text str
 }
 
 // mcpTools lists the tools the gateway exposes from its MCP servers.
-func mcpTools(ctx context.Context, gw string) []string {
+func mcpTools(ctx context.Context, gw string) ([]string, error) {
 	code, body, err := do(ctx, http.MethodGet, gw+"/v1/mcp/tools", nil, nil)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(code).To(Equal(http.StatusOK), string(body))
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("%d %s", code, body)
+	}
 	var r struct {
 		Data []struct{ Name string } `json:"data"`
 	}
-	Expect(json.Unmarshal(body, &r)).To(Succeed(), string(body))
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s", err, body)
+	}
 	var names []string
 	for _, t := range r.Data {
 		names = append(names, t.Name)
 	}
-	return names
+	return names, nil
 }
 
 var _ = Describe("Inference gateway on real pods", Ordered, func() {
@@ -125,7 +135,9 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 		waitCondition(ctx, mcp, ns, "Available")
 		var tools []string
 		Eventually(func(g Gomega) {
-			tools = mcpTools(ctx, gw)
+			var err error
+			tools, err = mcpTools(ctx, gw)
+			g.Expect(err).NotTo(HaveOccurred())
 			// @modelcontextprotocol/server-everything's tools.
 			g.Expect(tools).To(ContainElement("echo"))
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
@@ -200,14 +212,16 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 		})
 		waitRolledOut(ctx, ns)
 		Eventually(func(g Gomega) {
-			code, _, body := chat(ctx, gw, nil, "no token")
+			code, _, body, err := chat(ctx, gw, nil, "no token")
+			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(code).To(Equal(http.StatusUnauthorized), string(body))
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 		token := oidcToken(ctx)
 		answer := eventuallyChat(ctx, gw, http.Header{"Authorization": {"Bearer " + token}}, "with token")
 		Expect(answer).NotTo(BeEmpty())
-		code, _, _ := chat(ctx, gw, http.Header{"Authorization": {"Bearer " + token + "x"}}, "bad token")
-		Expect(code).To(Equal(http.StatusUnauthorized))
+		code, _, body, err := chat(ctx, gw, http.Header{"Authorization": {"Bearer " + token + "x"}}, "bad token")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusUnauthorized), string(body))
 	})
 
 	It("stops the gateway's processes when the Gateway is deleted", func(ctx SpecContext) {
@@ -236,7 +250,7 @@ func waitRolledOut(ctx context.Context, ns string) {
 // oidcToken: client_credentials at the services' OIDC issuer.
 func oidcToken(ctx context.Context) string {
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {fw.services["OIDC_CLIENT_ID"]}, "client_secret": {fw.services["OIDC_CLIENT_SECRET"]}}
-	code, body, err := do(ctx, http.MethodPost, fw.services["OIDC_ISSUER"]+"/token",
+	code, body, err := do(ctx, http.MethodPost, fw.services["OIDC_HOST_URL"]+"/token",
 		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, strings.NewReader(form.Encode()))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(code).To(Equal(http.StatusOK), string(body))
@@ -244,6 +258,6 @@ func oidcToken(ctx context.Context) string {
 		IDToken string `json:"id_token"`
 	}
 	Expect(json.Unmarshal(body, &t)).To(Succeed())
-	Expect(t.IDToken).NotTo(BeEmpty(), fmt.Sprintf("%s", body))
+	Expect(t.IDToken).NotTo(BeEmpty(), string(body))
 	return t.IDToken
 }

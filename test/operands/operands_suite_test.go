@@ -14,8 +14,6 @@
 //	                        (hack/operands/services.sh writes $LOCAL_CLUSTER_DIR/services/env)
 //	OPERANDS_SAMPLES        the samples' folder [../../hack/operands/samples]
 //	OPERANDS_BIN            the operand builds [../../_output/operands/bin]: upstream's e2e suite
-//	OPERANDS_POSTGRESQL_ADMIN optional shell command that runs psql as PostgreSQL's superuser
-//	                        (the rotation spec creates a second role with it)
 package operands
 
 import (

@@ -1,6 +1,7 @@
 // Command npmregistry serves, read-only, what one npm cache (`npm install --cache DIR`) holds:
 // the registry's answers it recorded (package documents, tarballs), by request path. Tarball
-// addresses in package documents are rewritten to this server, so a client configured with
+// addresses in package documents are rewritten to this server (-public-url, the address its
+// clients know it by, e.g. a cluster Service's name), so a client configured with
 // `registry=http://<addr>/` installs exactly the packages that were installed at set-up time
 // and nothing leaves loopback. Anything the cache lacks is 404.
 //
@@ -112,6 +113,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:4873", "listen address (loopback)")
 	cache := flag.String("cache", "", "the npm cache folder (holding _cacache, or the _cacache folder itself)")
 	upstream := flag.String("upstream", "https://registry.npmjs.org/", "the registry the cache was filled from")
+	public := flag.String("public-url", "", "the address clients know this registry by, for the tarball URLs (default http://<addr>/)")
 	flag.Parse()
 	dir := *cache
 	if _, err := os.Stat(filepath.Join(dir, "_cacache")); err == nil {
@@ -129,6 +131,9 @@ func main() {
 		log.Fatalf("npmregistry: %v", err)
 	}
 	self := "http://" + ln.Addr().String() + "/"
+	if *public != "" {
+		self = strings.TrimSuffix(*public, "/") + "/"
+	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			http.Error(w, "read-only registry", http.StatusMethodNotAllowed)
