@@ -68,7 +68,7 @@ filter=()
 cd "${ROOT}"
 set +e
 # shellcheck disable=SC2086 # OPERANDS_ARGS is a word list on purpose
-GOFLAGS=-mod=vendor go test ./test/operands/... -count=1 -timeout "${OPERANDS_TIMEOUT}" -v -ginkgo.v "${filter[@]}" ${OPERANDS_ARGS:-}
+GOFLAGS="-mod=vendor -trimpath" go test ./test/operands/... -count=1 -timeout "${OPERANDS_TIMEOUT}" -v -ginkgo.v "${filter[@]}" ${OPERANDS_ARGS:-}
 SUITE_RC=$?
 set -e
 op::log "operands suite exited ${SUITE_RC} after $((SECONDS - START))s in total"
