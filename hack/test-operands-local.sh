@@ -25,26 +25,7 @@ KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
 START=${SECONDS}
 SUITE_RC=""
 
-cleanup() {
-  local rc="$1"
-  if [[ -n "${SUITE_RC}" ]]; then
-    rc="${SUITE_RC}"
-    PROC_EXIT_RC="${SUITE_RC}"
-  fi
-  if [[ "${rc}" -ne 0 && "${OP_STARTED_CLUSTER}" == "true" && -d "${OP_STATE}/logs" ]]; then
-    local keep
-    keep="${OP_OUTPUT_DIR}/operands-logs/$(date -u +%Y%m%dT%H%M%SZ)"
-    mkdir -p "${keep}"
-    cp -r "${OP_STATE}/logs/." "${keep}/" 2>/dev/null || true
-    op::log "FAILED (exit ${rc}): logs kept in ${keep} (operator.log, services svc-*.log, cluster, pods)"
-  fi
-  if [[ "${KEEP_CLUSTER}" == "true" ]]; then
-    op::log "KEEP_CLUSTER=true: left running; stop with: $(instance::env) ${OP_CLUSTER} down"
-  else
-    op::teardown
-  fi
-  op::log "total $((SECONDS - START))s"
-}
+cleanup() { op::finish_suite "$1" "${SUITE_RC}" operands-logs; }
 proc::on_exit cleanup
 
 services::real_pods_possible || op::die "the operands' suite needs real pods: ${SERVICES_REAL_PODS_WHY}"

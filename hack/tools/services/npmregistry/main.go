@@ -22,10 +22,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/llm-infra/llm-infra-operator/hack/tools/services/internal/serve"
 )
 
 const keyPrefix = "make-fetch-happen:request-cache:"
@@ -160,14 +160,5 @@ func main() {
 		_, _ = w.Write(body)
 	})
 	log.Printf("npmregistry: serving %d registry answers from %s on %s", len(objects), dir, self)
-	srv := &http.Server{Handler: handler}
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-		<-sig
-		_ = srv.Close()
-	}()
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		log.Fatalf("npmregistry: %v", err)
-	}
+	serve.Until("npmregistry", ln, handler)
 }

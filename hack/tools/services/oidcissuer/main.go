@@ -19,10 +19,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/llm-infra/llm-infra-operator/hack/tools/services/internal/serve"
 )
 
 const keyID = "local"
@@ -121,14 +121,5 @@ func main() {
 		})
 	})
 	log.Printf("oidcissuer: issuer %s, client %s", iss, *clientID)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-		<-sig
-		_ = srv.Close()
-	}()
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		log.Fatalf("oidcissuer: %v", err)
-	}
+	serve.Until("oidcissuer", ln, mux)
 }

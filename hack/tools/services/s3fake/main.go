@@ -7,13 +7,11 @@ import (
 	"flag"
 	"log"
 	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3bolt"
+
+	"github.com/llm-infra/llm-infra-operator/hack/tools/services/internal/serve"
 )
 
 func main() {
@@ -37,14 +35,5 @@ func main() {
 		log.Fatalf("s3fake: %v", err)
 	}
 	log.Printf("s3fake: serving S3 on http://%s (buckets in %s)", ln.Addr(), *db)
-	srv := &http.Server{Handler: faker.Server()}
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-		<-sig
-		_ = srv.Close()
-	}()
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		log.Fatalf("s3fake: %v", err)
-	}
+	serve.Until("s3fake", ln, faker.Server())
 }
