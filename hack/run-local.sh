@@ -67,6 +67,12 @@ else
   fi
   op::cluster_up
 fi
+# The cluster may still have chosen kwok (hack/local-cluster.sh said why): then the samples are
+# the simulated ones.
+if [[ "${REAL_PODS}" == "true" && "$(cat "${OP_STATE}/pod-runner" 2>/dev/null)" != "realpods" ]]; then
+  op::log "the cluster's pods are simulated (kwok): applying the simulated samples"
+  REAL_PODS=false
+fi
 op::install
 if op::is_running; then
   op::die "an operator already runs (pid $(op::pid)) for this cluster: hack/lib/operator.sh stop"

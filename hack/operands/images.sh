@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hack/operands/images.sh BIN_DIR [NPM_REGISTRY]: print the image table the real-pod agent reads
+# hack/operands/images.sh BIN_DIR: print the image table the real-pod agent reads
 # (REAL_PODS_IMAGE_TABLE): which host program stands for which operand image. Called by
 # hack/fetch-operands.sh, which writes it to _output/operands/images.tsv.
 #
@@ -14,8 +14,9 @@
 # PATH (`node`, `npx` for the node image). Images not in the table stay simulated.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BIN="${1:?usage: $0 BIN_DIR [NPM_REGISTRY]}"
-NPM_REGISTRY="${2:-}"
+BIN="${1:?usage: $0 BIN_DIR}"
+# shellcheck source=hack/operands/lib.sh
+source "${ROOT}/hack/operands/lib.sh"
 
 # repository_of VAR: the repository (no tag) deploy/10_deployment.yaml gives RELATED_IMAGE_<VAR>,
 # the one place the batch gateway's images are set.
@@ -36,13 +37,10 @@ crd_default() {
   echo "${image%:*}"
 }
 
-node_env="-"
-if [[ -n "${NPM_REGISTRY}" ]]; then
-  # The pods' npm (npx) asks the instance's registry on loopback (hack/operands/services.sh),
-  # which serves the pinned MCP package and its dependencies: nothing leaves loopback. (An
-  # image-level default: a pod that sets npm_config_registry itself wins.)
-  node_env="npm_config_registry=${NPM_REGISTRY};npm_config_update_notifier=false;npm_config_fund=false;npm_config_audit=false"
-fi
+# The pods' npm (npx) asks the services' registry (hack/operands/services.sh, through its Service),
+# which serves the pinned MCP package and its dependencies: nothing leaves loopback. (An
+# image-level default: a pod that sets npm_config_registry itself wins.)
+node_env="npm_config_registry=http://$(services::dns npm):${SERVICES_NPM_PORT}/;npm_config_update_notifier=false;npm_config_fund=false;npm_config_audit=false"
 
 printf '# image\tentrypoint\tbinary\tenv\n'
 printf '%s\t%s\t%s\t%s\n' \

@@ -13,11 +13,17 @@ SERVICES_MCP_VERSION="2026.8.31"
 # Debian packages of the services: the distribution's major versions.
 SERVICES_APT_PACKAGES=(redis-server postgresql-15)
 
+# The namespace of the Services that stand for them in the cluster (hack/operands/services.sh).
+SERVICES_NAMESPACE=operand-services
+
 SERVICES_REDIS_PORT=6379
 SERVICES_POSTGRESQL_PORT=5432
 SERVICES_S3_PORT=9000
 SERVICES_NPM_PORT=4873
 SERVICES_OIDC_PORT=5556
+
+# services::dns NAME: the name a pod reaches service NAME by.
+services::dns() { echo "$1.${SERVICES_NAMESPACE}.svc.cluster.local"; }
 
 services::mcp_package() { echo "${SERVICES_MCP_PACKAGE}"; }
 services::mcp_version() { echo "${SERVICES_MCP_VERSION}"; }

@@ -44,9 +44,8 @@ START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
 IP="$(services::ip)"
 SERVICES=(redis postgresql s3 npm oidc)
-# The namespace of the Services that stand for them in the cluster, and their DNS names.
-SVC_NAMESPACE=operand-services
-dns() { echo "$1.${SVC_NAMESPACE}.svc.cluster.local"; }
+SVC_NAMESPACE="${SERVICES_NAMESPACE}"
+dns() { services::dns "$1"; }
 
 log() { echo "[services] $*"; }
 die() { proc::die "[services]" "$@"; }
@@ -167,8 +166,7 @@ start_oidc() {
 }
 
 # write_env: the addresses and credentials, for the samples, the suites and the README's commands
-# (the names the pods use, and *_HOST_* the addresses on this machine); and the instance's image
-# table (the operands' table with this instance's npm registry).
+# (the names the pods use, and *_HOST_* the addresses on this machine).
 write_env() {
   mkdir -p "${SVC}"
   local redis pg s3 oidc
@@ -193,12 +191,9 @@ OIDC_ISSUER=http://$(dns oidc):${SERVICES_OIDC_PORT}
 OIDC_HOST_URL=http://${IP}:${SERVICES_OIDC_PORT}
 OIDC_CLIENT_ID=inference-gateway-client
 OIDC_CLIENT_SECRET=${oidc}
-REAL_PODS_IMAGE_TABLE=${SVC}/images.tsv
 EOF
   )
   mv "${SVC}/env.tmp" "${SVC}/env"
-  "${ROOT}/hack/operands/images.sh" "${OUTPUT_DIR}/operands/bin" "http://$(dns npm):${SERVICES_NPM_PORT}/" >"${SVC}/images.tsv.tmp"
-  mv "${SVC}/images.tsv.tmp" "${SVC}/images.tsv"
 }
 
 # apply_services: the Services the pods reach them by (see the header); the cluster is up.
