@@ -36,6 +36,8 @@ fi
 op::build
 export REAL_PODS=true
 op::cluster_up
+[[ "$(cat "${OP_STATE}/pod-runner" 2>/dev/null)" == "realpods" ]] ||
+  op::die "the cluster's pods are simulated (hack/local-cluster.sh said why above): the operands' suite needs real pods"
 op::install
 OPERATOR_SKIP_BUILD=true op::start
 op::log "set up in $((SECONDS - START))s; running the operands' suite"
