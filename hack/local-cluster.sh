@@ -486,7 +486,7 @@ choose_pod_runner() {
     if why="$("${BIN}/realpods-agent" check 2>&1)"; then
       runner=realpods
     else
-      log "REAL_PODS=true, but this machine cannot run real pods (${why##*: }): pods are simulated by kwok"
+      log "REAL_PODS=true, but this machine cannot run real pods (${why#cannot run real pods: }): pods are simulated by kwok"
     fi
   fi
   echo "${runner}" >"${POD_RUNNER_FILE}"
