@@ -58,7 +58,7 @@ func TestIdentity(t *testing.T) {
 }
 
 func TestEnviron(t *testing.T) {
-	env := environ([]podenv.Var{{"A", "1"}, {"HOME", "/data"}}, 65532, "web-0")
+	env := environ([]podenv.Var{{Name: "A", Value: "1"}, {Name: "HOME", Value: "/data"}}, 65532, "web-0")
 	joined := strings.Join(env, " ")
 	for _, want := range []string{"PATH=/usr/local/sbin", "A=1", "HOME=/data", "HOSTNAME=web-0"} {
 		if !strings.Contains(joined, want) {
