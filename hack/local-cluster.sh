@@ -130,6 +130,7 @@ kc() { "${KUBECTL}" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
 binary_of() {
   case "$1" in
     cert-manager) echo "${BIN}/cert-manager-runner" ;;
+    realpods) echo "${BIN}/realpods-agent" ;;
     *) echo "${BIN}/$1" ;;
   esac
 }
