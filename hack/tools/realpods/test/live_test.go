@@ -387,7 +387,7 @@ func TestRealPods(t *testing.T) {
 			}
 		}
 		var r result
-		if err := get(clientURL+"/fetch?url="+url.QueryEscape("http://kubernetes.default.svc/healthz"), &r); err != nil {
+		if err := get(clientURL+"/fetch?url="+url.QueryEscape("http://kubernetes.default.svc:443/healthz"), &r); err != nil {
 			t.Fatal(err)
 		}
 		// The API server speaks TLS behind the Service's port 443: a plain request gets a 400 from
