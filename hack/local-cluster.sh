@@ -409,11 +409,14 @@ start_apiserver() {
     --audit-log-maxsize=0 \
     --audit-log-maxbackup=0 \
     --endpoint-reconciler-type=none \
+    --kubelet-preferred-address-types=InternalIP \
     --profiling=false
   # Admission plugins are the defaults, which include PodSecurity (namespace
   # labels pod-security.kubernetes.io/enforce are honoured). The endpoint
   # reconciler is off: the advertise address is loopback, which the
-  # `kubernetes` Endpoints may not hold (nothing here needs them).
+  # `kubernetes` Endpoints may not hold (nothing here needs them). The kubelet API (kubectl logs
+  # and exec on real pods) is reached by the node's InternalIP only: by default the API server
+  # tries a node's name first, through the host's DNS, off loopback.
   wait_for "kube-apiserver /readyz" apiserver_ready
 }
 
