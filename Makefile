@@ -13,7 +13,7 @@ GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 GIT_COMMIT  := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS     := -X $(VERSION_PKG).gitVersion=$(GIT_VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT)
 
-export GOFLAGS := -mod=vendor
+export GOFLAGS := -mod=vendor -trimpath
 
 .PHONY: help
 help: ## List the targets.

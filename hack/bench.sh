@@ -58,7 +58,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
-export GOFLAGS=-mod=vendor
+export GOFLAGS="-mod=vendor -trimpath"
 
 OUT="${ROOT}/_output/bench"
 BENCH_USE_KUBECONFIG="${BENCH_USE_KUBECONFIG:-0}"

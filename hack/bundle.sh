@@ -15,7 +15,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
-export GOFLAGS=-mod=vendor
+export GOFLAGS="-mod=vendor -trimpath"
 
 args=(
   -channels "${BUNDLE_CHANNELS:-stable}"

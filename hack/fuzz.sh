@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH="${1:?usage: hack/fuzz.sh SECONDS DIR}"
 DIR="${2:?usage: hack/fuzz.sh SECONDS DIR}"
-export GOFLAGS="${GOFLAGS:--mod=vendor}"
+export GOFLAGS="${GOFLAGS:--mod=vendor -trimpath}"
 cd "${ROOT}"
 mkdir -p "${DIR}"
 DIR="$(cd "${DIR}" && pwd)"

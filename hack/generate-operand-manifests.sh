@@ -64,7 +64,7 @@ target="${OUT_DIR}"
 if [[ "${VERIFY}" == true ]]; then
   target="${TMP}/out"
 fi
-(cd "${ROOT}" && GOWORK=off GOFLAGS=-mod=vendor go run ./hack/operandgen \
+(cd "${ROOT}" && GOWORK=off GOFLAGS="-mod=vendor -trimpath" go run ./hack/operandgen \
   -lws-version "${VERSION}" \
   -rbac "${TMP}/rbac.yaml" -webhook "${TMP}/webhook.yaml" -crd "${TMP}/crd.yaml" \
   -out "${target}")

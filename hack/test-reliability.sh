@@ -376,7 +376,7 @@ run_go_suite() {
   log "$1: ${cmd}"
   local rc=0
   # shellcheck disable=SC2086 # the table's command is a word list
-  (cd "${ROOT}" && GOFLAGS=-mod=vendor ${cmd}) > >(tee "${WORK}/$1.log") 2>&1 || rc=$?
+  (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" ${cmd}) > >(tee "${WORK}/$1.log") 2>&1 || rc=$?
   [[ -f "${RUN_DIR}/$1.json" ]] || log "$1 wrote no ${RUN_DIR}/$1.json"
   return "${rc}"
 }
@@ -420,7 +420,7 @@ main() {
   echo
   local short=false
   [[ "${RELIABILITY_SHORT}" == "true" ]] && short=true
-  (cd "${ROOT}" && GOFLAGS=-mod=vendor go run ./test/reliability/cmd/report -dir "${RUN_DIR}" -out "${WORK}" -short="${short}") || rc=1
+  (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" go run ./test/reliability/cmd/report -dir "${RUN_DIR}" -out "${WORK}" -short="${short}") || rc=1
   return "${rc}"
 }
 

@@ -24,7 +24,7 @@ set -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-export GOFLAGS=-mod=vendor
+export GOFLAGS="-mod=vendor -trimpath"
 
 MODULE="github.com/llm-infra/llm-infra-operator"
 # One entry per API package: GROUP/VERSION under pkg/apis.

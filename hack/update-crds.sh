@@ -14,7 +14,7 @@ set -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-export GOFLAGS=-mod=vendor
+export GOFLAGS="-mod=vendor -trimpath"
 
 BIN_DIR="${ROOT}/_output/tools/bin"
 if [[ -x "${ROOT}/hack/install-tools.sh" ]]; then

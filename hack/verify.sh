@@ -4,7 +4,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
-export GOFLAGS=-mod=vendor
+export GOFLAGS="-mod=vendor -trimpath"
 failed=0
 
 echo "== gofmt"

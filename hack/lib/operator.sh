@@ -107,7 +107,7 @@ op::install() {
 op::build() {
   op::log "building ${OP_BINARY#"${OP_ROOT}/"}"
   mkdir -p "$(dirname "${OP_BINARY}")"
-  (cd "${OP_ROOT}" && GOFLAGS=-mod=vendor go build -o "${OP_BINARY}" ./cmd/llm-infra-operator)
+  (cd "${OP_ROOT}" && GOFLAGS="-mod=vendor -trimpath" go build -o "${OP_BINARY}" ./cmd/llm-infra-operator)
 }
 
 # op::pid: the pid of the operator we started, while it lives, or fail (hack/lib/proc.sh: a
