@@ -123,6 +123,10 @@ test-operands-short: ## The short form `ci` runs: one batch, one chat completion
 test-reliability: ## Reliability suites (faults, bad input, fuzz, secrets, cluster start under load) and their table: make test-reliability [SUITES="faults admission"]
 	hack/test-reliability.sh $(SUITES)
 
+.PHONY: test-realpods
+test-realpods: ## The real-pods agent (hack/tools/realpods): unit tests, then a live test on a cluster with REAL_PODS=true.
+	hack/test-realpods.sh
+
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" goes to OUT [_output/fuzz].
 	hack/fuzz.sh $(or $(FUZZTIME),10) $(or $(OUT),_output/fuzz)

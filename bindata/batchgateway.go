@@ -50,6 +50,7 @@ const (
 	BatchGatewayAsyncProcessorConfigMap = "assets/batchgateway/async-processor-configmap.yaml"
 	BatchGatewayDashboards              = "assets/batchgateway/dashboards-configmap.yaml"
 	BatchGatewayAsyncProcessorDashboard = "assets/batchgateway/async-processor-dashboards-configmap.yaml"
+	BatchGatewayAPIServerBackendCA      = "assets/batchgateway/apiserver-backend-ca-configmap.yaml"
 
 	BatchGatewayAPIServerService = "assets/batchgateway/apiserver-service.yaml"
 
@@ -60,6 +61,7 @@ const (
 
 	BatchGatewayAPIServerCertificate                = "assets/batchgateway/apiserver-certificate.yaml"
 	BatchGatewayAPIServerHTTPRoute                  = "assets/batchgateway/apiserver-httproute.yaml"
+	BatchGatewayAPIServerBackendTLSPolicy           = "assets/batchgateway/apiserver-backendtlspolicy.yaml"
 	BatchGatewayAPIServerServiceMonitor             = "assets/batchgateway/apiserver-servicemonitor.yaml"
 	BatchGatewayProcessorPodMonitor                 = "assets/batchgateway/processor-podmonitor.yaml"
 	BatchGatewayGCPodMonitor                        = "assets/batchgateway/gc-podmonitor.yaml"
@@ -85,6 +87,7 @@ var BatchGatewayAssets = []string{
 	BatchGatewayAsyncProcessorConfigMap,
 	BatchGatewayDashboards,
 	BatchGatewayAsyncProcessorDashboard,
+	BatchGatewayAPIServerBackendCA,
 
 	BatchGatewayAPIServerService,
 
@@ -95,6 +98,7 @@ var BatchGatewayAssets = []string{
 
 	BatchGatewayAPIServerCertificate,
 	BatchGatewayAPIServerHTTPRoute,
+	BatchGatewayAPIServerBackendTLSPolicy,
 	BatchGatewayAPIServerServiceMonitor,
 	BatchGatewayProcessorPodMonitor,
 	BatchGatewayGCPodMonitor,

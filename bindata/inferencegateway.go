@@ -28,6 +28,7 @@ const (
 const (
 	InferenceGatewayServiceAccount   = "assets/inferencegateway/serviceaccount.yaml"
 	InferenceGatewayRoutingConfigMap = "assets/inferencegateway/routing-configmap.yaml"
+	InferenceGatewayBackendCA        = "assets/inferencegateway/backend-ca-configmap.yaml"
 	InferenceGatewayService          = "assets/inferencegateway/service.yaml"
 	InferenceGatewayDeployment       = "assets/inferencegateway/deployment.yaml"
 	InferenceGatewayHPA              = "assets/inferencegateway/hpa.yaml"
@@ -35,6 +36,7 @@ const (
 	// InferenceGatewayGatewayAPIGateway is a gateway.networking.k8s.io Gateway, not this API's.
 	InferenceGatewayGatewayAPIGateway = "assets/inferencegateway/gateway.yaml"
 	InferenceGatewayHTTPRoute         = "assets/inferencegateway/httproute.yaml"
+	InferenceGatewayBackendTLSPolicy  = "assets/inferencegateway/backendtlspolicy.yaml"
 	InferenceGatewayServiceMonitor    = "assets/inferencegateway/servicemonitor.yaml"
 )
 
@@ -53,12 +55,14 @@ const (
 var InferenceGatewayAssets = []string{
 	InferenceGatewayServiceAccount,
 	InferenceGatewayRoutingConfigMap,
+	InferenceGatewayBackendCA,
 	InferenceGatewayService,
 	InferenceGatewayDeployment,
 	InferenceGatewayHPA,
 	InferenceGatewayIngress,
 	InferenceGatewayGatewayAPIGateway,
 	InferenceGatewayHTTPRoute,
+	InferenceGatewayBackendTLSPolicy,
 	InferenceGatewayServiceMonitor,
 }
 

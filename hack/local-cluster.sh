@@ -134,6 +134,7 @@ kc() { "${KUBECTL}" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
 binary_of() {
   case "$1" in
     cert-manager) echo "${BIN}/cert-manager-runner" ;;
+    realpods) echo "${BIN}/realpods-agent" ;;
     *) echo "${BIN}/$1" ;;
   esac
 }
@@ -412,11 +413,14 @@ start_apiserver() {
     --audit-log-maxsize=0 \
     --audit-log-maxbackup=0 \
     --endpoint-reconciler-type=none \
+    --kubelet-preferred-address-types=InternalIP \
     --profiling=false
   # Admission plugins are the defaults, which include PodSecurity (namespace
   # labels pod-security.kubernetes.io/enforce are honoured). The endpoint
   # reconciler is off: the advertise address is loopback, which the
-  # `kubernetes` Endpoints may not hold (nothing here needs them).
+  # `kubernetes` Endpoints may not hold (nothing here needs them). The kubelet API (kubectl logs
+  # and exec on real pods) is reached by the node's InternalIP only: by default the API server
+  # tries a node's name first, through the host's DNS, off loopback.
   wait_for "kube-apiserver /readyz" apiserver_ready
 }
 
@@ -490,7 +494,7 @@ choose_pod_runner() {
     if why="$("${BIN}/realpods-agent" check 2>&1)"; then
       runner=realpods
     else
-      log "REAL_PODS=true, but this machine cannot run real pods (${why##*: }): pods are simulated by kwok"
+      log "REAL_PODS=true, but this machine cannot run real pods (${why#cannot run real pods: }): pods are simulated by kwok"
     fi
   fi
   echo "${runner}" >"${POD_RUNNER_FILE}"

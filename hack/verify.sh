@@ -8,7 +8,7 @@ export GOFLAGS="-mod=vendor -trimpath"
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen hack/tools/realpods 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi

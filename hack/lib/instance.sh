@@ -9,6 +9,7 @@
 #   e2e         e2e-cluster                          32xxx  make test-e2e-local
 #   reliability reliability-cluster                  31xxx  make test-reliability
 #   operands    operands-cluster                     30xxx  make test-operands-local
+#   realpods    realpods-cluster                     24xxx  make test-realpods
 #
 # Every port is below 32768, where Linux's ephemeral range begins
 # (/proc/sys/net/ipv4/ip_local_port_range): a port in that range may be the source port of
@@ -24,13 +25,14 @@
 # variable set by hand still wins. kwok and the cert-manager runner listen on no port.
 #
 # Addresses: every instance has its own pod range 127.<P>.0.0/16 and Service range
-# 127.<S>.0.0/16 (P = 16 + 10*row + offset, S = 96 + 10*row + offset: 16..65 and 96..145, never
-# shared by two instances or offsets, never 127.0.x). The pod range's first address
-# (LOCAL_CLUSTER_NODE_IP, 127.<P>.0.1) is the real-pods agent's node address: its DNS server,
-# the pods' gateway, NodePorts, and the kubelet API (ports 10250-10252, free to repeat since the
-# address is the instance's own). Real pods' interfaces live in network namespaces the agent
-# owns, so no interface name is shared either. REAL_PODS_FORWARD_PORT is the first of ten host
-# ports (127.0.0.1) for forwarded Services (REAL_PODS_FORWARDS in hack/local-cluster.sh).
+# 127.<S>.0.0/16, P = 16 + 10*row + offset and S = 96 + 10*row + offset (row counted from 0;
+# the six rows use 16..75 and 96..155): never shared by two instances or offsets, never
+# 127.0.x. The pod range's first address (LOCAL_CLUSTER_NODE_IP, 127.<P>.0.1) is the real-pods
+# agent's node address: its DNS server, the pods' gateway, NodePorts, and the kubelet API
+# (ports 10250-10252, free to repeat since the address is the instance's own). Real pods'
+# interfaces live in network namespaces the agent owns, so no interface name is shared either.
+# REAL_PODS_FORWARD_PORT is the first of ten host ports (127.0.0.1) for forwarded Services
+# (REAL_PODS_FORWARDS in hack/local-cluster.sh).
 #
 # LOCAL_CLUSTER_PORT_OFFSET (0..9, default 0) moves every port of every instance by ten times
 # itself, so that several checkouts of this repository (git worktrees) can each run the same
@@ -47,6 +49,7 @@ INSTANCES=(
   "e2e         e2e-cluster         32379 32380 32443 32257 32259 32543 32080"
   "reliability reliability-cluster 31379 31380 31443 31257 31259 31543 31080"
   "operands    operands-cluster    30379 30380 30443 30257 30259 30543 30080"
+  "realpods    realpods-cluster    24379 24380 24443 24257 24259 24543 24080"
 )
 
 # instance::use NAME: see the header.

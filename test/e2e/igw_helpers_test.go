@@ -2,7 +2,14 @@ package e2e
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -50,6 +57,7 @@ var (
 	gvrIngresses       = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}
 	gvrGatewayAPIGWs   = inferencegateway.GatewayAPIGatewayGVR
 	gvrHTTPRoutes      = inferencegateway.HTTPRouteGVR
+	gvrBackendTLS      = inferencegateway.BackendTLSPolicyGVR
 	gatewayAPIGWCRD    = "gateways.gateway.networking.k8s.io"
 	httpRouteCRD       = "httproutes.gateway.networking.k8s.io"
 	igwBuiltInGVRs     = []schema.GroupVersionResource{gvrDeployments, gvrConfigMaps, gvrServices, gvrServiceAccounts, gvrHPAs, gvrIngresses}
@@ -359,4 +367,20 @@ func dumpIGWDiagnostics(ctx context.Context) {
 		}
 	}
 	dumpDiagnostics(ctx)
+}
+
+// servingCertificatePEM is a self-signed serving certificate for dnsName and its key, PEM.
+func servingCertificatePEM(dnsName string) (certificate, key string) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: dnsName},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		DNSNames: []string{dnsName}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	Expect(err).NotTo(HaveOccurred())
+	keyDER, err := x509.MarshalPKCS8PrivateKey(priv)
+	Expect(err).NotTo(HaveOccurred())
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
 }

@@ -249,10 +249,34 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		Expect(svc.Annotations).To(HaveKeyWithValue("e2e.example.com/by-hand", "kept"))
 	})
 
-	It("G7. serves TLS with the referenced Secret: HTTPS probes, the Secret mounted, an https URL", func(ctx SpecContext) {
+	It("G7. serves TLS with the referenced Secret: HTTPS probes, the Secret mounted, the gateway calling itself by the Service's name, an https URL", func(ctx SpecContext) {
+		serviceHost := "gw." + fields + ".svc"
+		By("a certificate for another name: the gateway would call itself at " + serviceHost + " and fail, so the Gateway says so")
+		wrong, key := servingCertificatePEM("api.e2e.example.com")
 		ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "gw-tls", Namespace: fields, Labels: igwUserSecretLabel},
-			Type: corev1.SecretTypeOpaque, StringData: map[string]string{"tls.crt": "e2e-not-a-certificate", "tls.key": "e2e-not-a-key"}})
+			Type: corev1.SecretTypeOpaque, StringData: map[string]string{"tls.crt": wrong, "tls.key": key}})
 		gw.patch(ctx, "gw", `{spec: {server: {tls: {enabled: true, certificateRef: {name: gw-tls, key: tls.crt}, keyRef: {name: gw-tls, key: tls.key}}}}}`)
+		waitGateway(ctx, fields, "gw", "Degraded=True ServerCertificateInvalid naming the Secret and the name", func(g Gomega, gw *igwv1alpha1.Gateway) {
+			summary := gatewayConditions(gw)
+			degraded := expectIGWCondition(g, gw.Status.Conditions, summary, igwv1alpha1.ConditionDegraded, metav1.ConditionTrue, igwv1alpha1.ReasonServerCertificateInvalid)
+			g.Expect(degraded.Message).To(And(ContainSubstring("Secret "+fields+"/gw-tls"), ContainSubstring(serviceHost), ContainSubstring("api.e2e.example.com")), summary)
+			g.Expect(degraded.Message).NotTo(ContainSubstring("BEGIN"), "the certificate's content")
+		})
+		By("a certificate for " + serviceHost)
+		right, key := servingCertificatePEM(serviceHost)
+		secret, err := fw.kube.CoreV1().Secrets(fields).Get(ctx, "gw-tls", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		secret.Data = map[string][]byte{"tls.crt": []byte(right), "tls.key": []byte(key)}
+		_, err = fw.kube.CoreV1().Secrets(fields).Update(ctx, secret, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		waitGateway(ctx, fields, "gw", "Degraded=False", func(g Gomega, gw *igwv1alpha1.Gateway) {
+			expectIGWCondition(g, gw.Status.Conditions, gatewayConditions(gw), igwv1alpha1.ConditionDegraded, metav1.ConditionFalse, "")
+		})
+		Eventually(ctx, func(g Gomega) {
+			svc, err := fw.kube.CoreV1().Services(fields).Get(ctx, "gw", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(svc.Spec.Ports[0].AppProtocol).To(HaveValue(Equal("https")), "the Service port's appProtocol")
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
 		waitGatewayDeployment(ctx, fields, "gw", "HTTPS probes and the TLS Secret mounted", func(g Gomega, d *appsv1.Deployment, c *corev1.Container) {
 			for _, probe := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe} {
 				g.Expect(probe.HTTPGet.Scheme).To(Equal(corev1.URISchemeHTTPS), "probe scheme")
@@ -271,6 +295,10 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 			g.Expect(envValue(c, "SERVER_TLS_CERT_PATH")).To(Equal("/app/tls/tls.crt"))
 			g.Expect(envValue(c, "SERVER_TLS_KEY_PATH")).To(Equal("/app/tls/tls.key"))
 			g.Expect(podTemplateHashes(d)).To(HaveKey(engine.ConfigHashAnnotationPrefix+"secret-gw-tls"), "the TLS Secret's hash")
+			// The API server accepted the pod template: hostAliases with the wildcard address.
+			g.Expect(envValue(c, "SERVER_HOST")).To(Equal(serviceHost), "the name the gateway calls itself by")
+			g.Expect(d.Spec.Template.Spec.HostAliases).To(ConsistOf(corev1.HostAlias{IP: "0.0.0.0", Hostnames: []string{serviceHost}}))
+			g.Expect(strings.Split(envValue(c, "SSL_CERT_DIR"), ":")).To(ContainElements("/etc/ssl/certs", "/app/tls"))
 		})
 		waitGateway(ctx, fields, "gw", "an https URL", func(g Gomega, gw *igwv1alpha1.Gateway) {
 			g.Expect(gw.Status.URL).To(Equal("https://gw." + fields + ".svc.cluster.local:80"))
@@ -367,6 +395,8 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			expectControlledBy(g, obj, live.UID)
 			g.Expect(obj.GetAnnotations()).To(HaveKeyWithValue("e2e.example.com/timeout", "10m"))
+			// The gateway serves TLS since G7: the controller must speak HTTPS to it.
+			g.Expect(obj.GetAnnotations()).To(HaveKeyWithValue("nginx.ingress.kubernetes.io/backend-protocol", "HTTPS"))
 			class, _, _ := unstructured.NestedString(obj.Object, "spec", "ingressClassName")
 			g.Expect(class).To(Equal("nginx"))
 			rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "rules")
@@ -431,6 +461,20 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 			g.Expect(rules).To(HaveLen(1))
 			backends, _, _ := unstructured.NestedSlice(rules[0].(map[string]any), "backendRefs")
 			g.Expect(backends).To(ConsistOf(And(HaveKeyWithValue("name", "gw"), HaveKeyWithValue("port", BeNumerically("==", 80)))), "the Service's port")
+			// The gateway serves TLS since G7: a BackendTLSPolicy makes the Gateway API
+			// implementation speak HTTPS to it, verifying the Service's name against the CA.
+			policy, err := getObject(ctx, gvrBackendTLS, fields, "gw")
+			g.Expect(err).NotTo(HaveOccurred(), "the BackendTLSPolicy")
+			expectControlledBy(g, policy, live.UID)
+			hostname, _, _ := unstructured.NestedString(policy.Object, "spec", "validation", "hostname")
+			g.Expect(hostname).To(Equal("gw." + fields + ".svc"))
+			targets, _, _ := unstructured.NestedSlice(policy.Object, "spec", "targetRefs")
+			g.Expect(targets).To(ConsistOf(And(HaveKeyWithValue("kind", "Service"), HaveKeyWithValue("name", "gw"), HaveKeyWithValue("sectionName", "http"))))
+			ca, err := fw.kube.CoreV1().ConfigMaps(fields).Get(ctx, "gw-backend-ca", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred(), "the BackendTLSPolicy's CA")
+			secret, err := fw.kube.CoreV1().Secrets(fields).Get(ctx, "gw-tls", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(ca.Data).To(HaveKeyWithValue("ca.crt", string(secret.Data["tls.crt"])), "the self-signed certificate is its own CA")
 		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
 
 		By("attaching the HTTPRoute to an existing Gateway (parentRefs): the operator's own Gateway API Gateway goes")
@@ -446,6 +490,11 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		gw.patch(ctx, "gw", `{spec: {gatewayAPI: null}}`)
 		waitObjectGone(ctx, gvrHTTPRoutes, fields, "gw")
 		waitObjectGone(ctx, gvrGatewayAPIGWs, fields, "gw")
+		waitObjectGone(ctx, gvrBackendTLS, fields, "gw")
+		Eventually(ctx, func() bool {
+			_, err := fw.kube.CoreV1().ConfigMaps(fields).Get(ctx, "gw-backend-ca", metav1.GetOptions{})
+			return apierrors.IsNotFound(err)
+		}).WithTimeout(objectGoneAfter).WithPolling(poll).Should(BeTrue(), "the BackendTLSPolicy's CA ConfigMap goes with it")
 	})
 
 	It("G12. mounts the routing configuration, inline in its own ConfigMap or from the user's, and rolls the pods when it changes", func(ctx SpecContext) {

@@ -23,6 +23,7 @@ func TestBatchGatewayAccess(t *testing.T) {
 		{"events on the CR (library-go's plain recorder creates)", "", "events", []string{"create"}, true},
 		{"spec.tls.certManager", "cert-manager.io", "certificates", objectVerbs, true},
 		{"spec.httpRoute", "gateway.networking.k8s.io", "httproutes", objectVerbs, true},
+		{"spec.tls with spec.httpRoute", "gateway.networking.k8s.io", "backendtlspolicies", objectVerbs, true},
 		{"spec.monitoring", "monitoring.coreos.com", "servicemonitors", objectVerbs, true},
 		{"spec.monitoring", "monitoring.coreos.com", "podmonitors", objectVerbs, true},
 		{"spec.prometheusRule", "monitoring.coreos.com", "prometheusrules", objectVerbs, true},

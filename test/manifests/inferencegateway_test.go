@@ -33,6 +33,7 @@ func TestInferenceGatewayAccess(t *testing.T) {
 		{"events on the CR (library-go's plain recorder creates)", "", "events", []string{"create"}, true},
 		{"spec.gatewayAPI", gatewayAPI, "gateways", objectVerbs, true},
 		{"spec.gatewayAPI", gatewayAPI, "httproutes", objectVerbs, true},
+		{"spec.server.tls with spec.gatewayAPI", gatewayAPI, "backendtlspolicies", objectVerbs, true},
 		{"spec.telemetry.metrics", "monitoring.coreos.com", "servicemonitors", objectVerbs, true},
 
 		// Nothing the operand does not do.

@@ -190,6 +190,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.ServerTimeoutsApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceAccountSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ServiceAccountSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceMonitorSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ServiceMonitorSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ServiceSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TelemetrySpec"):

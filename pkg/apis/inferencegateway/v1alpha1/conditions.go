@@ -28,6 +28,11 @@ const (
 	// spec.routing held the Gateway API settings, now spec.gatewayAPI) turns into once stored.
 	// The message says how to migrate; existing HTTPRoutes are left alone.
 	ReasonRoutingMovedToGatewayAPI = "RoutingMovedToGatewayAPI"
+	// ReasonServerCertificateInvalid: Degraded=True because spec.server.tls's certificate is
+	// not a PEM certificate valid for <gateway>.<namespace>.svc, the name the gateway calls
+	// itself by for every provider request: the pods would run and serve no model. The message
+	// names the Secret and the names the certificate is valid for, never its content.
+	ReasonServerCertificateInvalid = "ServerCertificateInvalid"
 )
 
 // PhaseOf derives status.phase from the conditions: Running when Available is True, Failed when

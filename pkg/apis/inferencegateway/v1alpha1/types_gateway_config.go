@@ -53,6 +53,24 @@ type MetricsSpec struct {
 	// metrics: setting it is rejected.
 	// +optional
 	Exporter *MetricsExporterSpec `json:"exporter,omitempty"`
+
+	// serviceMonitor is the Prometheus operator's ServiceMonitor for the metrics port, named
+	// like the Gateway. Upstream creates none; this operator creates one when metrics are
+	// enabled, unless told not to. Unset, it is created where the ServiceMonitor CRD exists and
+	// no ServiceMonitor of that name is someone else's (either is only noted on Degraded=False:
+	// yours is left alone and nothing scrapes the pods twice through the operator).
+	// +optional
+	ServiceMonitor *ServiceMonitorSpec `json:"serviceMonitor,omitempty"`
+}
+
+// ServiceMonitorSpec turns the gateway's ServiceMonitor on or off.
+type ServiceMonitorSpec struct {
+	// enabled: true requires the ServiceMonitor (without its CRD, or with a ServiceMonitor of
+	// the Gateway's name that the operator did not create, the Gateway is Degraded); false
+	// creates none and deletes the one the operator created (use it when you scrape the gateway
+	// with a ServiceMonitor or PodMonitor of your own). Unset, see serviceMonitor.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // TracesSpec is the tracing signal.
@@ -137,9 +155,12 @@ type ReceiverSpec struct {
 }
 
 // ServerSpec is the gateway's HTTP server.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.tls) || !self.tls.enabled || !has(self.host) || self.host in ['0.0.0.0', '::']",fieldPath=".host",message="spec.server.tls.enabled needs spec.server.host 0.0.0.0 or :: (every interface): with TLS the gateway calls itself at its Service's name, <gateway>.<namespace>.svc, which its pod resolves to host"
 type ServerSpec struct {
 	// host is the address the gateway listens on (SERVER_HOST). Default 0.0.0.0 (all
-	// interfaces); a loopback address would make the gateway unreachable from its Service.
+	// interfaces); a loopback address would make the gateway unreachable from its Service. With
+	// tls it must be 0.0.0.0 or ::, and SERVER_HOST is the Service's name instead (see tls).
 	// +optional
 	// +kubebuilder:default="0.0.0.0"
 	// +kubebuilder:validation:MaxLength=253
@@ -196,7 +217,12 @@ type ServerTimeouts struct {
 type TLSConfig struct {
 	// enabled makes the gateway serve HTTPS on server.port: the operator mounts certificateRef
 	// and keyRef and sets SERVER_TLS_CERT_PATH and SERVER_TLS_KEY_PATH, and the probes use
-	// HTTPS. Default false.
+	// HTTPS. The gateway calls itself over HTTPS for every provider request, at
+	// <gateway>.<namespace>.svc (SERVER_HOST, resolved to server.host inside the pod) and
+	// trusting the mounted certificate (SSL_CERT_DIR): the certificate must be valid for that
+	// name, or the Gateway is Degraded (ServerCertificateInvalid). The Service's port gets
+	// appProtocol https, an Ingress the annotations that make common controllers speak HTTPS to
+	// it, and a Gateway API route a BackendTLSPolicy. Default false.
 	// +optional
 	// +kubebuilder:default=false
 	Enabled bool `json:"enabled,omitempty"`
@@ -276,7 +302,7 @@ type OIDCSpec struct {
 
 // ProviderSpec is one LLM provider.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, !(e.name in ['ENVIRONMENT', 'SSL_CERT_FILE', 'SERVER_HOST', 'SERVER_PORT', 'SERVER_READ_TIMEOUT', 'SERVER_WRITE_TIMEOUT', 'SERVER_IDLE_TIMEOUT', 'SERVER_TLS_CERT_PATH', 'SERVER_TLS_KEY_PATH', 'TELEMETRY_ENABLED', 'TELEMETRY_METRICS_PORT', 'TELEMETRY_TRACING_ENABLED', 'TELEMETRY_TRACING_OTLP_ENDPOINT', 'AUTH_ENABLED', 'AUTH_OIDC_ISSUER', 'AUTH_OIDC_CLIENT_ID', 'AUTH_OIDC_CLIENT_SECRET', 'MCP_ENABLED', 'MCP_EXPOSE', 'MCP_TOOL_MODE', 'MCP_SERVERS', 'MCP_CLIENT_TIMEOUT', 'MCP_DIAL_TIMEOUT', 'MCP_TLS_HANDSHAKE_TIMEOUT', 'MCP_RESPONSE_HEADER_TIMEOUT', 'MCP_REQUEST_TIMEOUT', 'ROUTING_ENABLED', 'ROUTING_CONFIG_PATH', 'GUARDRAILS_ENABLED', 'GUARDRAILS_POLICY_DIR', 'GUARDRAILS_FAIL_MODE', 'GUARDRAILS_EXTERNAL_URL', 'GUARDRAILS_EXTERNAL_TIMEOUT']))",fieldPath=".env",message="spec.providers[].env must not set a variable the operator derives from the spec (see ManagedEnv: ENVIRONMENT, SSL_CERT_FILE and the SERVER_, TELEMETRY_, AUTH_, MCP_, ROUTING_ and GUARDRAILS_ settings the spec has fields for): set the spec field instead"
+// +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, !(e.name in ['ENVIRONMENT', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'SERVER_HOST', 'SERVER_PORT', 'SERVER_READ_TIMEOUT', 'SERVER_WRITE_TIMEOUT', 'SERVER_IDLE_TIMEOUT', 'SERVER_TLS_CERT_PATH', 'SERVER_TLS_KEY_PATH', 'TELEMETRY_ENABLED', 'TELEMETRY_METRICS_PORT', 'TELEMETRY_TRACING_ENABLED', 'TELEMETRY_TRACING_OTLP_ENDPOINT', 'AUTH_ENABLED', 'AUTH_OIDC_ISSUER', 'AUTH_OIDC_CLIENT_ID', 'AUTH_OIDC_CLIENT_SECRET', 'MCP_ENABLED', 'MCP_EXPOSE', 'MCP_TOOL_MODE', 'MCP_SERVERS', 'MCP_CLIENT_TIMEOUT', 'MCP_DIAL_TIMEOUT', 'MCP_TLS_HANDSHAKE_TIMEOUT', 'MCP_RESPONSE_HEADER_TIMEOUT', 'MCP_REQUEST_TIMEOUT', 'ROUTING_ENABLED', 'ROUTING_CONFIG_PATH', 'GUARDRAILS_ENABLED', 'GUARDRAILS_POLICY_DIR', 'GUARDRAILS_FAIL_MODE', 'GUARDRAILS_EXTERNAL_URL', 'GUARDRAILS_EXTERNAL_TIMEOUT']))",fieldPath=".env",message="spec.providers[].env must not set a variable the operator derives from the spec (see ManagedEnv: ENVIRONMENT, SSL_CERT_FILE, SSL_CERT_DIR and the SERVER_, TELEMETRY_, AUTH_, MCP_, ROUTING_ and GUARDRAILS_ settings the spec has fields for): set the spec field instead"
 type ProviderSpec struct {
 	// name of the provider, for example openai, anthropic or ollama (case does not matter). It
 	// is only reported in status.providerSummary: what configures the provider is env.
@@ -305,7 +331,7 @@ type ProviderSpec struct {
 // override nor be overridden by the spec. The ProviderSpec rule lists the same names; the
 // package's tests keep the two equal.
 var ManagedEnv = []string{
-	"ENVIRONMENT", "SSL_CERT_FILE",
+	"ENVIRONMENT", "SSL_CERT_FILE", "SSL_CERT_DIR",
 	"SERVER_HOST", "SERVER_PORT", "SERVER_READ_TIMEOUT", "SERVER_WRITE_TIMEOUT", "SERVER_IDLE_TIMEOUT",
 	"SERVER_TLS_CERT_PATH", "SERVER_TLS_KEY_PATH",
 	"TELEMETRY_ENABLED", "TELEMETRY_METRICS_PORT", "TELEMETRY_TRACING_ENABLED", "TELEMETRY_TRACING_OTLP_ENDPOINT",

@@ -30,9 +30,10 @@ const (
 	// Settings upstream passed on although the gateway exits, or silently does nothing, with them.
 	MessageServerTLSNeedsRefs      = "spec.server.tls.enabled needs certificateRef and keyRef: the gateway serves HTTPS only with both a certificate and a key"
 	MessageServerTLSRefNames       = "spec.server.tls.certificateRef and keyRef must each name a Secret in the Gateway's namespace"
+	MessageServerTLSHost           = "spec.server.tls.enabled needs spec.server.host 0.0.0.0 or :: (every interface): with TLS the gateway calls itself at its Service's name, <gateway>.<namespace>.svc, which its pod resolves to host"
 	MessageAuthNeedsOIDC           = "spec.auth.enabled needs spec.auth.oidc: the gateway checks bearer tokens against an OIDC issuer (issuerUrl, clientId)"
 	MessageOIDCRefNames            = "spec.auth.oidc.clientSecretRef and caCertRef must each name an object in the Gateway's namespace"
-	MessageProviderManagedEnv      = "spec.providers[].env must not set a variable the operator derives from the spec (see ManagedEnv: ENVIRONMENT, SSL_CERT_FILE and the SERVER_, TELEMETRY_, AUTH_, MCP_, ROUTING_ and GUARDRAILS_ settings the spec has fields for): set the spec field instead"
+	MessageProviderManagedEnv      = "spec.providers[].env must not set a variable the operator derives from the spec (see ManagedEnv: ENVIRONMENT, SSL_CERT_FILE, SSL_CERT_DIR and the SERVER_, TELEMETRY_, AUTH_, MCP_, ROUTING_ and GUARDRAILS_ settings the spec has fields for): set the spec field instead"
 	MessageCPURequestAboveLimit    = "spec.resources.requests.cpu must not exceed spec.resources.limits.cpu (unset, the request is 100m and the limit 2)"
 	MessageMemoryRequestAboveLimit = "spec.resources.requests.memory must not exceed spec.resources.limits.memory (unset, the request is 256Mi and the limit 1Gi)"
 	MessageRoutingExclusive        = "spec.routing.config and spec.routing.configMapRef are mutually exclusive: keep one"
@@ -166,8 +167,11 @@ func (s *ServerSpec) validate(path *field.Path) field.ErrorList {
 	if s == nil || s.TLS == nil {
 		return nil
 	}
-	tls, path := s.TLS, path.Child("tls")
 	var errs field.ErrorList
+	if s.TLS.Enabled && s.Host != "" && s.Host != "0.0.0.0" && s.Host != "::" {
+		errs = append(errs, field.Invalid(path.Child("host"), field.OmitValueType{}, MessageServerTLSHost))
+	}
+	tls, path := s.TLS, path.Child("tls")
 	if tls.Enabled && (tls.CertificateRef == nil || tls.KeyRef == nil) {
 		errs = append(errs, field.Invalid(path, field.OmitValueType{}, MessageServerTLSNeedsRefs))
 	}

@@ -1884,6 +1884,13 @@ var schemaYAML = typed.YAMLObject(`types:
                         type:
                           scalar: numeric
                         default: 9464
+                      - name: serviceMonitor
+                        type:
+                          map:
+                            fields:
+                            - name: enabled
+                              type:
+                                scalar: boolean
                   default:
                     enabled: false
                     port: 9464

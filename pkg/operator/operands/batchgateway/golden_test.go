@@ -69,6 +69,7 @@ var (
 		"dev-async-gate-prometheus-budget", "dev-async-gate-prometheus-query", "dev-async-gate-redis",
 	}
 	batchComponents = []string{componentAPIServer, componentProcessor, componentGC}
+	fsCases         = []string{"dev-sync-fs", "extra-minimal-sync-fs"}
 )
 
 var intendedDifferences = []intendedDifference{
@@ -101,6 +102,18 @@ var intendedDifferences = []intendedDifference{
 	{cases: asyncCases, kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor},
 		path: `spec.template.metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentAsyncProcessor,
 		reason: "the async-processor's pods carry the component label like every other pod (reference §7.8); not in the selector, which stays upstream's"},
+	{cases: asyncCases, kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor},
+		path: `spec.template.spec.automountServiceAccountToken`, golden: absent,
+		reason: "llm-d-async builds a Kubernetes client at start-up and exits without a token (issue 16, defect 5): the pod asks for it whatever the ServiceAccount says"},
+	{cases: asyncCases, kinds: []string{"ServiceAccount"}, components: []string{componentAsyncProcessor},
+		path: `automountServiceAccountToken`, golden: absent,
+		reason: "the async processor needs its token (issue 16, defect 5), said as the other ServiceAccounts say it"},
+	{cases: fsCases, kinds: []string{"Deployment"}, components: batchComponents,
+		path: `spec.template.spec.securityContext.fsGroup`, golden: absent,
+		reason: "a root-owned fs storage volume must be writable (issue 16, defect 4); on OpenShift the SCC sets it instead"},
+	{cases: fsCases, kinds: []string{"Deployment"}, components: batchComponents,
+		path: `spec.template.spec.securityContext.fsGroupChangePolicy`, golden: absent, ours: "OnRootMismatch",
+		reason: "the volume's group is changed only when its root lacks it, not walked at every start"},
 	{cases: []string{"batch_v1alpha1_llmbatchgateway_async"}, kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor},
 		path:   `spec.template.spec.containers[0].args`,
 		reason: "single-queue mode consumed the chart's queue request-sortedset, which nobody writes to (reference §7.1): one queue llm-d-async:requests:<pool> per inference pool of modelGateways, with the gate of asyncConfig.redis"},

@@ -178,6 +178,8 @@ func kindOfResource(gvr schema.GroupVersionResource) string {
 		return "Certificate"
 	case "httproutes":
 		return "HTTPRoute"
+	case "backendtlspolicies":
+		return "BackendTLSPolicy"
 	case "servicemonitors":
 		return "ServiceMonitor"
 	case "podmonitors":

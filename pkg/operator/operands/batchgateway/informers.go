@@ -15,6 +15,7 @@ func OptionalAPIs() []engine.OptionalAPI {
 	return []engine.OptionalAPI{
 		{GVR: engine.CertificateGVR},
 		{GVR: HTTPRouteGVR},
+		{GVR: BackendTLSPolicyGVR},
 		{GVR: ServiceMonitorGVR},
 		{GVR: PodMonitorGVR},
 		{GVR: PrometheusRuleGVR},
@@ -24,10 +25,11 @@ func OptionalAPIs() []engine.OptionalAPI {
 
 // Optional APIs of the operand's objects.
 var (
-	HTTPRouteGVR      = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
-	ServiceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
-	PodMonitorGVR     = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors"}
-	PrometheusRuleGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
+	HTTPRouteGVR        = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
+	BackendTLSPolicyGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "backendtlspolicies"}
+	ServiceMonitorGVR   = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+	PodMonitorGVR       = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors"}
+	PrometheusRuleGVR   = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
 )
 
 // RegisterInformers registers in the caches the informers of every built-in kind the operand

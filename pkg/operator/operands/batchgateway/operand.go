@@ -53,6 +53,8 @@ type Operand struct {
 	recorder events.Recorder
 	clock    clock.PassiveClock
 	steps    []engine.Step[*syncRun]
+	// platform says whether the cluster is OpenShift (withFSGroup).
+	platform *platformProbe
 }
 
 // EventSink builds the recorder of one CR, so that events land on the LLMBatchGateway they
@@ -110,6 +112,7 @@ func New(ctx context.Context, cfg Config) (*Operand, factory.Controller) {
 		recorder: recorder,
 		clock:    cfg.Clock,
 		steps:    reconcileSteps(),
+		platform: &platformProbe{discovery: cfg.Clients.Kube.Discovery()},
 	}
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
 	queue := func(key string) { syncCtx.Queue().Add(key) }

@@ -24,6 +24,11 @@ type renderInput struct {
 	// credentialsSecret is the Secret the pods mount: spec.secretRef.name, or the copy
 	// "<cr>-credentials" of a Secret in another namespace (credentialsSecretFor).
 	credentialsSecret string
+	// backendCA is the CA of the apiserver's certificate (syncRun.backendCA), for the
+	// BackendTLSPolicy; "" while its Secret does not exist.
+	backendCA string
+	// openShift: the cluster is OpenShift, whose SCC sets the pods' fsGroup (withFSGroup).
+	openShift bool
 }
 
 // renderedObject is one asset of bindata.BatchGatewayAssets rendered for a CR.
@@ -144,6 +149,7 @@ var assetRenderers = map[string]assetRenderer{
 	bindata.BatchGatewayAsyncProcessorConfigMap: {asyncConfigMapWanted, typed(asyncProcessorConfigMap)},
 	bindata.BatchGatewayDashboards:              {grafanaEnabled, typed[corev1.ConfigMap]()},
 	bindata.BatchGatewayAsyncProcessorDashboard: {both(asyncEnabled, grafanaEnabled), typed[corev1.ConfigMap]()},
+	bindata.BatchGatewayAPIServerBackendCA:      {backendTLSWanted, typed(backendCAConfigMap)},
 
 	bindata.BatchGatewayAPIServerService: {always, typed(apiServerService)},
 
@@ -154,6 +160,7 @@ var assetRenderers = map[string]assetRenderer{
 
 	bindata.BatchGatewayAPIServerCertificate:                {certManagerEnabled, unstructuredWith(apiServerCertificate)},
 	bindata.BatchGatewayAPIServerHTTPRoute:                  {httpRouteEnabled, unstructuredWith(apiServerHTTPRoute)},
+	bindata.BatchGatewayAPIServerBackendTLSPolicy:           {backendTLSWanted, unstructuredWith()},
 	bindata.BatchGatewayAPIServerServiceMonitor:             {monitoringEnabled, unstructuredWith()},
 	bindata.BatchGatewayProcessorPodMonitor:                 {monitoringEnabled, unstructuredWith()},
 	bindata.BatchGatewayGCPodMonitor:                        {monitoringEnabled, unstructuredWith()},
@@ -240,6 +247,13 @@ func tlsEnabled(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
 	return spec.TLS != nil && spec.TLS.Enabled
 }
 
+// backendTLSWanted: the HTTPRoute's backend, the apiserver, serves HTTPS, so the Gateway API
+// implementation needs a BackendTLSPolicy and the CA it names (issue 16, defect 2; upstream
+// sent plain HTTP to the HTTPS port).
+func backendTLSWanted(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
+	return httpRouteEnabled(spec) && tlsEnabled(spec)
+}
+
 // certManagerEnabled: cert-manager issues the apiserver's certificate.
 func certManagerEnabled(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
 	return tlsEnabled(spec) && spec.TLS.CertManager != nil
@@ -287,6 +301,16 @@ func setConfigFile(cm *corev1.ConfigMap, config interface{}) error {
 	return nil
 }
 
+// backendCAConfigMap holds the CA the BackendTLSPolicy verifies the apiserver with.
+func backendCAConfigMap(r *renderer, cm *corev1.ConfigMap) error {
+	cm.Data = map[string]string{backendCAKey: r.backendCA}
+	return nil
+}
+
+// backendCAKey is the key of a BackendTLSPolicy's CA ConfigMap, the one Gateway API requires,
+// and the key of a TLS Secret's CA (cert-manager writes it).
+const backendCAKey = "ca.crt"
+
 func asyncProcessorConfigMap(r *renderer, cm *corev1.ConfigMap) error {
 	files, err := asyncConfigFiles(r.spec().Processor.AsyncConfig)
 	cm.Data = files
@@ -295,8 +319,8 @@ func asyncProcessorConfigMap(r *renderer, cm *corev1.ConfigMap) error {
 
 // --- the apiserver Service ---
 
-// apiServerService names the API port https when TLS is on and follows the observability
-// port.
+// apiServerService names the API port https, with appProtocol https, when TLS is on and
+// follows the observability port.
 func apiServerService(r *renderer, svc *corev1.Service) error {
 	for i := range svc.Spec.Ports {
 		port := &svc.Spec.Ports[i]
@@ -304,6 +328,8 @@ func apiServerService(r *renderer, svc *corev1.Service) error {
 		case portHTTP:
 			if tlsEnabled(r.spec()) {
 				port.Name = portHTTPS
+				// Whatever routes to the port learns it speaks HTTPS (issue 16, defect 2).
+				port.AppProtocol = ptr.To("https")
 			}
 		case portObservability:
 			port.Port = observabilityPort(r.spec().APIServer.Config)
@@ -346,6 +372,7 @@ func apiServerDeployment(r *renderer, d *appsv1.Deployment) error {
 		withContainerPort(portObservability, observabilityPort(api.Config)),
 		withEnv(otelEnv(s.OTEL, batchServiceVersion)...),
 		withFileStorageVolume(s.FileStorage),
+		withFSGroup(s.FileStorage, r.openShift),
 		withAPIServerTLSVolume(s.TLS, r.names.APIServerTLS),
 		withPodImagePullSecrets(s.ImagePullSecrets),
 	}
@@ -367,6 +394,7 @@ func processorDeployment(r *renderer, d *appsv1.Deployment) error {
 		withVerbosity(verbosity),
 		withEnv(otelEnv(s.OTEL, batchServiceVersion)...),
 		withFileStorageVolume(s.FileStorage),
+		withFSGroup(s.FileStorage, r.openShift),
 		withPodImagePullSecrets(s.ImagePullSecrets),
 	)
 }
@@ -385,6 +413,7 @@ func gcDeployment(r *renderer, d *appsv1.Deployment) error {
 		withResources(s.GC.Resources),
 		withVerbosity(verbosity),
 		withFileStorageVolume(s.FileStorage),
+		withFSGroup(s.FileStorage, r.openShift),
 		withPodImagePullSecrets(s.ImagePullSecrets),
 	)
 }
@@ -544,6 +573,34 @@ func withFileStorageVolume(storage *batchv1alpha1.FileStorageSpec) deploymentHoo
 		}},
 		corev1.VolumeMount{Name: "files-storage", MountPath: fsBasePath(storage.FS)},
 	)
+}
+
+// fsGroup is the group the fs storage volume is made writable for: distroless's "nonroot"
+// (65532), which the operand images run as.
+const fsGroup int64 = 65532
+
+// withFSGroup makes the fs storage volume writable by the pod (issue 16, defect 4: upstream set
+// no fsGroup, so a volume whose root directory belongs to root, as block storage formats it,
+// refused every upload with "mkdirat: permission denied" while /ready stayed 200). On plain
+// Kubernetes the pod asks for fsGroup 65532: the kubelet gives the volume that group, writable,
+// and the process the group as a supplementary one. fsGroupChangePolicy OnRootMismatch walks
+// the volume only when its root does not have the group yet, so a large volume does not slow
+// every start. On OpenShift the pod sets no fsGroup: the restricted-v2 SCC rejects one outside
+// the namespace's range (openshift.io/sa.scc.supplemental-groups) and injects the range's
+// first group itself, which does the same; the probe asks discovery for security.openshift.io.
+func withFSGroup(storage *batchv1alpha1.FileStorageSpec, openShift bool) deploymentHook {
+	if storage == nil || storage.FS == nil || openShift {
+		return noHook
+	}
+	return func(d *appsv1.Deployment) error {
+		pod := &d.Spec.Template.Spec
+		if pod.SecurityContext == nil {
+			pod.SecurityContext = &corev1.PodSecurityContext{}
+		}
+		pod.SecurityContext.FSGroup = ptr.To(fsGroup)
+		pod.SecurityContext.FSGroupChangePolicy = ptr.To(corev1.FSGroupChangeOnRootMismatch)
+		return nil
+	}
 }
 
 // withAPIServerTLSVolume mounts the apiserver's serving certificate at /etc/tls.

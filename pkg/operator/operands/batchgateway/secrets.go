@@ -106,6 +106,24 @@ func (run *syncRun) watchedSecret(ref types.NamespacedName) (*corev1.Secret, err
 	return secret, nil
 }
 
+// backendCA is the CA a client needs to verify the apiserver's certificate, from its TLS Secret
+// (watched): ca.crt when it has one (cert-manager writes it), else tls.crt, the served chain (a
+// self-signed certificate, or a chain that ends in its root). "" without TLS or while the
+// Secret does not exist. Certificates are public; the key is never read.
+func (run *syncRun) backendCA() string {
+	for _, ref := range run.tlsSecretsOf(componentAPIServer) {
+		s, err := run.watchedSecret(ref)
+		if err != nil {
+			return ""
+		}
+		if ca := s.Data[backendCAKey]; len(ca) > 0 {
+			return string(ca)
+		}
+		return string(s.Data[corev1.TLSCertKey])
+	}
+	return ""
+}
+
 // applyCredentials resolves spec.secretRef into the Secret the pods mount. A Secret in the
 // CR's namespace is mounted as it is. One in another namespace needs a ReferenceGrant there
 // (as upstream), and is copied into the CR's namespace as <cr>-credentials; the copy keeps its

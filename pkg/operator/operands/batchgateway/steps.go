@@ -36,15 +36,16 @@ func reconcileSteps() []engine.Step[*syncRun] {
 
 // stepOfKind names the step that applies each kind of the operand's assets.
 var stepOfKind = map[string]string{
-	"ServiceAccount": "ServiceAccounts",
-	"ConfigMap":      "ConfigMaps",
-	"Service":        "Service",
-	"Deployment":     "Deployments",
-	"Certificate":    "cert-manager Certificate",
-	"HTTPRoute":      "HTTPRoute",
-	"ServiceMonitor": "monitors",
-	"PodMonitor":     "monitors",
-	"PrometheusRule": "alert rules",
+	"ServiceAccount":   "ServiceAccounts",
+	"ConfigMap":        "ConfigMaps",
+	"Service":          "Service",
+	"Deployment":       "Deployments",
+	"Certificate":      "cert-manager Certificate",
+	"HTTPRoute":        "HTTPRoute",
+	"BackendTLSPolicy": "BackendTLSPolicy",
+	"ServiceMonitor":   "monitors",
+	"PodMonitor":       "monitors",
+	"PrometheusRule":   "alert rules",
 }
 
 // kindOfAsset reads the kind of an embedded manifest. The manifests are compiled in, so a
@@ -72,6 +73,7 @@ var configMapsOf = map[string][]string{
 var optionalFeatures = map[string]string{
 	bindata.BatchGatewayAPIServerCertificate:                "spec.tls.certManager",
 	bindata.BatchGatewayAPIServerHTTPRoute:                  "spec.httpRoute.enabled",
+	bindata.BatchGatewayAPIServerBackendTLSPolicy:           "spec.tls.enabled with spec.httpRoute.enabled",
 	bindata.BatchGatewayAPIServerServiceMonitor:             "spec.monitoring.enabled",
 	bindata.BatchGatewayProcessorPodMonitor:                 "spec.monitoring.enabled",
 	bindata.BatchGatewayGCPodMonitor:                        "spec.monitoring.enabled",
@@ -85,7 +87,14 @@ var optionalFeatures = map[string]string{
 // CRD's rules normally stop it earlier) stops the sync: nothing is applied, and what runs
 // keeps running.
 func renderObjects(_ context.Context, run *syncRun, _ []string) error {
-	objs, err := renderAll(renderInput{cr: run.cr, images: run.images, credentialsSecret: run.credentialsSecret})
+	var openShift bool
+	if fs := run.cr.Spec.FileStorage; fs != nil && fs.FS != nil {
+		var err error
+		if openShift, err = run.platform.OpenShift(); err != nil {
+			return err
+		}
+	}
+	objs, err := renderAll(renderInput{cr: run.cr, images: run.images, credentialsSecret: run.credentialsSecret, backendCA: run.backendCA(), openShift: openShift})
 	if err != nil {
 		return readyProblem(reasonRenderFailed, true, "the spec cannot be rendered: %v", err)
 	}

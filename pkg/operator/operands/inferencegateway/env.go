@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,13 +18,15 @@ import (
 //	variable                        source field                                     emitted when
 //	(providers' env)                spec.providers[].env, verbatim                   the provider is enabled
 //	ENVIRONMENT                     spec.environment (production)                    always
-//	SERVER_HOST                     spec.server.host (0.0.0.0)                       always
+//	SERVER_HOST                     spec.server.host (0.0.0.0)                       server TLS off
+//	SERVER_HOST                     <gateway>.<namespace>.svc (the Service's name)   server TLS on (see below)
 //	SERVER_PORT                     spec.server.port (8080)                          always
 //	SERVER_READ_TIMEOUT             spec.server.timeouts.read (60s)                  always
 //	SERVER_WRITE_TIMEOUT            spec.server.timeouts.write (60s)                 always
 //	SERVER_IDLE_TIMEOUT             spec.server.timeouts.idle (300s)                 always
 //	SERVER_TLS_CERT_PATH            /app/tls/tls.crt                                 spec.server.tls.enabled
 //	SERVER_TLS_KEY_PATH             /app/tls/tls.key                                 spec.server.tls.enabled
+//	SSL_CERT_DIR                    the system's directories and /app/tls            spec.server.tls.enabled
 //	TELEMETRY_ENABLED               spec.telemetry.enabled                           always
 //	TELEMETRY_METRICS_PORT          spec.telemetry.metrics.port (9464)               telemetry enabled
 //	TELEMETRY_TRACING_ENABLED       "true"                                           telemetry enabled, traces...otlp set
@@ -54,6 +57,20 @@ import (
 // 3s, request 5s), which are also upstream's; with it set, each unset field takes the API's
 // default (client 10s, dial, tlsHandshake and responseHeader 5s, request 10s).
 //
+// Server TLS. The gateway calls itself for every provider request (/v1/models, chat
+// completions: https://SERVER_HOST:SERVER_PORT/proxy/<provider>/..., cmd/gateway/main.go and
+// providers/client), with a client that verifies the certificate against the system's roots and
+// SERVER_HOST as the name. SERVER_HOST is also the address it listens on, so 0.0.0.0 cannot be
+// both: no certificate is valid for 0.0.0.0. With TLS the operator therefore sets SERVER_HOST to
+// the Service's name, <gateway>.<namespace>.svc, which a serving certificate for the Service
+// names, and gives the pod a host alias (/etc/hosts) that resolves that name to spec.server.host
+// (0.0.0.0 or ::, which the API requires with TLS): the gateway listens on every interface, as
+// without TLS, and calls itself on the same name its certificate is for. SSL_CERT_DIR adds the
+// mounted certificate to the trusted roots (Go trusts a certificate found among the roots,
+// whoever issued it), keeping the system's directories (Go's defaults on Linux) for public
+// providers; SSL_CERT_FILE stays free for the OIDC issuer's CA. The controller checks that the
+// certificate is valid for the name (ReasonServerCertificateInvalid).
+//
 // Fixed against upstream (reference §7): SERVER_HOST and SERVER_PORT are set, so the gateway
 // listens where the container port, the probes and the Service point (§7.2, §7.17); the server
 // timeouts are passed (§7.4); TLS is served with the referenced certificate (§7.5);
@@ -72,6 +89,10 @@ const (
 	tlsCertFile      = "tls.crt"
 	tlsKeyFile       = "tls.key"
 )
+
+// systemCertDirs are the directories Go reads trusted roots from on Linux when SSL_CERT_DIR is
+// unset (crypto/x509, root_linux.go); SSL_CERT_DIR replaces them, so it lists them again.
+var systemCertDirs = []string{"/etc/ssl/certs", "/etc/pki/tls/certs"}
 
 // Defaults for fields a CR leaves unset: the API's defaults (an object the API server stored
 // has them), so that rendering means the same with or without them.
@@ -104,8 +125,8 @@ var (
 // env (free text) can never override AUTH_ENABLED or anything else the operator sets. (The CRD
 // also rejects provider variables of those names; an object stored before that rule still
 // cannot win.)
-func gatewayEnv(spec *v1alpha1.GatewaySpec, mcpServers []string) []corev1.EnvVar {
-	return append(providerEnv(spec), managedEnv(spec, mcpServers)...)
+func gatewayEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []corev1.EnvVar {
+	return append(providerEnv(spec), managedEnv(spec, names, mcpServers)...)
 }
 
 // providerEnv is the env of every enabled provider, in list order, copied.
@@ -122,8 +143,9 @@ func providerEnv(spec *v1alpha1.GatewaySpec) []corev1.EnvVar {
 	return env
 }
 
-// managedEnv is every variable the operator derives from the spec (the table above).
-func managedEnv(spec *v1alpha1.GatewaySpec, mcpServers []string) []corev1.EnvVar {
+// managedEnv is every variable the operator derives from the spec (the table above); names
+// gives the Service's name, which SERVER_HOST is with server TLS.
+func managedEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []corev1.EnvVar {
 	var env []corev1.EnvVar
 	set := func(name, value string) {
 		env = append(env, corev1.EnvVar{Name: name, Value: value})
@@ -139,7 +161,11 @@ func managedEnv(spec *v1alpha1.GatewaySpec, mcpServers []string) []corev1.EnvVar
 	if timeouts == nil {
 		timeouts = &v1alpha1.ServerTimeouts{}
 	}
-	set("SERVER_HOST", orDefault(server.Host, defaultServerHost))
+	if serverTLSEnabled(spec) {
+		set("SERVER_HOST", names.ServiceHost)
+	} else {
+		set("SERVER_HOST", listenHost(spec))
+	}
 	set("SERVER_PORT", portString(serverPort(spec)))
 	set("SERVER_READ_TIMEOUT", orDefault(timeouts.Read, defaultReadTimeout))
 	set("SERVER_WRITE_TIMEOUT", orDefault(timeouts.Write, defaultWriteTimeout))
@@ -147,6 +173,7 @@ func managedEnv(spec *v1alpha1.GatewaySpec, mcpServers []string) []corev1.EnvVar
 	if serverTLSEnabled(spec) {
 		set("SERVER_TLS_CERT_PATH", tlsDir+"/"+tlsCertFile)
 		set("SERVER_TLS_KEY_PATH", tlsDir+"/"+tlsKeyFile)
+		set("SSL_CERT_DIR", strings.Join(append(slices.Clone(systemCertDirs), tlsDir), ":"))
 	}
 
 	set("TELEMETRY_ENABLED", strconv.FormatBool(telemetryEnabled(spec)))
@@ -221,6 +248,15 @@ func serverPort(spec *v1alpha1.GatewaySpec) int32 {
 		return spec.Server.Port
 	}
 	return defaultServerPort
+}
+
+// listenHost is the address the gateway listens on: spec.server.host. With server TLS it is
+// not SERVER_HOST but the address SERVER_HOST resolves to in the pod (withSelfHostAlias).
+func listenHost(spec *v1alpha1.GatewaySpec) string {
+	if spec.Server != nil {
+		return orDefault(spec.Server.Host, defaultServerHost)
+	}
+	return defaultServerHost
 }
 
 // serverTLSEnabled: the gateway serves HTTPS on its port. The API requires both references with

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 )
@@ -31,6 +32,9 @@ func secretRef(name, key string) *corev1.SecretKeySelector {
 func secretEnv(name, secret, key string) corev1.EnvVar {
 	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: secretRef(secret, key)}}
 }
+
+// testNames are the names of the Gateway gw in namespace llm.
+var testNames = NamesFor(&v1alpha1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: "gw", Namespace: "llm"}})
 
 // emptySpecEnv is the managed env of an empty spec.
 var emptySpecEnv = map[string]string{
@@ -94,8 +98,23 @@ func TestManagedEnv(t *testing.T) {
 			spec: v1alpha1.GatewaySpec{Server: &v1alpha1.ServerSpec{Port: 8443, TLS: &v1alpha1.TLSConfig{
 				Enabled: true, CertificateRef: secretRef("cert", "tls.crt"), KeyRef: secretRef("cert", "tls.key"),
 			}}},
+			// The gateway calls itself at https://SERVER_HOST:SERVER_PORT/proxy/... and verifies the
+			// name: SERVER_HOST is the Service's name (not 0.0.0.0, which no certificate is valid
+			// for), and the mounted certificate joins the system's roots (issue 16, defect 1).
 			want: with(map[string]string{
+				"SERVER_HOST": "gw.llm.svc",
 				"SERVER_PORT": "8443", "SERVER_TLS_CERT_PATH": "/app/tls/tls.crt", "SERVER_TLS_KEY_PATH": "/app/tls/tls.key",
+				"SSL_CERT_DIR": "/etc/ssl/certs:/etc/pki/tls/certs:/app/tls",
+			}),
+		},
+		{
+			name: "server TLS on ::",
+			spec: v1alpha1.GatewaySpec{Server: &v1alpha1.ServerSpec{Host: "::", TLS: &v1alpha1.TLSConfig{
+				Enabled: true, CertificateRef: secretRef("cert", "tls.crt"), KeyRef: secretRef("cert", "tls.key"),
+			}}},
+			want: with(map[string]string{
+				"SERVER_HOST": "gw.llm.svc", "SERVER_TLS_CERT_PATH": "/app/tls/tls.crt", "SERVER_TLS_KEY_PATH": "/app/tls/tls.key",
+				"SSL_CERT_DIR": "/etc/ssl/certs:/etc/pki/tls/certs:/app/tls",
 			}),
 		},
 		{
@@ -231,7 +250,7 @@ func TestManagedEnv(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := managedEnv(&tc.spec, tc.mcpServers)
+			env := managedEnv(&tc.spec, testNames, tc.mcpServers)
 			if got := effectiveEnv(env); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("env\n got %v\nwant %v", got, tc.want)
 			}
@@ -254,7 +273,7 @@ func TestManagedEnv(t *testing.T) {
 func TestGuardrailsFailMode(t *testing.T) {
 	for failMode, want := range map[string]string{"": "closed", "deny": "closed", "closed": "closed", "allow": "open", "open": "open"} {
 		spec := v1alpha1.GatewaySpec{Guardrails: &v1alpha1.GuardrailsSpec{Enabled: true, FailMode: failMode, ExternalURL: "http://p"}}
-		if got := effectiveEnv(managedEnv(&spec, nil))["GUARDRAILS_FAIL_MODE"]; got != want {
+		if got := effectiveEnv(managedEnv(&spec, testNames, nil))["GUARDRAILS_FAIL_MODE"]; got != want {
 			t.Errorf("failMode %q: GUARDRAILS_FAIL_MODE %q, want %q", failMode, got, want)
 		}
 	}
@@ -313,13 +332,13 @@ func TestProviderEnvCannotOverrideManagedEnv(t *testing.T) {
 			name:     "the port and TLS stay the spec's",
 			spec:     fullSpec(),
 			provider: []corev1.EnvVar{{Name: "SERVER_PORT", Value: "1"}, {Name: "SERVER_TLS_CERT_PATH", Value: "/x"}, {Name: "SERVER_HOST", Value: "127.0.0.1"}},
-			want:     map[string]string{"SERVER_PORT": "9000", "SERVER_TLS_CERT_PATH": "/app/tls/tls.crt", "SERVER_HOST": "0.0.0.0"},
+			want:     map[string]string{"SERVER_PORT": "9000", "SERVER_TLS_CERT_PATH": "/app/tls/tls.crt", "SERVER_HOST": "gw.llm.svc"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
 			spec.Providers = []v1alpha1.ProviderSpec{{Name: "openai", Enabled: true, Env: tc.provider}}
-			got := effectiveEnv(gatewayEnv(&spec, nil))
+			got := effectiveEnv(gatewayEnv(&spec, testNames, nil))
 			for name, want := range tc.want {
 				if got[name] != want {
 					t.Errorf("%s = %q, want %q", name, got[name], want)
@@ -334,8 +353,8 @@ func TestProviderEnvCannotOverrideManagedEnv(t *testing.T) {
 		provider = append(provider, corev1.EnvVar{Name: name, Value: "provider"})
 	}
 	spec.Providers = []v1alpha1.ProviderSpec{{Name: "p", Enabled: true, Env: provider}}
-	got := effectiveEnv(gatewayEnv(&spec, []string{"http://m"}))
-	for name, want := range effectiveEnv(managedEnv(&spec, []string{"http://m"})) {
+	got := effectiveEnv(gatewayEnv(&spec, testNames, []string{"http://m"}))
+	for name, want := range effectiveEnv(managedEnv(&spec, testNames, []string{"http://m"})) {
 		if got[name] != want {
 			t.Errorf("%s = %q, want the operator's %q", name, got[name], want)
 		}
@@ -349,7 +368,7 @@ func TestProviderEnv(t *testing.T) {
 		{Name: "ollama", Enabled: true},
 		{Name: "groq", Enabled: true, Env: []corev1.EnvVar{secretEnv("GROQ_API_KEY", "keys", "groq")}},
 	}}
-	env := gatewayEnv(&spec, nil)
+	env := gatewayEnv(&spec, testNames, nil)
 	var names []string
 	for _, e := range env[:3] {
 		names = append(names, e.Name)

@@ -66,7 +66,7 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 		t.Fatal(err)
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		GatewayAPIGatewayGVR: "GatewayList", HTTPRouteGVR: "HTTPRouteList", ServiceMonitorGVR: "ServiceMonitorList",
+		GatewayAPIGatewayGVR: "GatewayList", HTTPRouteGVR: "HTTPRouteList", BackendTLSPolicyGVR: "BackendTLSPolicyList", ServiceMonitorGVR: "ServiceMonitorList",
 	})
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 	crs := crfake.NewSimpleClientset()

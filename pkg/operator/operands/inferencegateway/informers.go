@@ -9,17 +9,18 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
-// Optional APIs of the operand's objects: Gateway API (the Gateway API Gateway and the
-// HTTPRoute) and the Prometheus operator's ServiceMonitor.
+// Optional APIs of the operand's objects: Gateway API (the Gateway API Gateway, the HTTPRoute
+// and, with server TLS, the BackendTLSPolicy) and the Prometheus operator's ServiceMonitor.
 var (
 	GatewayAPIGatewayGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}
 	HTTPRouteGVR         = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
+	BackendTLSPolicyGVR  = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "backendtlspolicies"}
 	ServiceMonitorGVR    = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
 )
 
 // OptionalAPIs are the optional APIs this operand uses, in every namespace.
 func OptionalAPIs() []engine.OptionalAPI {
-	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: ServiceMonitorGVR}}
+	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: BackendTLSPolicyGVR}, {GVR: ServiceMonitorGVR}}
 }
 
 // RegisterInformers registers in the caches the informers of every built-in kind the operand

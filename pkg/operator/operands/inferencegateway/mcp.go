@@ -25,6 +25,24 @@ const (
 	mcpContainer = "mcp"
 )
 
+// An MCP server's writable home. The default image node:lts runs servers with npx, which
+// downloads the package into npm's cache, $HOME/.npm; as user 65532, which has no entry in the
+// image's /etc/passwd, HOME is / and npm fails (EACCES, mkdir '/.npm': issue 16, defect 3).
+// Upstream ran the servers as root; the restricted profile stays, and the pod gets an emptyDir
+// for HOME and npm's cache instead. The MCP API has no env or volumes: what a user sets reaches
+// the container through command and args only, and wins there (`env HOME=/x npx ...`,
+// `npx --cache /x ...`). An image that relies on its own HOME gets it back the same way.
+const (
+	mcpHomeVolume = "home"
+	mcpHomeDir    = "/home/mcp"
+)
+
+// mcpHomeEnv are HOME and npm's cache directory in the writable home.
+var mcpHomeEnv = []corev1.EnvVar{
+	{Name: "HOME", Value: mcpHomeDir},
+	{Name: "npm_config_cache", Value: mcpHomeDir + "/.npm"},
+}
+
 // renderMCP renders every asset of bindata.MCPAssets for an MCP, in that order: its Service
 // "<mcp>-service", its Deployment (without replicas while spec.hpa.enabled) and its
 // HorizontalPodAutoscaler, with upstream's names and selector.
@@ -108,7 +126,20 @@ func mcpDeployment(mcp *v1alpha1.MCP, d *appsv1.Deployment) error {
 			}
 			return nil
 		},
+		withMCPHome(c),
 	)
+}
+
+// withMCPHome gives the server a writable home for HOME and npm's cache (an emptyDir, so the
+// restricted profile and a read-only root keep working).
+func withMCPHome(c *corev1.Container) engine.DeploymentHook {
+	return func(d *appsv1.Deployment) error {
+		pod := &d.Spec.Template.Spec
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: mcpHomeVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: mcpHomeVolume, MountPath: mcpHomeDir})
+		c.Env = append(c.Env, mcpHomeEnv...)
+		return nil
+	}
 }
 
 func mcpHPA(mcp *v1alpha1.MCP, hpa *autoscalingv2.HorizontalPodAutoscaler) error {

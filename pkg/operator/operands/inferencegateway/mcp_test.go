@@ -3,6 +3,7 @@ package inferencegateway
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -68,7 +69,7 @@ func TestRenderMCPEmptySpec(t *testing.T) {
 		t.Errorf("image %q, command %v, args %v, replicas %d", c.Image, c.Command, c.Args, *d.Spec.Replicas)
 	}
 	if !reflect.DeepEqual(c.Ports, []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}) ||
-		!reflect.DeepEqual(effectiveEnv(c.Env), map[string]string{"SERVER_HOST": "0.0.0.0", "SERVER_PORT": "8080"}) {
+		!reflect.DeepEqual(effectiveEnv(c.Env), map[string]string{"SERVER_HOST": "0.0.0.0", "SERVER_PORT": "8080", "HOME": "/home/mcp", "npm_config_cache": "/home/mcp/.npm"}) {
 		t.Errorf("ports %v, env %v", c.Ports, c.Env)
 	}
 	if p := svc.Spec.Ports; len(p) != 1 || p[0].Port != 8080 || p[0].TargetPort != intstr.FromString("http") || svc.Spec.Type != corev1.ServiceTypeClusterIP {
@@ -97,14 +98,65 @@ func TestRenderMCPFields(t *testing.T) {
 	if svc := objs[bindata.MCPService].obj.(*corev1.Service); svc.Spec.Ports[0].Port != 3000 {
 		t.Errorf("Service port %d", svc.Spec.Ports[0].Port)
 	}
-	wantVolumes := []corev1.Volume{{Name: "mcp-tls-volume", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "mcp-tls"}}}}
-	wantMounts := []corev1.VolumeMount{{Name: "mcp-tls-volume", MountPath: "/etc/tls", ReadOnly: true}}
+	wantVolumes := []corev1.Volume{
+		{Name: "mcp-tls-volume", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "mcp-tls"}}},
+		{Name: "home", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+	}
+	wantMounts := []corev1.VolumeMount{{Name: "mcp-tls-volume", MountPath: "/etc/tls", ReadOnly: true}, {Name: "home", MountPath: "/home/mcp"}}
 	if !reflect.DeepEqual(d.Spec.Template.Spec.Volumes, wantVolumes) || !reflect.DeepEqual(c.VolumeMounts, wantMounts) {
 		t.Errorf("volumes %v, mounts %v", d.Spec.Template.Spec.Volumes, c.VolumeMounts)
 	}
 	spec.Server.Args[0] = "mutated"
 	if c.Args[0] == "mutated" {
 		t.Errorf("the Deployment shares the CR's args")
+	}
+}
+
+// TestMCPWritableHome: npx on node:lts as user 65532 needs a writable HOME and npm cache
+// (issue 16, defect 3: "npm error code EACCES ... mkdir '/.npm'"); the pod keeps the restricted
+// profile and gets an emptyDir for both, whatever else it mounts.
+func TestMCPWritableHome(t *testing.T) {
+	for name, spec := range map[string]v1alpha1.MCPSpec{
+		"empty spec": {},
+		"npx with TLS": {Server: &v1alpha1.MCPServerSpec{Command: []string{"npx"}, Args: []string{"-y", "@modelcontextprotocol/server-everything", "streamableHttp"},
+			TLS: &v1alpha1.MCPTLSConfig{Enabled: true, SecretName: "home"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := renderMCPObjects(t, testMCP("everything", spec))[bindata.MCPDeployment].obj.(*appsv1.Deployment)
+			c := engine.ContainerOf(d, mcpContainer)
+			env := effectiveEnv(c.Env)
+			home := env["HOME"]
+			if home == "" || home == "/" || !strings.HasPrefix(env["npm_config_cache"], home+"/") {
+				t.Fatalf("HOME %q, npm_config_cache %q: want a home of its own with npm's cache in it", home, env["npm_config_cache"])
+			}
+			var mount *corev1.VolumeMount
+			for i := range c.VolumeMounts {
+				if c.VolumeMounts[i].MountPath == home {
+					mount = &c.VolumeMounts[i]
+				}
+			}
+			if mount == nil || mount.ReadOnly {
+				t.Fatalf("mounts %+v: nothing writable at HOME %s", c.VolumeMounts, home)
+			}
+			names := map[string]int{}
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				names[v.Name]++
+				if v.Name == mount.Name && v.EmptyDir == nil {
+					t.Errorf("HOME's volume %+v: want an emptyDir", v)
+				}
+			}
+			for n, count := range names {
+				if count > 1 {
+					t.Errorf("volume %s twice", n)
+				}
+			}
+			if err := engine.RunHooks(d, podSecurity...); err != nil {
+				t.Fatal(err)
+			}
+			if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != nonRootUser {
+				t.Errorf("pod security context %+v: the restricted profile as user %d stays", sc, nonRootUser)
+			}
+		})
 	}
 }
 

@@ -54,6 +54,9 @@ type Names struct {
 	// ListenerTLSSecret is the default Secret of the Gateway API listener's certificate and of
 	// the Ingress's TLS, when their secretName is unset.
 	ListenerTLSSecret string
+	// ServiceHost is the Service's name in the cluster, <gateway>.<namespace>.svc: with server
+	// TLS, the name the gateway calls itself by and its certificate must be valid for.
+	ServiceHost string
 }
 
 // NamesFor returns the object names for a Gateway.
@@ -68,6 +71,7 @@ func NamesFor(gw *v1alpha1.Gateway) Names {
 		RoutingConfigMap:  gw.Name + "-routing",
 		HPA:               gw.Name + "-hpa",
 		ListenerTLSSecret: gw.Name + "-tls",
+		ServiceHost:       gw.Name + "." + gw.Namespace + ".svc",
 	}
 }
 

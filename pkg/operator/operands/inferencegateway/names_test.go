@@ -13,11 +13,11 @@ func TestNamesFor(t *testing.T) {
 		sa   *v1alpha1.ServiceAccountSpec
 		want Names
 	}{
-		{nil, Names{Gateway: "gw", ServiceAccount: "gw", RoutingConfigMap: "gw-routing", HPA: "gw-hpa", ListenerTLSSecret: "gw-tls"}},
-		{&v1alpha1.ServiceAccountSpec{Create: true, Name: "runner"}, Names{Gateway: "gw", ServiceAccount: "runner", RoutingConfigMap: "gw-routing", HPA: "gw-hpa", ListenerTLSSecret: "gw-tls"}},
-		{&v1alpha1.ServiceAccountSpec{Create: false}, Names{Gateway: "gw", ServiceAccount: "gw", RoutingConfigMap: "gw-routing", HPA: "gw-hpa", ListenerTLSSecret: "gw-tls"}},
+		{nil, Names{Gateway: "gw", ServiceAccount: "gw", RoutingConfigMap: "gw-routing", HPA: "gw-hpa", ListenerTLSSecret: "gw-tls", ServiceHost: "gw.llm.svc"}},
+		{&v1alpha1.ServiceAccountSpec{Create: true, Name: "runner"}, Names{Gateway: "gw", ServiceAccount: "runner", RoutingConfigMap: "gw-routing", HPA: "gw-hpa", ListenerTLSSecret: "gw-tls", ServiceHost: "gw.llm.svc"}},
+		{&v1alpha1.ServiceAccountSpec{Create: false}, Names{Gateway: "gw", ServiceAccount: "gw", RoutingConfigMap: "gw-routing", HPA: "gw-hpa", ListenerTLSSecret: "gw-tls", ServiceHost: "gw.llm.svc"}},
 	} {
-		gw := &v1alpha1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: "gw"}, Spec: v1alpha1.GatewaySpec{ServiceAccount: tc.sa}}
+		gw := &v1alpha1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: "gw", Namespace: "llm"}, Spec: v1alpha1.GatewaySpec{ServiceAccount: tc.sa}}
 		if got := NamesFor(gw); got != tc.want {
 			t.Errorf("NamesFor(serviceAccount %+v) = %+v, want %+v", tc.sa, got, tc.want)
 		}

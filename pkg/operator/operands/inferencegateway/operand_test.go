@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -397,5 +399,71 @@ func TestUnparsableSelectorKeepsStaticServers(t *testing.T) {
 	}
 	if !slices.Equal(run.mcpServers, []string{"http://static.example:8080/mcp"}) {
 		t.Errorf("mcpServers = %v, want the static server kept", run.mcpServers)
+	}
+}
+
+// TestServiceMonitorCanBeTurnedOffAndYoursIsNoProblem: the ServiceMonitor is the operator's extra
+// (upstream makes none). A user's own ServiceMonitor of the Gateway's name is left alone and,
+// unless they asked for ours (serviceMonitor.enabled: true), is no problem of the Gateway's;
+// enabled: false deletes the operator's (issue 16, defect 7).
+func TestServiceMonitorCanBeTurnedOffAndYoursIsNoProblem(t *testing.T) {
+	gw, key := minimalGateway(t) // upstream's gateway-minimal: telemetry and metrics on
+	env := newFakeEnv(t, []string{"servicemonitors.monitoring.coreos.com"}, key)
+	monitors := env.dynamic.Resource(ServiceMonitorGVR).Namespace(ns)
+	theirs := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+		"metadata": map[string]interface{}{"name": gw.Name, "namespace": ns, "labels": map[string]interface{}{"team": "observability"}},
+		"spec":     map[string]interface{}{"endpoints": []interface{}{map[string]interface{}{"port": "metrics"}}},
+	}}
+	created, err := monitors.Create(env.ctx, theirs, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.createGateway(gw)
+	sync := func() {
+		t.Helper()
+		if err := env.syncGateway(gw.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionFalse, engine.ReasonAsExpected)
+	if !strings.Contains(c.Message, "ServiceMonitor "+ns+"/"+gw.Name) {
+		t.Errorf("Degraded=False should note the ServiceMonitor left alone: %q", c.Message)
+	}
+	if got, _ := monitors.Get(env.ctx, gw.Name, metav1.GetOptions{}); got.GetResourceVersion() != created.GetResourceVersion() {
+		t.Errorf("the user's ServiceMonitor was written: %v", got.GetLabels())
+	}
+
+	setServiceMonitor := func(enabled *bool) {
+		env.updateGateway(gw.Name, func(g *v1alpha1.Gateway) {
+			g.Spec.Telemetry.Metrics.ServiceMonitor = &v1alpha1.ServiceMonitorSpec{Enabled: enabled}
+		})
+		sync()
+	}
+	setServiceMonitor(ptr.To(true))
+	c = env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonObjectNotOwned)
+	if !strings.Contains(c.Message, "ServiceMonitor "+ns+"/"+gw.Name) {
+		t.Errorf("asked for, the ServiceMonitor in the way is a problem naming it: %q", c.Message)
+	}
+
+	if err := monitors.Delete(env.ctx, gw.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setServiceMonitor(nil)
+	ours, err := monitors.Get(env.ctx, gw.Name, metav1.GetOptions{})
+	if err != nil || !engine.IsManaged(ours.GetLabels()) {
+		t.Fatalf("without the user's, the operator's ServiceMonitor: %v %v", err, ours)
+	}
+	env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionFalse, engine.ReasonAsExpected)
+
+	// The operator deletes only what its caches hold as its own.
+	enginetest.WaitFor(t, "the operator's ServiceMonitor in the caches", func() bool {
+		_, err := env.caches.GetMeta(ServiceMonitorGVR.GroupResource(), ns, gw.Name)
+		return err == nil
+	})
+	setServiceMonitor(ptr.To(false))
+	if _, err := monitors.Get(env.ctx, gw.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("serviceMonitor.enabled false: the operator's ServiceMonitor is still there (%v)", err)
 	}
 }

@@ -29,6 +29,9 @@ type renderInput struct {
 	// mcpServers are the MCP server URLs of MCP_SERVERS (mcpServerURLs: the static ones and
 	// those of the MCP objects the controller discovered, sorted, without duplicates).
 	mcpServers []string
+	// backendCA is the CA of the server certificate (backendCAOf), for the BackendTLSPolicy;
+	// "" while the certificate's Secret does not exist.
+	backendCA string
 }
 
 // renderedObject is one asset of bindata.InferenceGatewayAssets or bindata.MCPAssets rendered
@@ -141,12 +144,14 @@ func always[R any](R) bool { return true }
 var gatewayRules = map[string]assetRule[*gatewayRenderer]{
 	bindata.InferenceGatewayServiceAccount:    {serviceAccountWanted, typed[corev1.ServiceAccount, *corev1.ServiceAccount, *gatewayRenderer]()},
 	bindata.InferenceGatewayRoutingConfigMap:  {routingConfigMapWanted, typed(routingConfigMap)},
+	bindata.InferenceGatewayBackendCA:         {backendTLSWanted, typed(backendCAConfigMap)},
 	bindata.InferenceGatewayService:           {always[*gatewayRenderer], typed(gatewayService)},
 	bindata.InferenceGatewayDeployment:        {always[*gatewayRenderer], typed(gatewayDeployment)},
 	bindata.InferenceGatewayHPA:               {gatewayHPAWanted, typed(gatewayHPA)},
 	bindata.InferenceGatewayIngress:           {ingressWanted, typed(gatewayIngress)},
 	bindata.InferenceGatewayGatewayAPIGateway: {gatewayAPIGatewayWanted, untyped(gatewayAPIGateway)},
 	bindata.InferenceGatewayHTTPRoute:         {httpRouteWanted, untyped(httpRoute)},
+	bindata.InferenceGatewayBackendTLSPolicy:  {backendTLSWanted, untyped[*gatewayRenderer]()},
 	bindata.InferenceGatewayServiceMonitor:    {serviceMonitorWanted, untyped[*gatewayRenderer]()},
 }
 
@@ -170,6 +175,12 @@ func ingressWanted(r *gatewayRenderer) bool { return ingressEnabled(r.spec) }
 
 func httpRouteWanted(r *gatewayRenderer) bool { return gatewayAPIEnabled(r.spec) }
 
+// backendTLSWanted: the HTTPRoute's backend serves HTTPS, so the Gateway API implementation
+// needs a BackendTLSPolicy and the CA it names (issue 16, defect 2).
+func backendTLSWanted(r *gatewayRenderer) bool {
+	return gatewayAPIEnabled(r.spec) && serverTLSEnabled(r.spec)
+}
+
 // gatewayAPIGatewayWanted: the operator creates a Gateway API Gateway unless the HTTPRoute
 // attaches to parents the user names.
 func gatewayAPIGatewayWanted(r *gatewayRenderer) bool {
@@ -184,8 +195,27 @@ func gatewayAPIEnabled(spec *v1alpha1.GatewaySpec) bool {
 	return spec.GatewayAPI != nil && spec.GatewayAPI.Enabled
 }
 
-// serviceMonitorWanted: the gateway serves metrics on a port the Service declares.
-func serviceMonitorWanted(r *gatewayRenderer) bool { return metricsDeclared(r.spec) }
+// serviceMonitorWanted: the gateway serves metrics on a port the Service declares, and
+// spec.telemetry.metrics.serviceMonitor.enabled is not false.
+func serviceMonitorWanted(r *gatewayRenderer) bool {
+	if !metricsDeclared(r.spec) {
+		return false
+	}
+	sm := r.spec.Telemetry.Metrics.ServiceMonitor
+	return sm == nil || sm.Enabled == nil || *sm.Enabled
+}
+
+// serviceMonitorRequired: spec.telemetry.metrics.serviceMonitor.enabled is true. Only then is a
+// missing CRD or someone else's ServiceMonitor of the name a problem; unset, the ServiceMonitor
+// is the operator's extra (upstream creates none), and either is only noted (issue 16, defect
+// 7).
+func serviceMonitorRequired(spec *v1alpha1.GatewaySpec) bool {
+	if !metricsDeclared(spec) {
+		return false
+	}
+	sm := spec.Telemetry.Metrics.ServiceMonitor
+	return sm != nil && sm.Enabled != nil && *sm.Enabled
+}
 
 func hpaEnabled(hpa *v1alpha1.HPASpec) bool { return hpa != nil && hpa.Enabled }
 
@@ -203,12 +233,44 @@ func routingConfigMap(r *gatewayRenderer, cm *corev1.ConfigMap) error {
 	return nil
 }
 
+// backendCAConfigMap holds the CA the BackendTLSPolicy verifies the gateway with.
+func backendCAConfigMap(r *gatewayRenderer, cm *corev1.ConfigMap) error {
+	cm.Data = map[string]string{backendCAKey: r.backendCA}
+	return nil
+}
+
+// backendCAKey is the key of a BackendTLSPolicy's CA ConfigMap, the one Gateway API requires,
+// and the key of a kubernetes.io/tls Secret's CA (cert-manager writes it).
+const backendCAKey = "ca.crt"
+
+// backendCAOf is the CA a client needs to verify the gateway's certificate, from the Secret of
+// spec.server.tls.certificateRef: its ca.crt when it has one (cert-manager's Secrets do),
+// else the served chain itself (a self-signed certificate, or a chain that ends in its root
+// such as OpenShift's service CA's). Certificates are public; the key is never read.
+func backendCAOf(spec *v1alpha1.GatewaySpec, secret func(name string) *corev1.Secret) string {
+	if !serverTLSEnabled(spec) || spec.Server.TLS.CertificateRef == nil {
+		return ""
+	}
+	ref := spec.Server.TLS.CertificateRef
+	s := secret(ref.Name)
+	if s == nil {
+		return ""
+	}
+	if ca := s.Data[backendCAKey]; len(ca) > 0 {
+		return string(ca)
+	}
+	return string(s.Data[ref.Key])
+}
+
 // Port names of the gateway's container; the Service's ports target them by name, so they
 // always reach the port the gateway listens on.
 const (
 	portHTTP    = "http"
 	portMetrics = "metrics"
 )
+
+// appProtocolHTTPS is the Service port's appProtocol when the gateway serves TLS.
+const appProtocolHTTPS = "https"
 
 // servicePort is the port of the Service (and of the HTTPRoute's and the Ingress's backend):
 // spec.service.port, else the gateway's own port.
@@ -224,6 +286,11 @@ func servicePort(spec *v1alpha1.GatewaySpec) int32 {
 // (reference §7.6).
 func gatewayService(r *gatewayRenderer, svc *corev1.Service) error {
 	svc.Spec.Ports[0].Port = servicePort(r.spec)
+	if serverTLSEnabled(r.spec) {
+		// Issue 16, defect 2: whatever routes to this port (Gateway API implementations, some
+		// ingress controllers, meshes) learns that it speaks HTTPS.
+		svc.Spec.Ports[0].AppProtocol = ptr.To(appProtocolHTTPS)
+	}
 	if metricsDeclared(r.spec) {
 		svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{
 			Name: portMetrics, Port: metricsPort(r.spec), Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString(portMetrics),
@@ -263,13 +330,26 @@ func gatewayDeployment(r *gatewayRenderer, d *appsv1.Deployment) error {
 	return engine.RunHooks(d,
 		withReplicas(r.spec.Replicas, r.spec.HPA),
 		func(d *appsv1.Deployment) error {
-			c.Env = gatewayEnv(r.spec, r.mcpServers)
+			c.Env = gatewayEnv(r.spec, r.names, r.mcpServers)
 			c.Resources = resources
 			return nil
 		},
 		withGatewayPorts(c, r.spec),
 		withGatewayVolumes(c, r.spec, r.names),
+		withSelfHostAlias(r.spec, r.names),
 	)
+}
+
+// withSelfHostAlias: with server TLS, SERVER_HOST is the Service's name (env.go says why), and
+// the pod's /etc/hosts resolves it to the address the gateway listens on, spec.server.host
+// (0.0.0.0 or ::): the gateway binds every interface and reaches itself at that name.
+func withSelfHostAlias(spec *v1alpha1.GatewaySpec, names Names) engine.DeploymentHook {
+	return func(d *appsv1.Deployment) error {
+		if serverTLSEnabled(spec) {
+			d.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: listenHost(spec), Hostnames: []string{names.ServiceHost}}}
+		}
+		return nil
+	}
 }
 
 // withReplicas: the spec's replicas, or none while a HorizontalPodAutoscaler owns them (an
@@ -439,6 +519,15 @@ func gatewayIngress(r *gatewayRenderer, ing *networkingv1.Ingress) error {
 	if spec.ClassName != "" {
 		ing.Spec.IngressClassName = ptr.To(spec.ClassName)
 	}
+	if serverTLSEnabled(r.spec) {
+		// Issue 16, defect 2: the gateway serves HTTPS, so the controller must speak it to the
+		// backend; the spec's annotations win over these.
+		for key, value := range httpsBackendAnnotations {
+			if _, set := annotations[key]; !set {
+				annotations[key] = value
+			}
+		}
+	}
 	if tls := spec.TLS; tls != nil && tls.Enabled {
 		entry := networkingv1.IngressTLS{SecretName: orDefault(tls.SecretName, r.names.ListenerTLSSecret)}
 		if spec.Host != "" {
@@ -453,6 +542,17 @@ func gatewayIngress(r *gatewayRenderer, ing *networkingv1.Ingress) error {
 		ing.Annotations = annotations
 	}
 	return nil
+}
+
+// httpsBackendAnnotations make the common ingress controllers speak HTTPS to a gateway that
+// serves TLS (spec.server.tls): ingress-nginx's backend protocol, and OpenShift's router, which
+// turns the Ingress into a reencrypt Route (it verifies the gateway's certificate against the
+// service CA unless route.openshift.io/destination-ca-certificate-secret names another). Other
+// controllers take their own annotation through spec.ingress.annotations, or the Service port's
+// appProtocol https.
+var httpsBackendAnnotations = map[string]string{
+	"nginx.ingress.kubernetes.io/backend-protocol": "HTTPS",
+	"route.openshift.io/termination":               "reencrypt",
 }
 
 // certManagerIssuerAnnotation makes cert-manager issue a listener's or an Ingress's certificate

@@ -125,6 +125,30 @@ func TestWanted(t *testing.T) {
 			spec: v1alpha1.GatewaySpec{Telemetry: &v1alpha1.TelemetrySpec{Metrics: &v1alpha1.MetricsSpec{Enabled: true}}},
 			want: always,
 		},
+		{
+			name: "metrics with the ServiceMonitor turned off (issue 16, defect 7)",
+			spec: v1alpha1.GatewaySpec{Telemetry: &v1alpha1.TelemetrySpec{Enabled: true, Metrics: &v1alpha1.MetricsSpec{Enabled: true, ServiceMonitor: &v1alpha1.ServiceMonitorSpec{Enabled: ptr.To(false)}}}},
+			want: always,
+		},
+		{
+			name: "metrics with the ServiceMonitor required",
+			spec: v1alpha1.GatewaySpec{Telemetry: &v1alpha1.TelemetrySpec{Enabled: true, Metrics: &v1alpha1.MetricsSpec{Enabled: true, ServiceMonitor: &v1alpha1.ServiceMonitorSpec{Enabled: ptr.To(true)}}}},
+			want: append(always, bindata.InferenceGatewayServiceMonitor),
+		},
+		{
+			name: "server TLS with Gateway API: a BackendTLSPolicy and its CA (issue 16, defect 2)",
+			spec: v1alpha1.GatewaySpec{
+				Server:     &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("c", "crt"), KeyRef: secretRef("c", "key")}},
+				GatewayAPI: &v1alpha1.RoutingSpec{Enabled: true},
+			},
+			want: append(always, bindata.InferenceGatewayGatewayAPIGateway, bindata.InferenceGatewayHTTPRoute,
+				bindata.InferenceGatewayBackendTLSPolicy, bindata.InferenceGatewayBackendCA),
+		},
+		{
+			name: "server TLS without Gateway API",
+			spec: v1alpha1.GatewaySpec{Server: &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("c", "crt"), KeyRef: secretRef("c", "key")}}},
+			want: always,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, o := range render(t, testGateway(tc.spec)) {
@@ -268,6 +292,9 @@ func TestPortConsistency(t *testing.T) {
 			}
 			svc := serviceOf(objs)
 			wantSvc := []corev1.ServicePort{{Name: portHTTP, Port: tc.service, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString(portHTTP)}}
+			if tc.https && serverTLSEnabled(&tc.spec) {
+				wantSvc[0].AppProtocol = ptr.To("https")
+			}
 			if tc.metricsPort != 0 {
 				wantSvc = append(wantSvc, corev1.ServicePort{Name: portMetrics, Port: tc.metricsPort, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString(portMetrics)})
 			}
@@ -286,6 +313,86 @@ func TestPortConsistency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBackendsSpeakHTTPS: with server TLS, whatever routes to the gateway must speak HTTPS
+// (issue 16, defect 2: "Client sent an HTTP request to an HTTPS server"): the Service port says
+// appProtocol https, an Ingress carries the common controllers' backend-protocol annotations
+// (the spec's own win), and Gateway API gets a BackendTLSPolicy on the Service's port that
+// verifies the Service's name against the certificate's CA.
+func TestBackendsSpeakHTTPS(t *testing.T) {
+	tls := &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("gw-cert", "tls.crt"), KeyRef: secretRef("gw-cert", "tls.key")}
+	spec := v1alpha1.GatewaySpec{
+		Server:     &v1alpha1.ServerSpec{TLS: tls},
+		Ingress:    &v1alpha1.IngressSpec{Enabled: true, Host: "api.example.com", Annotations: map[string]string{"route.openshift.io/termination": "passthrough"}},
+		GatewayAPI: &v1alpha1.RoutingSpec{Enabled: true},
+	}
+	objs, err := renderAll(renderInput{cr: testGateway(spec), backendCA: "CA PEM"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byA := byAsset(objs)
+	svc := byA[bindata.InferenceGatewayService].obj.(*corev1.Service)
+	if p := svc.Spec.Ports[0]; p.AppProtocol == nil || *p.AppProtocol != "https" {
+		t.Errorf("Service port %+v: want appProtocol https", p)
+	}
+	ing := byA[bindata.InferenceGatewayIngress].obj.(*networkingv1.Ingress)
+	if got := ing.Annotations["nginx.ingress.kubernetes.io/backend-protocol"]; got != "HTTPS" {
+		t.Errorf("Ingress annotations %v: want ingress-nginx's backend protocol HTTPS", ing.Annotations)
+	}
+	if got := ing.Annotations["route.openshift.io/termination"]; got != "passthrough" {
+		t.Errorf("route.openshift.io/termination %q: the spec's annotation must win", got)
+	}
+	policy := byA[bindata.InferenceGatewayBackendTLSPolicy].obj.(*unstructured.Unstructured)
+	want := `{"targetRefs":[{"group":"","kind":"Service","name":"gw","sectionName":"http"}],"validation":{"caCertificateRefs":[{"group":"","kind":"ConfigMap","name":"gw-backend-ca"}],"hostname":"gw.llm.svc"}}`
+	if got := jsonOf(t, policy.Object["spec"]); got != want {
+		t.Errorf("BackendTLSPolicy spec\n got %s\nwant %s", got, want)
+	}
+	if ca := byA[bindata.InferenceGatewayBackendCA].obj.(*corev1.ConfigMap); !reflect.DeepEqual(ca.Data, map[string]string{"ca.crt": "CA PEM"}) {
+		t.Errorf("CA ConfigMap %s data %v", ca.Name, ca.Data)
+	}
+	if svc.Spec.Ports[0].Name != policy.Object["spec"].(map[string]interface{})["targetRefs"].([]interface{})[0].(map[string]interface{})["sectionName"] {
+		t.Errorf("the policy's sectionName is not the Service's port %q", svc.Spec.Ports[0].Name)
+	}
+
+	plain := byAsset(must(renderAll(renderInput{cr: testGateway(v1alpha1.GatewaySpec{Ingress: spec.Ingress})})))
+	if p := plain[bindata.InferenceGatewayService].obj.(*corev1.Service).Spec.Ports[0]; p.AppProtocol != nil {
+		t.Errorf("appProtocol %q without TLS", *p.AppProtocol)
+	}
+	if a := plain[bindata.InferenceGatewayIngress].obj.(*networkingv1.Ingress).Annotations; a["nginx.ingress.kubernetes.io/backend-protocol"] != "" {
+		t.Errorf("backend-protocol without TLS: %v", a)
+	}
+}
+
+// TestBackendCAOf: the CA for the BackendTLSPolicy is the certificate Secret's ca.crt, else the
+// served chain; none without TLS or Secret.
+func TestBackendCAOf(t *testing.T) {
+	tlsSpec := v1alpha1.GatewaySpec{Server: &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("c", "cert.pem"), KeyRef: secretRef("k", "key.pem")}}}
+	secrets := map[string]*corev1.Secret{
+		"c": {Data: map[string][]byte{"cert.pem": []byte("CHAIN"), "ca.crt": []byte("ROOT")}},
+	}
+	lookup := func(name string) *corev1.Secret { return secrets[name] }
+	if got := backendCAOf(&tlsSpec, lookup); got != "ROOT" {
+		t.Errorf("with ca.crt: %q", got)
+	}
+	delete(secrets["c"].Data, "ca.crt")
+	if got := backendCAOf(&tlsSpec, lookup); got != "CHAIN" {
+		t.Errorf("without ca.crt: %q", got)
+	}
+	delete(secrets, "c")
+	if got := backendCAOf(&tlsSpec, lookup); got != "" {
+		t.Errorf("without the Secret: %q", got)
+	}
+	if got := backendCAOf(&v1alpha1.GatewaySpec{}, lookup); got != "" {
+		t.Errorf("without TLS: %q", got)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // TestServerTLS: the gateway serves HTTPS with the referenced certificate and key, which are
@@ -310,6 +417,20 @@ func TestServerTLS(t *testing.T) {
 	env := effectiveEnv(c.Env)
 	if env["SERVER_TLS_CERT_PATH"] != "/app/tls/tls.crt" || env["SERVER_TLS_KEY_PATH"] != "/app/tls/tls.key" {
 		t.Errorf("TLS paths %q, %q", env["SERVER_TLS_CERT_PATH"], env["SERVER_TLS_KEY_PATH"])
+	}
+	// The gateway calls itself at SERVER_HOST (issue 16, defect 1): the Service's name, which the
+	// pod resolves to the address it listens on, and whose certificate it trusts.
+	if env["SERVER_HOST"] != "gw.llm.svc" {
+		t.Errorf("SERVER_HOST %q, want the Service's name gw.llm.svc", env["SERVER_HOST"])
+	}
+	if got, want := d.Spec.Template.Spec.HostAliases, []corev1.HostAlias{{IP: "0.0.0.0", Hostnames: []string{"gw.llm.svc"}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hostAliases %+v, want %+v", got, want)
+	}
+	if dirs := strings.Split(env["SSL_CERT_DIR"], ":"); !slices.Contains(dirs, "/app/tls") || !slices.Contains(dirs, "/etc/ssl/certs") {
+		t.Errorf("SSL_CERT_DIR %q: want the mounted certificate's directory and the system's", env["SSL_CERT_DIR"])
+	}
+	if off := deploymentOf(render(t, testGateway(v1alpha1.GatewaySpec{}))); off.Spec.Template.Spec.HostAliases != nil {
+		t.Errorf("hostAliases without TLS: %+v", off.Spec.Template.Spec.HostAliases)
 	}
 	for _, p := range c.Ports {
 		if p.ContainerPort == 8443 {

@@ -37,6 +37,12 @@ type objectRun struct {
 	// prepare changes a component's Deployment before it is applied (hash annotations, the
 	// live replicas while an HPA owns them).
 	prepare func(d *appsv1.Deployment) error
+	// bestEffort says which optional objects the CR wants without asking for them (nil: none).
+	bestEffort func(asset string) bool
+}
+
+func (run *objectRun) isBestEffort(asset string) bool {
+	return run.bestEffort != nil && run.bestEffort(asset)
 }
 
 // ApplyAsset applies one rendered object, or, when the CR does not ask for it, deletes the
@@ -53,7 +59,7 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 			if !ro.wanted {
 				return nil
 			}
-			if bestEffort[asset] {
+			if run.isBestEffort(asset) {
 				return engine.Note("no %s for %s: its CustomResourceDefinition %s is not installed (install the Prometheus operator to have the gateway's metrics scraped; the operator picks it up without a restart)",
 					u.GetKind(), featureOf(asset), engine.CRDName(gvr))
 			}
@@ -81,7 +87,13 @@ func (run *objectRun) ApplyAsset(ctx context.Context, asset string) error {
 		run.applied = actual
 		return nil
 	}
-	return run.applier.Apply(ctx, ro.obj)
+	err = run.applier.Apply(ctx, ro.obj)
+	if se, ok := err.(*engine.StepError); ok && se.Reason == engine.ReasonObjectNotOwned && run.isBestEffort(asset) {
+		// Someone else's object of the name, where the CR did not ask for ours: theirs stays,
+		// and it is no problem of the CR's (issue 16, defect 7).
+		return engine.Note("%s: the operator creates none while it is there", se.Message)
+	}
+	return err
 }
 
 // RemoveAsset deletes an asset's object if this CR's operator made it (a walk backwards; CRs
@@ -123,6 +135,7 @@ type gatewayRun struct {
 func (o *Operand) newGatewayRun(gw *v1alpha1.Gateway) *gatewayRun {
 	run := &gatewayRun{objectRun: o.newObjectRun(gatewayGVK, gw, gw.Status.Generations), cr: gw, names: NamesFor(gw)}
 	run.prepare = run.prepareDeployment
+	run.bestEffort = func(asset string) bool { return bestEffort(asset, &gw.Spec) }
 	return run
 }
 

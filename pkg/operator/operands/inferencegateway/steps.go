@@ -2,7 +2,11 @@ package inferencegateway
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"net"
+	"slices"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,13 +75,18 @@ func kindOfAsset(asset string) string {
 var optionalFeatures = map[string]string{
 	bindata.InferenceGatewayGatewayAPIGateway: "spec.gatewayAPI.enabled",
 	bindata.InferenceGatewayHTTPRoute:         "spec.gatewayAPI.enabled",
-	bindata.InferenceGatewayServiceMonitor:    "spec.telemetry.metrics.enabled",
+	bindata.InferenceGatewayBackendTLSPolicy:  "spec.server.tls.enabled with spec.gatewayAPI.enabled",
+	bindata.InferenceGatewayServiceMonitor:    "spec.telemetry.metrics.serviceMonitor",
 }
 
-// bestEffort are the optional objects the CR does not ask for by name: the ServiceMonitor
-// follows from serving metrics. Without its CRD it is skipped, and the Degraded=False condition
-// says so; the Gateway API objects, which spec.gatewayAPI asks for, are a problem instead.
-var bestEffort = map[string]bool{bindata.InferenceGatewayServiceMonitor: true}
+// bestEffort says whether a Gateway wants an optional object without asking for it by name:
+// the ServiceMonitor follows from serving metrics unless spec.telemetry.metrics.serviceMonitor
+// .enabled is true. Without its CRD, or with someone else's object of its name, it is skipped,
+// and the Degraded=False condition says so; the Gateway API objects, which spec.gatewayAPI asks
+// for, and a required ServiceMonitor are a problem instead.
+func bestEffort(asset string, spec *v1alpha1.GatewaySpec) bool {
+	return asset == bindata.InferenceGatewayServiceMonitor && !serviceMonitorRequired(spec)
+}
 
 func featureOf(asset string) string {
 	if f, ok := optionalFeatures[asset]; ok {
@@ -118,7 +127,50 @@ func watchReferences(ctx context.Context, run *gatewayRun, _ []string) error {
 		return engine.Problem(engine.ReasonSecretMissing,
 			"the gateway's pods read %v, which do not exist: create them (the pods start once they do)", missing)
 	}
+	if serverTLSEnabled(&run.cr.Spec) {
+		ref := run.cr.Spec.Server.TLS.CertificateRef
+		if s := run.secretNamed(ref.Name); s != nil {
+			if problem := serverCertificateProblem(s.Data[ref.Key], run.names.ServiceHost); problem != "" {
+				return engine.Problem(v1alpha1.ReasonServerCertificateInvalid,
+					"spec.server.tls.certificateRef (Secret %s/%s, key %s) %s: the gateway calls itself at https://%s for every provider request, so it would serve no model; issue the certificate for %s",
+					run.cr.Namespace, ref.Name, ref.Key, problem, run.names.ServiceHost, run.names.ServiceHost)
+			}
+		}
+	}
 	return nil
+}
+
+// serverCertificateProblem says why the PEM certificate chain data cannot serve the gateway's
+// calls to itself at host ("" when it can): its first certificate, the one the gateway
+// presents, must be valid for host. Only names are reported, never the content.
+func serverCertificateProblem(data []byte, host string) string {
+	for rest := data; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			return "holds no PEM certificate"
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return "holds a certificate that does not parse"
+		}
+		if err := cert.VerifyHostname(host); err != nil {
+			names := append(slices.Clone(cert.DNSNames), ipStrings(cert.IPAddresses)...)
+			return fmt.Sprintf("is not valid for %s (it is for %v)", host, names)
+		}
+		return ""
+	}
+}
+
+func ipStrings(ips []net.IP) []string {
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = ip.String()
+	}
+	return out
 }
 
 // watchMCPReferences watches the TLS Secret an MCP server's pods mount, so a rotation rolls
@@ -165,7 +217,7 @@ func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 
 // renderGatewayStep renders every asset of the Gateway.
 func renderGatewayStep(_ context.Context, run *gatewayRun, _ []string) error {
-	objs, err := renderAll(renderInput{cr: run.cr, mcpServers: run.mcpServers})
+	objs, err := renderAll(renderInput{cr: run.cr, mcpServers: run.mcpServers, backendCA: backendCAOf(&run.cr.Spec, run.secretNamed)})
 	if err != nil {
 		return engine.MissingDependency(engine.ReasonApplyFailed, "the spec cannot be rendered: %v", err)
 	}

@@ -565,11 +565,10 @@ func (c *Container) probe(ctx context.Context, proc *process) {
 	wg.Wait()
 }
 
-// runProbe probes on the probe's schedule; onChange is called when the verdict flips and says
-// whether to go on. Returns false when ctx ended.
-func (c *Container) runProbe(ctx context.Context, pr *corev1.Probe, t probe.Target, initial bool, onChange func(bool) bool) bool {
+// probeLoop runs a probe on its schedule (initial delay, then every period) and hands each
+// result to step until step says stop (true) or ctx ends (false).
+func probeLoop(ctx context.Context, pr *corev1.Probe, t probe.Target, step func(ok bool, msg string) bool) bool {
 	timing := probe.TimingOf(pr)
-	th := probe.NewThresholds(pr, initial)
 	select {
 	case <-ctx.Done():
 		return false
@@ -582,13 +581,8 @@ func (c *Container) runProbe(ctx context.Context, pr *corev1.Probe, t probe.Targ
 		if ctx.Err() != nil {
 			return false
 		}
-		if !ok && msg != "" {
-			c.logf("probe: %s", msg)
-		}
-		if th.Observe(ok) {
-			if !onChange(th.Result) {
-				return true
-			}
+		if step(ok, msg) {
+			return true
 		}
 		select {
 		case <-ctx.Done():
@@ -598,39 +592,37 @@ func (c *Container) runProbe(ctx context.Context, pr *corev1.Probe, t probe.Targ
 	}
 }
 
+// runProbe probes until ctx ends; onChange is called when the verdict flips and says whether to
+// go on.
+func (c *Container) runProbe(ctx context.Context, pr *corev1.Probe, t probe.Target, initial bool, onChange func(bool) bool) {
+	th := probe.NewThresholds(pr, initial)
+	probeLoop(ctx, pr, t, func(ok bool, msg string) bool {
+		if !ok && msg != "" {
+			c.logf("probe: %s", msg)
+		}
+		return th.Observe(ok) && !onChange(th.Result)
+	})
+}
+
 // startupProbe probes until success (true) or failureThreshold failures in a row, when the
 // container is killed to be restarted (false; also when ctx ended).
 func (c *Container) startupProbe(ctx context.Context, pr *corev1.Probe, t probe.Target) bool {
-	timing := probe.TimingOf(pr)
 	th := probe.NewThresholds(pr, false)
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(timing.InitialDelay):
-	}
-	tick := time.NewTicker(timing.Period)
-	defer tick.Stop()
-	failures := int32(0)
-	for {
-		ok, msg := probe.Run(ctx, pr, t)
-		if ctx.Err() != nil {
-			return false
-		}
+	failures, started := int32(0), false
+	probeLoop(ctx, pr, t, func(ok bool, msg string) bool {
 		if ok {
+			started = true
 			return true
 		}
 		failures++
 		if failures >= th.Failure {
 			c.logf("startup probe failed %d times (%s): restarting", failures, msg)
 			go c.kill(probeGrace(c.pod.pod, pr))
-			return false
+			return true
 		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick.C:
-		}
-	}
+		return false
+	})
+	return started
 }
 
 func probeGrace(pod *corev1.Pod, pr *corev1.Probe) time.Duration {

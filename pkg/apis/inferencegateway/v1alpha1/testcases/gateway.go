@@ -116,6 +116,8 @@ spec:
 	{Name: "auth enabled with oidc defaults", Base: BaseGateway, Patch: `{spec: {auth: {enabled: true, oidc: {}}}}`},
 	{Name: "auth disabled without oidc", Base: BaseGateway, Patch: `{spec: {auth: {enabled: false}}}`},
 	{Name: "server tls disabled without refs", Base: BaseGateway, Patch: `{spec: {server: {tls: {enabled: false}}}}`},
+	{Name: "server tls disabled on a loopback host", Base: BaseGateway, Patch: `{spec: {server: {host: 127.0.0.1, tls: {enabled: false}}}}`},
+	{Name: "server tls on ::", Base: BaseGateway, Patch: `{spec: {server: {host: "::", tls: {enabled: true, certificateRef: {name: gw-tls, key: tls.crt}, keyRef: {name: gw-tls, key: tls.key}}}}}`},
 	{Name: "routing with inline config", Base: BaseGateway, Patch: `{spec: {routing: {enabled: true, config: "models: {}"}}}`},
 	{Name: "routing disabled without config", Base: BaseGateway, Patch: `{spec: {routing: {enabled: false}}}`},
 	{Name: "routing with an empty config and a configMapRef", Base: BaseGateway, Patch: `{spec: {routing: {enabled: true, config: "", configMapRef: {name: routing, key: r.yaml}}}}`},
@@ -290,6 +292,15 @@ var GatewayRejected = []Case{
 		Errors: []string{admission.Invalid("spec.server.tls", v1alpha1.MessageServerTLSRefNames)}},
 	{Name: "server tls disabled, certificateRef with an empty name", Base: BaseGateway, Patch: `{spec: {server: {tls: {certificateRef: {name: "", key: tls.crt}}}}}`,
 		Errors: []string{admission.Invalid("spec.server.tls", v1alpha1.MessageServerTLSRefNames)}},
+	// issue 16, defect 1: with TLS the gateway calls itself at its Service's name, resolved to
+	// the listen address inside the pod; a specific address would leave the Service or the
+	// gateway itself unanswered.
+	{Name: "server tls on a loopback host", Base: BaseGateway, Patch: `{spec: {server: {host: 127.0.0.1, tls: {enabled: true, certificateRef: {name: gw-tls, key: tls.crt}, keyRef: {name: gw-tls, key: tls.key}}}}}`,
+		Errors: []string{admission.Invalid("spec.server.host", v1alpha1.MessageServerTLSHost)}},
+	{Name: "server tls on a host name", Base: BaseGateway, Patch: `{spec: {server: {host: gateway.example.com, tls: {enabled: true, certificateRef: {name: gw-tls, key: tls.crt}, keyRef: {name: gw-tls, key: tls.key}}}}}`,
+		Errors: []string{admission.Invalid("spec.server.host", v1alpha1.MessageServerTLSHost)}},
+	{Name: "provider env sets SSL_CERT_DIR", Base: BaseGateway, Patch: `{spec: {providers: [{name: x, env: [{name: SSL_CERT_DIR, value: /etc/certs}]}]}}`,
+		Errors: []string{admission.Invalid("spec.providers[0].env", v1alpha1.MessageProviderManagedEnv)}},
 	{Name: "auth enabled without oidc", Base: BaseGateway, Patch: `{spec: {auth: {enabled: true}}}`, Errors: []string{admission.Required("spec.auth.oidc", v1alpha1.MessageAuthNeedsOIDC)}},
 	{Name: "oidc clientSecretRef without a Secret name", Base: BaseGateway, Patch: `{spec: {auth: {enabled: true, oidc: {clientSecretRef: {key: secret}}}}}`, Errors: []string{admission.Invalid("spec.auth.oidc", v1alpha1.MessageOIDCRefNames)}},
 	{Name: "oidc caCertRef without a ConfigMap name", Base: BaseGateway, Patch: `{spec: {auth: {oidc: {caCertRef: {name: "", key: ca.crt}}}}}`, Errors: []string{admission.Invalid("spec.auth.oidc", v1alpha1.MessageOIDCRefNames)}},

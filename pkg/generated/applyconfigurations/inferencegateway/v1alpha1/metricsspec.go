@@ -32,6 +32,12 @@ type MetricsSpecApplyConfiguration struct {
 	// exporter is accepted by upstream's schema for Agents only. The gateway exports no
 	// metrics: setting it is rejected.
 	Exporter *MetricsExporterSpecApplyConfiguration `json:"exporter,omitempty"`
+	// serviceMonitor is the Prometheus operator's ServiceMonitor for the metrics port, named
+	// like the Gateway. Upstream creates none; this operator creates one when metrics are
+	// enabled, unless told not to. Unset, it is created where the ServiceMonitor CRD exists and
+	// no ServiceMonitor of that name is someone else's (either is only noted on Degraded=False:
+	// yours is left alone and nothing scrapes the pods twice through the operator).
+	ServiceMonitor *ServiceMonitorSpecApplyConfiguration `json:"serviceMonitor,omitempty"`
 }
 
 // MetricsSpecApplyConfiguration constructs a declarative configuration of the MetricsSpec type for use with
@@ -61,5 +67,13 @@ func (b *MetricsSpecApplyConfiguration) WithPort(value int32) *MetricsSpecApplyC
 // If called multiple times, the Exporter field is set to the value of the last call.
 func (b *MetricsSpecApplyConfiguration) WithExporter(value *MetricsExporterSpecApplyConfiguration) *MetricsSpecApplyConfiguration {
 	b.Exporter = value
+	return b
+}
+
+// WithServiceMonitor sets the ServiceMonitor field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ServiceMonitor field is set to the value of the last call.
+func (b *MetricsSpecApplyConfiguration) WithServiceMonitor(value *ServiceMonitorSpecApplyConfiguration) *MetricsSpecApplyConfiguration {
+	b.ServiceMonitor = value
 	return b
 }

@@ -24,7 +24,8 @@ package v1alpha1
 // ServerSpec is the gateway's HTTP server.
 type ServerSpecApplyConfiguration struct {
 	// host is the address the gateway listens on (SERVER_HOST). Default 0.0.0.0 (all
-	// interfaces); a loopback address would make the gateway unreachable from its Service.
+	// interfaces); a loopback address would make the gateway unreachable from its Service. With
+	// tls it must be 0.0.0.0 or ::, and SERVER_HOST is the Service's name instead (see tls).
 	Host *string `json:"host,omitempty"`
 	// port the gateway listens on (SERVER_PORT, the container port named http and the probes'
 	// port), 1024 to 65535. Default 8080.

@@ -29,7 +29,12 @@ import (
 type TLSConfigApplyConfiguration struct {
 	// enabled makes the gateway serve HTTPS on server.port: the operator mounts certificateRef
 	// and keyRef and sets SERVER_TLS_CERT_PATH and SERVER_TLS_KEY_PATH, and the probes use
-	// HTTPS. Default false.
+	// HTTPS. The gateway calls itself over HTTPS for every provider request, at
+	// <gateway>.<namespace>.svc (SERVER_HOST, resolved to server.host inside the pod) and
+	// trusting the mounted certificate (SSL_CERT_DIR): the certificate must be valid for that
+	// name, or the Gateway is Degraded (ServerCertificateInvalid). The Service's port gets
+	// appProtocol https, an Ingress the annotations that make common controllers speak HTTPS to
+	// it, and a Gateway API route a BackendTLSPolicy. Default false.
 	Enabled *bool `json:"enabled,omitempty"`
 	// certificateRef is the key of a Secret in the Gateway's namespace holding the PEM
 	// certificate chain (for example tls.crt of a kubernetes.io/tls Secret).
