@@ -47,6 +47,7 @@
 #                              (hack/operands/services.sh: Redis, PostgreSQL, S3, npm registry,
 #                              OIDC issuer, and the Services the pods reach them by); `down`
 #                              stops them.
+#   REAL_PODS_SERVICES [true]  false: real pods without the backing services (make test-realpods)
 #   REAL_PODS_IMAGE_TABLE [$OUTPUT_DIR/operands/images.tsv]   the agent's image table
 #   REAL_PODS_FORWARDS []      host ports for Services, words LISTEN=NAMESPACE/SERVICE:PORT, e.g.
 #                              127.0.0.1:$REAL_PODS_FORWARD_PORT=ns/svc:8000 (hack/lib/instance.sh
@@ -97,6 +98,7 @@ SA_ISSUER="https://kubernetes.default.svc.cluster.local"
 REAL_PODS="${REAL_PODS:-false}"
 REAL_PODS_IMAGE_TABLE="${REAL_PODS_IMAGE_TABLE:-${OUTPUT_DIR}/operands/images.tsv}"
 REAL_PODS_FORWARDS="${REAL_PODS_FORWARDS:-}"
+REAL_PODS_SERVICES="${REAL_PODS_SERVICES:-true}"
 # Which one runs the pods (kwok or realpods), decided by `up` and kept for `down` and `status`.
 POD_RUNNER_FILE="${STATE}/pod-runner"
 pod_runner() { cat "${POD_RUNNER_FILE}" 2>/dev/null || echo kwok; }
@@ -685,7 +687,7 @@ cmd_up() {
   wait_for "the controller manager to create default ServiceAccount" kcm_working
   log "control plane up in $((SECONDS - t0))s"
 
-  if [[ "$(pod_runner)" == "realpods" ]]; then
+  if [[ "$(pod_runner)" == "realpods" && "${REAL_PODS_SERVICES}" == "true" ]]; then
     "${ROOT}/hack/operands/services.sh" start
   fi
 

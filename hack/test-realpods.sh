@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test-realpods: the real-pods agent's unit tests, then its live test against a local
-# cluster of its own (instance `realpods`, ports 30xxx, hack/lib/instance.sh) started with
+# cluster of its own (instance `realpods`, ports 24xxx, hack/lib/instance.sh) started with
 # REAL_PODS=true and an image table that maps the test image realpods.test/echo to
 # realpods-echo. The cluster is brought down afterwards (KEEP_CLUSTER=true leaves it up; its logs
 # stay in _output/realpods-cluster/logs, container logs under logs/pods).
@@ -43,7 +43,7 @@ cleanup() {
 }
 proc::on_exit cleanup
 
-REAL_PODS=true REAL_PODS_IMAGE_TABLE="${TABLE}" WITH_CERT_MANAGER=false SKIP_BUILD=true "${CLUSTER}" up
+REAL_PODS=true REAL_PODS_SERVICES=false REAL_PODS_IMAGE_TABLE="${TABLE}" WITH_CERT_MANAGER=false SKIP_BUILD=true "${CLUSTER}" up
 if [[ "$(cat "${LOCAL_CLUSTER_DIR}/pod-runner")" != "realpods" ]]; then
   log "FAIL: the cluster came up with simulated pods (see the line above): this machine cannot run real pods"
   exit 1
