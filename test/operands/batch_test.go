@@ -266,6 +266,19 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 		})
 		waitDeploymentReady(ctx, ns, batchCR+"-async-processor")
 		runBatch(ctx, c, 3, "async")
+		// Defect 5: llm-d-async v0.7.3 exits without a service-account token (it builds an
+		// in-cluster client for its metrics server whatever the metrics auth says). Its process
+		// stayed up through the batch: Ready, never restarted.
+		pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=async-processor"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pods.Items).NotTo(BeEmpty())
+		for _, pod := range pods.Items {
+			Expect(pod.Status.ContainerStatuses).NotTo(BeEmpty())
+			for _, cs := range pod.Status.ContainerStatuses {
+				Expect(cs.Ready).To(BeTrue(), "async processor %s/%s not ready: %+v", pod.Name, cs.Name, cs.State)
+				Expect(cs.RestartCount).To(BeZero(), "async processor %s/%s restarted: %+v", pod.Name, cs.Name, cs.LastTerminationState)
+			}
+		}
 	})
 
 	It("rolls the pods onto rotated credentials, and stops them when the CR goes", func(ctx SpecContext) {

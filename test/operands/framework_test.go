@@ -195,6 +195,20 @@ func byKind(objs []*unstructured.Unstructured, kind, name string) *unstructured.
 	return nil
 }
 
+// condition is the CR's condition of type typ as it is now (failing g when it has none).
+func condition(g Gomega, ctx context.Context, obj *unstructured.Unstructured, ns, typ string) map[string]any {
+	live, err := resource(obj, ns).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == typ {
+			return m
+		}
+	}
+	g.Expect(conds).To(ContainElement(HaveKeyWithValue("type", typ)))
+	return nil
+}
+
 // waitCondition polls the CR until condition typ is True.
 func waitCondition(ctx context.Context, obj *unstructured.Unstructured, ns, typ string) {
 	By(fmt.Sprintf("waiting for %s %s/%s %s=True", obj.GetKind(), ns, obj.GetName(), typ))
@@ -269,4 +283,41 @@ func dumpNamespace(ctx context.Context, ns string) {
 			GinkgoWriter.Printf("event %s %s/%s %s: %s\n", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
 		}
 	}
+}
+
+type hostProcess struct {
+	pid, uid int
+	cmdline  string
+}
+
+// podProcesses are the processes on this machine that run a real pod's containers: the real-pod
+// agent gives each the pod's name as HOSTNAME (as a kubelet does), which their children inherit.
+// The suite runs on the machine that runs the pods (hack/test-operands-local.sh).
+func podProcesses(pod string) []hostProcess {
+	entries, err := os.ReadDir("/proc")
+	Expect(err).NotTo(HaveOccurred())
+	want := []byte("HOSTNAME=" + pod + "\x00")
+	var out []hostProcess
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, want...)) {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		p := hostProcess{pid: pid, uid: -1}
+		if m := regexp.MustCompile(`(?m)^Uid:\s+(\d+)`).FindSubmatch(status); m != nil {
+			_, _ = fmt.Sscan(string(m[1]), &p.uid)
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		p.cmdline = strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+		out = append(out, p)
+	}
+	return out
 }

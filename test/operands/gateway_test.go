@@ -142,6 +142,23 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 			g.Expect(tools).To(ContainElement("echo"))
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 		GinkgoWriter.Printf("MCP tools through %s: %v\n", gw, tools)
+
+		// Defect 3: npx on node:lts crashed as user 65532 (no writable HOME or npm cache). The
+		// server's processes on this machine (npx, then node) run as 65532, not root.
+		pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=mcp-server,app.kubernetes.io/instance=mcp-everything"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pods.Items).NotTo(BeEmpty())
+		for _, pod := range pods.Items {
+			procs := podProcesses(pod.Name)
+			Expect(procs).NotTo(BeEmpty(), "no process of pod %s on this machine", pod.Name)
+			var server bool
+			for _, p := range procs {
+				Expect(p.uid).To(Equal(65532), "process %d (%s) of pod %s", p.pid, p.cmdline, pod.Name)
+				server = server || strings.Contains(p.cmdline, "server-everything")
+			}
+			Expect(server).To(BeTrue(), "no server-everything process among %v", procs)
+			GinkgoWriter.Printf("MCP pod %s: %d processes, all uid 65532\n", pod.Name, len(procs))
+		}
 	})
 
 	It("streams a chat completion", func(ctx SpecContext) {

@@ -14,7 +14,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -52,36 +51,47 @@ func servingCert(dnsNames []string, ips []net.IP) (certPEM, keyPEM []byte, clien
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), client
 }
 
-// TLS on the Gateway's server (issue 16, defects 1 and 2): either the operator makes it work end
-// to end (a chat completion over HTTPS, the provider calls included) or it refuses it at
-// admission with a message that says why. Ready-and-serving-nothing fails here.
+// TLS on the Gateway's server (issue 16, defects 1 and 2). The gateway calls itself at
+// https://SERVER_HOST:SERVER_PORT for every provider request: before the fix it was Ready and
+// served no model. Here a certificate that does not name the Service first makes the Gateway
+// Degraded/ServerCertificateInvalid (the operator says why instead of reporting a gateway that
+// serves nothing), then the right certificate clears it and a chat completion goes through the
+// Service over HTTPS, the gateway's calls to itself included (/v1/models lists the provider's
+// models only when they succeed).
 var _ = Describe("Inference gateway TLS on real pods", Ordered, func() {
-	It("serves chat completions over HTTPS end to end, or refuses TLS at admission with the reason", func(ctx SpecContext) {
+	It("reports a certificate without the Service's name, then serves chat completions over HTTPS", func(ctx SpecContext) {
 		ns := namespace(ctx, "operands-gateway-tls")
 		gw, plain := deployGatewaySample(ctx, ns, nil)
 		eventuallyChat(ctx, plain, nil, "before TLS")
 		svc, err := fw.kube.CoreV1().Services(ns).Get(ctx, gatewayCR, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		names := []string{gatewayCR + "." + ns + ".svc.cluster.local", gatewayCR + "." + ns + ".svc", gatewayCR, "localhost"}
-		certPEM, keyPEM, client := servingCert(names, []net.IP{net.ParseIP(svc.Spec.ClusterIP), net.IPv4(127, 0, 0, 1), net.IPv4zero})
-		secret := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "gateway-tls"},
-			"type":       "kubernetes.io/tls",
-			"stringData": map[string]any{"tls.crt": string(certPEM), "tls.key": string(keyPEM)},
-		}}
-		apply(ctx, ns, secret)
+		serviceHost := gatewayCR + "." + ns + ".svc"
 
+		By("a certificate for another name: Degraded/ServerCertificateInvalid, naming the Service's name")
+		wrongPEM, wrongKey, _ := servingCert([]string{"not-the-gateway.example"}, []net.IP{net.ParseIP(svc.Spec.ClusterIP)})
+		apply(ctx, ns, tlsSecret(wrongPEM, wrongKey))
 		patch := []byte(`{"spec":{"server":{"tls":{"enabled":true,` +
 			`"certificateRef":{"name":"gateway-tls","key":"tls.crt"},"keyRef":{"name":"gateway-tls","key":"tls.key"}}}}}`)
 		_, err = resource(gw, ns).Patch(ctx, gatewayCR, types.MergePatchType, patch, metav1.PatchOptions{})
-		if err != nil {
-			By("TLS refused at admission: the message must say why")
-			Expect(strings.ToLower(err.Error())).To(ContainSubstring("tls"), "%v", err)
-			GinkgoWriter.Printf("spec.server.tls refused at admission: %v\n", err)
-			return
-		}
+		Expect(err).NotTo(HaveOccurred(), "spec.server.tls with host 0.0.0.0 must be accepted")
+		Eventually(func(g Gomega) {
+			c := condition(g, ctx, gw, ns, "Degraded")
+			g.Expect(c["status"]).To(Equal("True"))
+			g.Expect(c["reason"]).To(Equal("ServerCertificateInvalid"))
+			g.Expect(c["message"]).To(ContainSubstring(serviceHost))
+		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+
+		By("the certificate for the Service's names: Degraded clears, the Deployment rolls out")
+		names := []string{serviceHost + ".cluster.local", serviceHost, gatewayCR}
+		certPEM, keyPEM, client := servingCert(names, []net.IP{net.ParseIP(svc.Spec.ClusterIP)})
+		apply(ctx, ns, tlsSecret(certPEM, keyPEM))
+		Eventually(func(g Gomega) {
+			c := condition(g, ctx, gw, ns, "Degraded")
+			g.Expect(c["status"]).To(Equal("False"), "%v", c["message"])
+		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 		waitRolledOut(ctx, ns)
 		waitCondition(ctx, gw, ns, "Available")
+
 		url := fmt.Sprintf("https://%s:8080", svc.Spec.ClusterIP)
 		By("a chat completion over HTTPS through " + url)
 		Eventually(func(g Gomega) {
@@ -92,9 +102,21 @@ var _ = Describe("Inference gateway TLS on real pods", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 		resp, err := postWith(ctx, client, url+"/v1/models", nil)
 		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.code).To(Equal(http.StatusOK), string(resp.body))
 		Expect(string(resp.body)).To(ContainSubstring(simModel), "the gateway lists no models over TLS (its calls to itself fail)")
+		By("plain HTTP is no longer served on the port")
+		code, body, err := do(ctx, http.MethodGet, plain+"/v1/models", nil, nil)
+		Expect(err != nil || code == http.StatusBadRequest).To(BeTrue(), "plain HTTP still answered %d %s", code, body)
 	})
 })
+
+func tlsSecret(certPEM, keyPEM []byte) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "gateway-tls"},
+		"type":       "kubernetes.io/tls",
+		"stringData": map[string]any{"tls.crt": string(certPEM), "tls.key": string(keyPEM)},
+	}}
+}
 
 type response struct {
 	code int
