@@ -199,6 +199,19 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 		Expect(len(s3Keys(ctx))).To(BeNumerically(">=", before+2), "batch %s left no objects in S3", b.ID)
 	})
 
+	It("serves every metric and label its dashboards query (apiserver, processor with AIMD, gc)", func(ctx SpecContext) {
+		ns := namespace(ctx, "operands-batch-metrics")
+		_, c := deployBatchSample(ctx, ns, func(cr *unstructured.Unstructured) {
+			Expect(unstructured.SetNestedField(cr.Object, true, "spec", "grafana", "enabled")).To(Succeed())
+		})
+		runBatch(ctx, c, 3, "metrics")
+		expectDashboardsExported(ctx, ns, []string{batchCR + "-batch-gateway-dashboards"}, map[string]string{
+			"apiserver": serviceURL(ctx, ns, batchCR+"-apiserver", 8081, "http") + "/metrics",
+			"processor": metricsService(ctx, ns, "processor", 9090),
+			"gc":        metricsService(ctx, ns, "gc", 9091),
+		})
+	})
+
 	It("completes a batch in sync mode with filesystem storage on a root-owned volume", func(ctx SpecContext) {
 		ns := namespace(ctx, "operands-batch-fs")
 		// A volume whose root directory belongs to root, mode 0755, as block storage is formatted:
@@ -263,6 +276,7 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 				},
 			}
 			Expect(unstructured.SetNestedField(cr.Object, proc, "spec", "processor")).To(Succeed())
+			Expect(unstructured.SetNestedField(cr.Object, true, "spec", "grafana", "enabled")).To(Succeed())
 		})
 		waitDeploymentReady(ctx, ns, batchCR+"-async-processor")
 		runBatch(ctx, c, 3, "async")
@@ -279,6 +293,10 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 				Expect(cs.RestartCount).To(BeZero(), "async processor %s/%s restarted: %+v", pod.Name, cs.Name, cs.LastTerminationState)
 			}
 		}
+		// Defect 6, the async processor's dashboard against its real /metrics.
+		expectDashboardsExported(ctx, ns, []string{batchCR + "-async-processor-dashboards"}, map[string]string{
+			"async processor": metricsService(ctx, ns, "async-processor", 9090),
+		})
 	})
 
 	It("rolls the pods onto rotated credentials, and stops them when the CR goes", func(ctx SpecContext) {
