@@ -19,8 +19,8 @@
 # The builds are cached outside the clone, in OPERANDS_CACHE
 # [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/operands], one folder per operand named by
 # a key: the hash of its commit (and of the commits it replaces modules with), `go version` and
-# this script. A clean clone on the same machine reuses them; a changed pin, Go or script builds
-# anew. $OUTPUT_DIR/operands/bin/ gets links to the cached binaries and
+# the functions of this script that build it. A clean clone on the same machine reuses them; a
+# changed pin, Go or build function builds anew. $OUTPUT_DIR/operands/bin/ gets hard links to (or copies of) the cached binaries and
 # $OUTPUT_DIR/operands/images.tsv the image table (hack/operands/images.sh).
 #
 # Then what the backing services (hack/operands/services.sh) need: the hack/tools/services
@@ -95,13 +95,16 @@ source_of() {
   fi
 }
 
-# key_of NAME [OTHER...]: what decides NAME's build: the commits, the Go version, this script.
+# key_of FUNCTION NAME [OTHER...]: what decides NAME's build: the commits, the Go version and the
+# shell functions that build it (their text, so that an edit elsewhere in this script, a comment
+# or how the binaries are placed, rebuilds nothing).
 key_of() {
-  local n
+  local fn="$1" n
+  shift
   {
     for n in "$@"; do echo "${n} ${COMMIT[${n}]}"; done
     go version
-    sha256sum <"${BASH_SOURCE[0]}"
+    declare -f "${fn}" source_of gobuild replace_async
   } | sha256sum | cut -c1-16
 }
 
@@ -130,7 +133,15 @@ build() {
     rm -rf "${dir}" && mv "${tmp}" "${dir}"
     log "${name}: built in $((SECONDS - start))s"
   fi
-  for b in ${bins}; do ln -sfn "${dir}/${b}" "${OUT}/bin/${b}"; done
+  for b in ${bins}; do place "${dir}/${b}" "${OUT}/bin/${b}"; done
+}
+
+# place CACHED TARGET: the cached binary at TARGET, as a hard link (a copy when the cache is on
+# another filesystem), never a symbolic link: the pods run these as user 65532, who may not
+# traverse the cache's parents (~ is 0700 for root).
+place() {
+  rm -f "$2"
+  ln "$1" "$2" 2>/dev/null || cp "$1" "$2"
 }
 
 gobuild() { go build -trimpath -ldflags "-s -w" "$@"; }
@@ -183,7 +194,7 @@ services_key() {
   {
     (cd "${ROOT}/hack/tools/services" && find . -name '*.go' -o -name 'go.mod' -o -name 'go.sum' | LC_ALL=C sort | xargs sha256sum)
     go version
-    sha256sum <"${BASH_SOURCE[0]}"
+    declare -f build_services_tools gobuild
   } | sha256sum | cut -c1-16
 }
 
@@ -226,11 +237,11 @@ install_packages() {
 
 command -v go >/dev/null || die "go is required"
 start=${SECONDS}
-build batch-gateway "$(key_of batch-gateway llm-d-async)" \
+build batch-gateway "$(key_of build_batch_gateway batch-gateway llm-d-async)" \
   "batch-gateway-apiserver batch-gateway-processor batch-gateway-gc batch-gateway-e2e.test" build_batch_gateway
-build llm-d-async "$(key_of llm-d-async)" "async-processor" build_async
-build llm-d-inference-sim "$(key_of llm-d-inference-sim)" "llm-d-inference-sim" build_sim
-build inference-gateway "$(key_of inference-gateway)" "inference-gateway" build_gateway
+build llm-d-async "$(key_of build_async llm-d-async)" "async-processor" build_async
+build llm-d-inference-sim "$(key_of build_sim llm-d-inference-sim)" "llm-d-inference-sim" build_sim
+build inference-gateway "$(key_of build_gateway inference-gateway)" "inference-gateway" build_gateway
 build services-tools "$(services_key)" "s3fake npmregistry oidcissuer" build_services_tools
 install_mcp_package
 install_packages

@@ -21,8 +21,8 @@ render() {
     [[ -n "${name}" ]] || continue
     text="${text//\$\{${name}\}/${value}}"
   done < <(cat "${ENV_FILE}"; echo "NAMESPACE=${ns}"; echo "BATCH_NAMESPACE=${BATCH_NAMESPACE:-batch-gateway-sample}")
-  if grep -q '\${[A-Z_]*}' <<<"${text}"; then
-    echo "${file}: unknown $(grep -o '\${[A-Z_]*}' <<<"${text}" | sort -u | tr '\n' ' ')" >&2
+  if grep -q '\${[A-Z][A-Z0-9_]*}' <<<"${text}"; then
+    echo "${file}: unknown $(grep -o '\${[A-Z][A-Z0-9_]*}' <<<"${text}" | sort -u | tr '\n' ' ')" >&2
     return 1
   fi
   printf '%s\n' "${text}"

@@ -97,7 +97,7 @@ func readEnvFile(path string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-var placeholder = regexp.MustCompile(`\$\{([A-Z_]+)\}`)
+var placeholder = regexp.MustCompile(`\$\{([A-Z][A-Z0-9_]*)\}`)
 
 // render fills a sample's ${VAR}s from the services' env and vars; an unknown one is an error
 // (hack/operands/samples.sh does the same for make run-local).
