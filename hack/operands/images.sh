@@ -10,6 +10,11 @@
 #               `binary`
 #   binary      the host program standing for the entrypoint
 #   env         the image's own ENV defaults, K=V;K=V (a pod's env wins)
+#   user        the image's USER, UID:GID (`-`: root): who runs a container that sets no
+#               runAsUser, from the Dockerfile that builds the image: the opendatahub batch
+#               gateway images are batch-gateway's docker/Dockerfile.*.konflux (1001:1001);
+#               llm-d-async and llm-d-inference-sim say 65532:65532; the inference gateway
+#               (distroless/static) and node:lts have none
 # A pod without `command` runs binary + args; any other command[0] is looked up in the host's
 # PATH (`node`, `npx` for the node image). Images not in the table stay simulated.
 set -euo pipefail
@@ -42,12 +47,12 @@ crd_default() {
 # image-level default: a pod that sets npm_config_registry itself wins.)
 node_env="npm_config_registry=http://$(services::dns npm):${SERVICES_NPM_PORT}/;npm_config_update_notifier=false;npm_config_fund=false;npm_config_audit=false"
 
-printf '# image\tentrypoint\tbinary\tenv\n'
-printf '%s\t%s\t%s\t%s\n' \
-  "$(repository_of BATCH_GATEWAY_APISERVER)" /app/batch-gateway-apiserver "${BIN}/batch-gateway-apiserver" - \
-  "$(repository_of BATCH_GATEWAY_PROCESSOR)" /app/batch-gateway-processor "${BIN}/batch-gateway-processor" - \
-  "$(repository_of BATCH_GATEWAY_GC)" /app/batch-gateway-gc "${BIN}/batch-gateway-gc" - \
-  "$(repository_of BATCH_GATEWAY_ASYNC_PROCESSOR)" /async-processor "${BIN}/async-processor" - \
-  "$(crd_default types_gateway.go inference-gateway)" /app/inference-gateway "${BIN}/inference-gateway" "SERVER_HOST=0.0.0.0" \
-  ghcr.io/llm-d/llm-d-inference-sim /app/llm-d-inference-sim "${BIN}/llm-d-inference-sim" - \
-  "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}"
+printf '# image\tentrypoint\tbinary\tenv\tuser\n'
+printf '%s\t%s\t%s\t%s\t%s\n' \
+  "$(repository_of BATCH_GATEWAY_APISERVER)" /app/batch-gateway-apiserver "${BIN}/batch-gateway-apiserver" - 1001:1001 \
+  "$(repository_of BATCH_GATEWAY_PROCESSOR)" /app/batch-gateway-processor "${BIN}/batch-gateway-processor" - 1001:1001 \
+  "$(repository_of BATCH_GATEWAY_GC)" /app/batch-gateway-gc "${BIN}/batch-gateway-gc" - 1001:1001 \
+  "$(repository_of BATCH_GATEWAY_ASYNC_PROCESSOR)" /async-processor "${BIN}/async-processor" - 65532:65532 \
+  "$(crd_default types_gateway.go inference-gateway)" /app/inference-gateway "${BIN}/inference-gateway" "SERVER_HOST=0.0.0.0" - \
+  ghcr.io/llm-d/llm-d-inference-sim /app/llm-d-inference-sim "${BIN}/llm-d-inference-sim" - 65532:65532 \
+  "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}" -

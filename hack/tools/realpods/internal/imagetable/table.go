@@ -8,6 +8,9 @@
 //	entrypoint   the absolute path the image's ENTRYPOINT runs, or -
 //	binary       host path of the program that stands for that entrypoint, or -
 //	env          image-level environment defaults K=V;K=V, or -
+//	user         optional fifth column: the image's USER as UID or UID:GID (numeric), or -: the
+//	             user a container runs as when no security context sets runAsUser (a missing
+//	             column or - is root, as an image without USER)
 //
 // A container whose image is in the table runs for real (Resolve says how); a pod any of whose
 // containers' images is not in the table is simulated.
@@ -19,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -31,6 +35,9 @@ type Image struct {
 	Binary string
 	// Env holds the image's environment defaults, in the order given.
 	Env []EnvDefault
+	// User and Group are the image's USER (nil for root, the default of an image without one);
+	// Group is nil when the column gives only a UID.
+	User, Group *int64
 }
 
 // EnvDefault is one K=V of the env column.
@@ -70,8 +77,8 @@ func Parse(r io.Reader) (*Table, error) {
 			continue
 		}
 		cols := strings.Split(text, "\t")
-		if len(cols) != 4 {
-			return nil, fmt.Errorf("line %d: want 4 tab-separated columns (image, entrypoint, binary, env), got %d", line, len(cols))
+		if len(cols) != 4 && len(cols) != 5 {
+			return nil, fmt.Errorf("line %d: want 4 or 5 tab-separated columns (image, entrypoint, binary, env[, user]), got %d", line, len(cols))
 		}
 		for i := range cols {
 			cols[i] = strings.TrimSpace(cols[i])
@@ -106,6 +113,13 @@ func Parse(r io.Reader) (*Table, error) {
 				}
 				img.Env = append(img.Env, EnvDefault{Name: k, Value: v})
 			}
+		}
+		if len(cols) == 5 && cols[4] != "-" && cols[4] != "" {
+			u, g, err := parseUser(cols[4])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			img.User, img.Group = u, g
 		}
 		if _, dup := t.images[img.Repository]; dup {
 			return nil, fmt.Errorf("line %d: image %q listed twice", line, img.Repository)
@@ -157,4 +171,26 @@ func (img Image) Resolve(command, args []string) ([]string, error) {
 	}
 	argv := append([]string{}, command...)
 	return append(argv, args...), nil
+}
+
+// parseUser reads UID or UID:GID, both numeric (the agent has no image /etc/passwd to look
+// names up in).
+func parseUser(text string) (uid, gid *int64, err error) {
+	num := func(v string) (*int64, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > 1<<32-1 {
+			return nil, fmt.Errorf("user %q: want a numeric UID or UID:GID", text)
+		}
+		return &n, nil
+	}
+	u, g, hasGroup := strings.Cut(text, ":")
+	if uid, err = num(u); err != nil {
+		return nil, nil, err
+	}
+	if hasGroup {
+		if gid, err = num(g); err != nil {
+			return nil, nil, err
+		}
+	}
+	return uid, gid, nil
 }

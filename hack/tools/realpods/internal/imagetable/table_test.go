@@ -10,15 +10,16 @@ const sample = "# image\tentrypoint\tbinary\tenv\n" +
 	"ghcr.io/llm-d/llm-d-inference-sim\t/app/llm-d-inference-sim\t/out/bin/llm-d-inference-sim\t-\n" +
 	"\n" +
 	"docker.io/library/node\t-\t-\tNODE_VERSION=22;YARN_VERSION=1.22\n" +
-	"localhost:5000/gw\t/gateway\t/out/bin/gateway\tA=1\n"
+	"localhost:5000/gw\t/gateway\t/out/bin/gateway\tA=1\t65532:65533\n" +
+	"quay.io/x/uid-only\t/x\t/out/bin/x\t-\t1001\n"
 
 func TestParseAndLookup(t *testing.T) {
 	tb, err := Parse(strings.NewReader(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tb.Len() != 3 {
-		t.Fatalf("Len = %d, want 3", tb.Len())
+	if tb.Len() != 4 {
+		t.Fatalf("Len = %d, want 4", tb.Len())
 	}
 	for _, tc := range []struct {
 		image string
@@ -42,6 +43,17 @@ func TestParseAndLookup(t *testing.T) {
 	if want := []EnvDefault{{"NODE_VERSION", "22"}, {"YARN_VERSION", "1.22"}}; !reflect.DeepEqual(node.Env, want) {
 		t.Errorf("env = %v, want %v", node.Env, want)
 	}
+	if node.User != nil || node.Group != nil {
+		t.Errorf("4 columns: user %v group %v, want none (root)", node.User, node.Group)
+	}
+	gw, _ := tb.Lookup("localhost:5000/gw")
+	if gw.User == nil || *gw.User != 65532 || gw.Group == nil || *gw.Group != 65533 {
+		t.Errorf("user 65532:65533: got %v:%v", gw.User, gw.Group)
+	}
+	uidOnly, _ := tb.Lookup("quay.io/x/uid-only")
+	if uidOnly.User == nil || *uidOnly.User != 1001 || uidOnly.Group != nil {
+		t.Errorf("user 1001: got %v:%v, want 1001 and no group", uidOnly.User, uidOnly.Group)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
@@ -53,6 +65,9 @@ func TestParseErrors(t *testing.T) {
 		"env without equals":  "a\t/e\t/b\tNOPE\n",
 		"image listed twice":  "a\t/e\t/b\t-\na\t/e\t/b\t-\n",
 		"relative entrypoint": "a\te\t/b\t-\n",
+		"six columns":         "a\t/e\t/b\t-\t1\t2\n",
+		"user by name":        "a\t/e\t/b\t-\tnobody\n",
+		"negative group":      "a\t/e\t/b\t-\t1:-1\n",
 	} {
 		if _, err := Parse(strings.NewReader(text)); err == nil {
 			t.Errorf("%s: no error", name)

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/llm-infra/llm-infra-operator/hack/tools/realpods/internal/backoff"
+	"github.com/llm-infra/llm-infra-operator/hack/tools/realpods/internal/imagetable"
 	"github.com/llm-infra/llm-infra-operator/hack/tools/realpods/internal/podenv"
 	"github.com/llm-infra/llm-infra-operator/hack/tools/realpods/internal/probe"
 	"github.com/llm-infra/llm-infra-operator/hack/tools/realpods/internal/sandbox"
@@ -252,7 +253,7 @@ func (c *Container) start() (*process, error) {
 	}
 	argv = podenv.Argv(argv, env)
 
-	ids, err := identity(pod, c.spec)
+	ids, err := identity(pod, c.spec, img)
 	if err != nil {
 		return nil, err
 	}
@@ -420,9 +421,11 @@ type ids struct {
 }
 
 // identity is the process's user and groups from the security contexts (the container's over
-// the pod's): runAsUser (else root, the "image's" user), runAsGroup (else the user's primary
-// group), and fsGroup and supplementalGroups as supplementary groups.
-func identity(pod *corev1.Pod, c *corev1.Container) (ids, error) {
+// the pod's): runAsUser (else the image's USER from the table, else root), runAsGroup (else the
+// image's group when its user is used, else the user's primary group), and fsGroup and
+// supplementalGroups as supplementary groups. runAsNonRoot is checked against the result, as
+// the kubelet checks it against the image's user.
+func identity(pod *corev1.Pod, c *corev1.Container, img imagetable.Image) (ids, error) {
 	var uid, gid *int64
 	nonRoot := false
 	if ps := pod.Spec.SecurityContext; ps != nil {
@@ -438,6 +441,12 @@ func identity(pod *corev1.Pod, c *corev1.Container) (ids, error) {
 		}
 		if cs.RunAsNonRoot != nil {
 			nonRoot = *cs.RunAsNonRoot
+		}
+	}
+	if uid == nil && img.User != nil {
+		uid = img.User
+		if gid == nil {
+			gid = img.Group
 		}
 	}
 	var out ids

@@ -40,20 +40,31 @@ func TestIdentity(t *testing.T) {
 	pod := &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
 		RunAsUser: i64(1000), RunAsGroup: i64(1000), FSGroup: i64(2000), SupplementalGroups: []int64{3000},
 	}}}
-	got, err := identity(pod, &corev1.Container{SecurityContext: &corev1.SecurityContext{RunAsUser: i64(65532)}})
+	got, err := identity(pod, &corev1.Container{SecurityContext: &corev1.SecurityContext{RunAsUser: i64(65532)}}, imagetable.Image{User: i64(1001)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.uid != 65532 || got.gid != 1000 || len(got.groups) != 2 || got.groups[0] != 2000 || got.groups[1] != 3000 {
 		t.Errorf("identity = %+v, want uid 65532 (container), gid 1000 (pod), groups [2000 3000]", got)
 	}
-	root, err := identity(&corev1.Pod{}, &corev1.Container{})
+	root, err := identity(&corev1.Pod{}, &corev1.Container{}, imagetable.Image{})
 	if err != nil || root.uid != 0 || root.gid != 0 {
 		t.Errorf("no security context: %+v, %v (want root, as the image's default user)", root, err)
 	}
-	_, err = identity(&corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: &yes}}}, &corev1.Container{})
+	nonRoot := &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: &yes, FSGroup: i64(65532)}}}
+	_, err = identity(nonRoot, &corev1.Container{}, imagetable.Image{})
 	if !podenv.IsConfigError(err) {
 		t.Errorf("runAsNonRoot without a user: %v, want a config error", err)
+	}
+	// No runAsUser: the image's USER from the table, and its group.
+	img, err := identity(nonRoot, &corev1.Container{}, imagetable.Image{User: i64(1001), Group: i64(1002)})
+	if err != nil || img.uid != 1001 || img.gid != 1002 || len(img.groups) != 1 || img.groups[0] != 65532 {
+		t.Errorf("image user: %+v, %v, want uid 1001, gid 1002, groups [65532]", img, err)
+	}
+	// A pod's runAsGroup wins over the image's group.
+	withGroup := &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsGroup: i64(7)}}}
+	if g, err := identity(withGroup, &corev1.Container{}, imagetable.Image{User: i64(1001), Group: i64(1002)}); err != nil || g.uid != 1001 || g.gid != 7 {
+		t.Errorf("image user with the pod's runAsGroup: %+v, %v, want uid 1001, gid 7", g, err)
 	}
 }
 
