@@ -2,7 +2,10 @@ package inferencegateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -126,6 +129,8 @@ type gatewayRun struct {
 	names Names
 	// mcpServers are the static and discovered MCP server URLs.
 	mcpServers []string
+	// mcpReady are the discovered MCP servers that are ready (nil: none discovered).
+	mcpReady []string
 	// inputs are what the pods read at start-up, watched one by one.
 	inputs podInputs
 	// invalid holds the spec's validation errors; nothing is applied then.
@@ -143,8 +148,20 @@ func (o *Operand) newGatewayRun(gw *v1alpha1.Gateway) *gatewayRun {
 // replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
 func (run *gatewayRun) prepareDeployment(d *appsv1.Deployment) error {
 	configMaps, secrets := run.readInputs()
+	if run.mcpReady != nil {
+		sum := sha256.Sum256([]byte(strings.Join(run.mcpReady, "\n")))
+		if err := engine.WithPodTemplateAnnotations(map[string]string{
+			mcpReadyAnnotation: hex.EncodeToString(sum[:8]),
+		})(d); err != nil {
+			return err
+		}
+	}
 	return run.preparePods(d, configMaps, secrets, hpaEnabled(run.cr.Spec.HPA))
 }
+
+// mcpReadyAnnotation on the gateway's pod template is the hash of its discovered MCP servers
+// that are ready (readyMCPServers): one becoming ready restarts the gateway onto it.
+const mcpReadyAnnotation = "operator.llm-infra.io/mcp-servers-ready"
 
 // preparePods is what both kinds do to their Deployment before it is applied: the hash of
 // every ConfigMap and Secret the pods read at start-up on the pod template (a change rolls
