@@ -117,6 +117,7 @@ if [[ "${REAL_PODS}" == "true" ]]; then
   service_url() { echo "http://$(op::kubectl -n "$1" get service "$2" -o jsonpath='{.spec.clusterIP}'):$3"; }
   BG="$(service_url "${BATCH_NAMESPACE}" batch-gateway-sync-apiserver 8000)"
   GW="$(service_url "${GATEWAY_NAMESPACE}" simple-gateway 8080)"
+  MCPGW="$(service_url "${GATEWAY_NAMESPACE}" mcp-gateway 8080)"
   chat() {
     curl -sf --max-time 10 "${GW}/v1/chat/completions" -H 'Content-Type: application/json' \
       -d '{"model":"openai/sim-model","messages":[{"role":"user","content":"Hello from make run-local"}]}' |
@@ -126,6 +127,11 @@ if [[ "${REAL_PODS}" == "true" ]]; then
   op::poll "${AVAILABLE_TIMEOUT}" 1 chat ||
     op::die "no chat completion through the sample Gateway (${GW}) after ${AVAILABLE_TIMEOUT}s" "${OP_LOG}"
   op::log "first chat completion $((SECONDS - RUN_START))s after make run-local started"
+  mcp_tools() { curl -sf --max-time 10 "${MCPGW}/v1/mcp/tools" | grep -q '"name"'; }
+  op::log "waiting up to ${AVAILABLE_TIMEOUT}s for the MCP server's tools through ${MCPGW}"
+  op::poll "${AVAILABLE_TIMEOUT}" 1 mcp_tools ||
+    op::die "no MCP tools through the sample mcp-gateway (${MCPGW}) after ${AVAILABLE_TIMEOUT}s" "${OP_LOG}"
+  op::log "MCP tools listed $((SECONDS - RUN_START))s after make run-local started"
   cat <<MSG
 
 The operator runs the sample LLM batch gateway and the sample inference gateway on real pods
@@ -137,11 +143,12 @@ model server) and an npm MCP server; everything listens on loopback.
 Use it (README.md, "Try the gateways"):
   export KUBECONFIG=${OP_ADMIN_KUBECONFIG} PATH=${OP_BIN}:\$PATH
   BG=${BG}   # the LLMBatchGateway's apiserver
-  GW=${GW}   # the Gateway
+  GW=${GW}   # the Gateway simple-gateway
+  MCPGW=${MCPGW}   # the Gateway mcp-gateway, with the MCP server
   curl -s \$GW/v1/models
   curl -s \$GW/v1/chat/completions -H 'Content-Type: application/json' \\
     -d '{"model":"openai/sim-model","messages":[{"role":"user","content":"Hello"}]}'
-  curl -s \$GW/v1/mcp/tools
+  curl -s \$MCPGW/v1/mcp/tools
   kubectl -n ${BATCH_NAMESPACE} get llmbatchgateways,deploy,pods
   kubectl -n ${GATEWAY_NAMESPACE} get igw,mcps,pods
 

@@ -18,8 +18,9 @@ import (
 )
 
 const (
-	gatewayCR = "simple-gateway"
-	simModel  = "openai/sim-model"
+	gatewayCR    = "simple-gateway"
+	mcpGatewayCR = "mcp-gateway"
+	simModel     = "openai/sim-model"
 )
 
 // deployGatewaySample applies the run-local inference sample (Gateway and MCP) into ns, with the
@@ -133,6 +134,11 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 	It("lists the tools of an npx MCP server discovered from an MCP CR", Label("short"), func(ctx SpecContext) {
 		mcp := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.inference-gateway.com/v1alpha1", "kind": "MCP", "metadata": map[string]any{"name": "mcp-everything"}}}
 		waitCondition(ctx, mcp, ns, "Available")
+		// The sample's second Gateway discovers the MCP server (the first serves chat: see the
+		// sample's header for why not both).
+		mcpGW := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.inference-gateway.com/v1alpha1", "kind": "Gateway", "metadata": map[string]any{"name": mcpGatewayCR}}}
+		waitCondition(ctx, mcpGW, ns, "Available")
+		gw := serviceURL(ctx, ns, mcpGatewayCR, 8080, "http")
 		var tools []string
 		Eventually(func(g Gomega) {
 			var err error
