@@ -144,8 +144,9 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 			var err error
 			tools, err = mcpTools(ctx, gw)
 			g.Expect(err).NotTo(HaveOccurred())
-			// @modelcontextprotocol/server-everything's tools.
-			g.Expect(tools).To(ContainElement("echo"))
+			// @modelcontextprotocol/server-everything's tool echo, which the gateway names
+			// mcp_<tool>.
+			g.Expect(tools).To(ContainElement("mcp_echo"))
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 		GinkgoWriter.Printf("MCP tools through %s: %v\n", gw, tools)
 
