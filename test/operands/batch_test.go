@@ -365,6 +365,7 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 		}
 		Expect(os.WriteFile(filepath.Join(os.TempDir(), "operands-upstream-e2e.log"), out, 0o644)).To(Succeed())
 		Expect(res.passed).NotTo(BeEmpty(), "upstream's suite ran nothing:\n%s", tail(out, 40))
+		Expect(string(out)).NotTo(ContainSubstring("panic: test timed out"), "upstream's suite did not finish:\n%s", tail(out, 40))
 		var unexplained []string
 		for _, name := range res.failed {
 			if _, ok := upstreamExplained[name]; !ok {
@@ -381,18 +382,38 @@ var upstreamExplained = map[string]string{}
 
 type goTestResult struct{ passed, failed, skipped []string }
 
-// parseGoTest reads `go test -v` output: the top-level tests' verdicts.
+// parseGoTest reads `go test -v` output: the verdict of every leaf test (upstream's suite is one
+// TestE2E whose subtests are the cases; a parent's verdict only sums up its children's).
 func parseGoTest(out []byte) goTestResult {
 	var r goTestResult
-	re := regexp.MustCompile(`(?m)^--- (PASS|FAIL|SKIP): (\S+)`)
+	re := regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL|SKIP): (\S+)`)
+	verdicts := map[string]string{}
+	var names []string
 	for _, m := range re.FindAllSubmatch(out, -1) {
-		switch string(m[1]) {
+		name := string(m[2])
+		if _, seen := verdicts[name]; !seen {
+			names = append(names, name)
+		}
+		verdicts[name] = string(m[1])
+	}
+	for _, name := range names {
+		leaf := true
+		for _, other := range names {
+			if strings.HasPrefix(other, name+"/") {
+				leaf = false
+				break
+			}
+		}
+		if !leaf {
+			continue
+		}
+		switch verdicts[name] {
 		case "PASS":
-			r.passed = append(r.passed, string(m[2]))
+			r.passed = append(r.passed, name)
 		case "FAIL":
-			r.failed = append(r.failed, string(m[2]))
+			r.failed = append(r.failed, name)
 		case "SKIP":
-			r.skipped = append(r.skipped, string(m[2]))
+			r.skipped = append(r.skipped, name)
 		}
 	}
 	return r
