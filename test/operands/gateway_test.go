@@ -209,7 +209,8 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 			code, body, err := do(ctx, http.MethodGet, metrics, nil, nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(code).To(Equal(http.StatusOK))
-			g.Expect(string(body)).To(MatchRegexp(`(?m)^llm_requests_total\{`))
+			// v0.48.2 exports OpenTelemetry's GenAI metrics: the chat completions counted per model.
+			g.Expect(string(body)).To(MatchRegexp(`(?m)^gen_ai_server_request_duration_seconds_count\{[^}]*gen_ai_request_model="openai/sim-model"[^}]*\} [1-9]`))
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 	})
 
