@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -36,6 +36,7 @@ generate: ## Regenerate deepcopy, clients, CRDs, the operand manifests and the O
 	hack/update-codegen.sh
 	hack/update-crds.sh
 	hack/generate-operand-manifests.sh
+	hack/generate-dashboards.sh
 	hack/bundle.sh
 
 # The OLM bundle's settings (hack/bundle.sh). A release pins the images by digest:
@@ -61,6 +62,10 @@ bundle-image: ## Build the bundle image $$BUNDLE_IMAGE (needs a container engine
 .PHONY: generate-operand-manifests
 generate-operand-manifests: ## Regenerate bindata/ from sigs.k8s.io/lws at operand-git-ref.
 	hack/generate-operand-manifests.sh
+
+.PHONY: generate-dashboards
+generate-dashboards: ## Regenerate the batch gateway's dashboards ConfigMap from the pinned upstream chart (OPERAND_SOURCES=<archives> or fetch) and hack/dashboards/.
+	hack/generate-dashboards.sh
 
 .PHONY: verify
 verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with go.mod.
@@ -100,7 +105,7 @@ test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
 	go test ./test/e2e/... -count=1 -timeout 40m -v -ginkgo.v
 
 .PHONY: test-e2e-local
-test-e2e-local: ## Local cluster + operator + e2e suite + teardown.
+test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION=oldest|1.30|newest: hack/lib/kube-version.sh].
 	hack/test-e2e-local.sh
 
 .PHONY: fetch-operands
@@ -135,6 +140,10 @@ fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" 
 test-reliability-short: ## The short form `ci` runs: fuzz briefly, the invalid-CR table, a few kill points and API server restarts (LWS).
 	RELIABILITY_SHORT=true hack/test-reliability.sh $(SUITES)
 
+.PHONY: test-admission-oldest
+test-admission-oldest: ## On the oldest Kubernetes the bundle claims: every CRD served as written, every admission-table case's verdict.
+	KUBE_VERSION=oldest WITH_CERT_MANAGER=false RELIABILITY_SHORT=true hack/test-reliability.sh admission
+
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
 	hack/bench.sh
@@ -148,9 +157,10 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' and the operands' short forms.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes, the operands' short form.
 	hack/timed.sh verify $(MAKE) verify
 	hack/timed.sh test $(MAKE) test
 	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
 	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
+	hack/timed.sh test-admission-oldest $(MAKE) test-admission-oldest
 	hack/timed.sh test-operands-short $(MAKE) test-operands-short

@@ -15,10 +15,15 @@ package bindata
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 )
 
 //go:embed assets
 var assets embed.FS
+
+// FS holds every embedded manifest, by the paths of the constants below ("assets/lws/crd.yaml"):
+// what the engine renders from.
+var FS fs.FS = assets
 
 // Placeholders that may appear in the embedded manifests.
 const (

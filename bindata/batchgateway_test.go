@@ -139,9 +139,14 @@ func TestBatchGatewayDashboardsAreJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(v.(string)), &dashboard); err != nil {
 				t.Errorf("%s: %s is not JSON: %v", path, key, err)
 			}
-			if title, _ := dashboard["title"].(string); !strings.Contains(title, BatchGatewayInstancePlaceholder) {
-				// Grafana keys dashboards by title within a folder: one per instance.
-				t.Errorf("%s: %s title %q does not name the instance", path, key, title)
+			// Grafana keys dashboards by uid, and every instance's ConfigMap holds the same
+			// file names: each dashboard has a uid and no placeholder (it selects the namespace
+			// with a Grafana variable, as upstream's do), so every instance's copy is the same.
+			if uid, _ := dashboard["uid"].(string); uid == "" {
+				t.Errorf("%s: %s has no uid", path, key)
+			}
+			if strings.Contains(v.(string), "${") {
+				t.Errorf("%s: %s holds a placeholder: instances' copies would differ under one uid", path, key)
 			}
 		}
 	}

@@ -46,20 +46,27 @@ func TestInferenceGatewayAssets(t *testing.T) {
 			if kind == "Deployment" {
 				checkInferenceGatewayLabels(t, get(obj, "spec", "template", "metadata", "labels"), list.component)
 			}
-			keys, values := stringsOf(obj)
-			for _, k := range keys {
-				if strings.Contains(k, "${") {
-					t.Errorf("placeholder in key %q: the renderer substitutes values only", k)
-				}
-			}
-			for _, v := range values {
-				for _, p := range placeholderRE.FindAllString(v, -1) {
-					if !inferenceGatewayPlaceholders[p] {
-						t.Errorf("unknown placeholder %s", p)
-					}
-				}
-			}
+			checkInferenceGatewayPlaceholders(t, obj)
 		})
+	}
+}
+
+// checkInferenceGatewayPlaceholders checks that a manifest's placeholders are known and stand in
+// string values only.
+func checkInferenceGatewayPlaceholders(t *testing.T, obj interface{}) {
+	t.Helper()
+	keys, values := stringsOf(obj)
+	for _, k := range keys {
+		if strings.Contains(k, "${") {
+			t.Errorf("placeholder in key %q: the renderer substitutes values only", k)
+		}
+	}
+	for _, v := range values {
+		for _, p := range placeholderRE.FindAllString(v, -1) {
+			if !inferenceGatewayPlaceholders[p] {
+				t.Errorf("unknown placeholder %s", p)
+			}
+		}
 	}
 }
 

@@ -14,6 +14,8 @@
 #      in the same 20 namespaces (800 pods), LWS managed too: time to all Available (and all
 #      Ready), writes against the physical minimum of both operands, writes and API reads in a
 #      forced resync of all the Gateways, memory with everything converged, garbage collection.
+#   9. Agents at scale: 200 Agents in 20 namespaces (200 pods), LWS managed too: time to all
+#      Available, writes against the physical minimum, a forced resync, memory and CPU.
 # Syncs are counted by the operator's own metrics (llm_infra_operator_syncs_total on its
 # /metrics, scraped with the cluster admin's token): a sync that changes nothing sends no
 # request, so the audit log cannot show it.
@@ -34,10 +36,11 @@
 #   BENCH_QUIET_SECONDS [60]   length of each quiet window (idle requests, footprint)
 #   BENCH_LOAD_NAMESPACES [10] BENCH_LOAD_OBJECTS [5000] (ConfigMaps and as many Secrets)
 #   BENCH_LOAD_CONCURRENCY [8]
-#   BENCH_SCENARIOS [1,2,3,4,5,6,7] a subset, e.g. 1,3 (6 and 7 are the longest)
+#   BENCH_SCENARIOS [1,2,3,4,5,6,7,9] a subset, e.g. 1,3 (6, 7 and 9 are the longest)
 #   BENCH_SCALE_CRS [200] BENCH_SCALE_NAMESPACES [20]   the LLMBatchGateways of scenarios 6 and
 #                              7, and the namespaces of each
 #   BENCH_GATEWAY_CRS [200]    scenario 7's Gateways
+#   BENCH_AGENT_CRS [200]      scenario 9's Agents
 #   BENCH_SCALE_SECRETS [5000]  unrelated Secrets of scenario 6's footprint
 #   BENCH_SCALE_QUIET_SECONDS [30]   the quiet windows of scenarios 6 and 7
 #   OPERATOR_LISTEN [127.0.0.1:28443]  (BENCH_OPERATOR_LISTEN, its former name, still works)

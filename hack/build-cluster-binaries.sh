@@ -2,6 +2,8 @@
 # Builds the binaries of the local live cluster (hack/local-cluster.sh) into
 # _output/bin/:
 #   kube-apiserver kube-controller-manager kube-scheduler kubectl  (hack/tools/kube)
+#   kube-<version>/kube-apiserver, -controller-manager, -scheduler (KUBE_VERSION other than the
+#                                                         newest: hack/lib/kube-version.sh)
 #   etcd                                                            (hack/tools/etcd)
 #   kwok                                                            (hack/tools/kwok)
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
@@ -17,10 +19,12 @@
 #
 # Every build is also kept outside the clone, in CLUSTER_BIN_CACHE, one folder per module and
 # stamp: a fresh clone (CI's) on the same machine links those binaries instead of building
-# them again (minutes on 2 cores, most of it linking kube-apiserver and friends).
+# them again (minutes on 2 cores, most of it linking kube-apiserver and friends; a cold build
+# of another KUBE_VERSION's control plane takes longer still).
 #
 # Environment:
 #   FORCE=true   rebuild everything, ignoring stamps and the cache
+#   KUBE_VERSION also build that version's control plane (hack/lib/kube-version.sh)
 #   OUTPUT_DIR   default <repo>/_output
 #   CLUSTER_BIN_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/cluster-bin]
 set -euo pipefail
@@ -33,7 +37,12 @@ STAMPS="${BIN}/.stamps"
 FORCE="${FORCE:-false}"
 CLUSTER_BIN_CACHE="${CLUSTER_BIN_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/cluster-bin}"
 
-KUBE_VERSION="v1.36.3"
+# shellcheck source=hack/lib/kube-version.sh
+source "${ROOT}/hack/lib/kube-version.sh"
+# The version asked for (checked before anything is built), then the newest, whose kubectl
+# every version's scripts use.
+kube::use
+WANTED_KUBE_VERSION="${KUBE_VERSION}"
 
 # The tools modules resolve their own dependencies from the module cache
 # (-mod=mod), whatever the caller's GOFLAGS says (the operator uses
@@ -82,11 +91,15 @@ build_module() {
     log "${name}: up to date (${outputs})"
     return 0
   fi
+  # An output may be in a folder of BIN (another KUBE_VERSION's control plane).
   local stamp cached f
   stamp="$(stamp_of "${dir}")"
   cached="${CLUSTER_BIN_CACHE}/${name}-${stamp:0:16}"
   if [[ "${FORCE}" != "true" && -f "${cached}/.complete" ]]; then
-    for f in ${outputs}; do ln -sfn "${cached}/${f}" "${BIN}/${f}"; done
+    for f in ${outputs}; do
+      mkdir -p "$(dirname "${BIN}/${f}")"
+      ln -sfn "${cached}/${f}" "${BIN}/${f}"
+    done
     echo "${stamp}" >"${STAMPS}/${name}"
     log "${name}: from the cache ${cached}"
     return 0
@@ -99,7 +112,10 @@ build_module() {
   # Kept for other clones: copied to a temporary folder, renamed when complete.
   mkdir -p "${CLUSTER_BIN_CACHE}"
   rm -rf "${cached}.tmp.$$" && mkdir -p "${cached}.tmp.$$"
-  for f in ${outputs}; do cp "${BIN}/${f}" "${cached}.tmp.$$/${f}"; done
+  for f in ${outputs}; do
+    mkdir -p "$(dirname "${cached}.tmp.$$/${f}")"
+    cp "${BIN}/${f}" "${cached}.tmp.$$/${f}"
+  done
   touch "${cached}.tmp.$$/.complete"
   if [[ -f "${cached}/.complete" ]]; then
     rm -rf "${cached}.tmp.$$" # another clone kept the same build meanwhile (links may point there)
@@ -109,24 +125,24 @@ build_module() {
   log "${name}: done in $((SECONDS - start))s"
 }
 
-# Version variables of the Kubernetes binaries (kubectl reads client-go's).
+# Version variables of the Kubernetes binaries of KUBE_VERSION (kubectl reads client-go's).
 kube_ldflags() {
   local flags="-s -w" pkg
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     flags+=" -X ${pkg}.gitVersion=${KUBE_VERSION}"
-    flags+=" -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=36"
+    flags+=" -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${KUBE_MINOR}"
     flags+=" -X ${pkg}.gitTreeState=clean"
     flags+=" -X ${pkg}.buildDate=2026-01-01T00:00:00Z"
   done
   echo "${flags}"
 }
 
+# build_kube OUTPUT...: the commands of OUTPUT (base names) into KUBE_BIN.
 build_kube() {
-  go build -trimpath -ldflags "$(kube_ldflags)" -o "${BIN}/" \
-    k8s.io/kubernetes/cmd/kube-apiserver \
-    k8s.io/kubernetes/cmd/kube-controller-manager \
-    k8s.io/kubernetes/cmd/kube-scheduler \
-    k8s.io/kubernetes/cmd/kubectl
+  local pkgs=() out
+  for out in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$(basename "${out}")"); done
+  mkdir -p "${KUBE_BIN}"
+  go build -trimpath -ldflags "$(kube_ldflags)" -o "${KUBE_BIN}/" "${pkgs[@]}"
 }
 
 build_etcd() {
@@ -161,8 +177,17 @@ build_realpods() {
 }
 
 total_start=${SECONDS}
-build_module kube "${TOOLS}/kube" \
-  "kube-apiserver kube-controller-manager kube-scheduler kubectl" build_kube
+kube::use newest
+build_module kube "${KUBE_TOOLS_MODULE}" \
+  "kube-apiserver kube-controller-manager kube-scheduler kubectl" \
+  build_kube kube-apiserver kube-controller-manager kube-scheduler kubectl
+if [[ "${WANTED_KUBE_VERSION}" != "${KUBE_VERSION}" ]]; then
+  kube::use "${WANTED_KUBE_VERSION}"
+  d="$(kube::bin_dir)"
+  build_module "kube-${KUBE_VERSION}" "${KUBE_TOOLS_MODULE}" \
+    "${d}/kube-apiserver ${d}/kube-controller-manager ${d}/kube-scheduler" \
+    build_kube kube-apiserver kube-controller-manager kube-scheduler
+fi
 build_module etcd "${TOOLS}/etcd" "etcd" build_etcd
 build_module kwok "${TOOLS}/kwok" "kwok" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \

@@ -18,8 +18,13 @@ DIR="$(cd "${DIR}" && pwd)"
 LOGS="${DIR}/fuzz-logs"
 mkdir -p "${LOGS}"
 
-# Every `func FuzzX(f *testing.F)` of the packages below, as "package target".
-PACKAGES=(./pkg/operator/engine ./pkg/operator/operands/lws ./pkg/operator/operands/batchgateway ./pkg/operator/operands/inferencegateway)
+# Every `func FuzzX(f *testing.F)` of every package under pkg/, as "package target".
+# pkg/operator/operands's TestEveryKindIsFuzzed fails when a registered kind's operand package
+# has no fuzz target.
+PACKAGES=()
+while read -r dir; do
+  PACKAGES+=("./${dir}")
+done < <(grep -rl --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(f \*testing.F)' pkg | xargs -n1 dirname | sort -u)
 targets=()
 for pkg in "${PACKAGES[@]}"; do
   while read -r name; do

@@ -28,6 +28,11 @@
 # Environment (defaults in brackets):
 #   WITH_CERT_MANAGER [true]   `up` also runs start-cert-manager
 #   SKIP_BUILD [false]         `up` does not call the build script (binaries must exist)
+#   KUBE_VERSION [newest]      `up`: the Kubernetes version of kube-apiserver,
+#                              kube-controller-manager and kube-scheduler, from the table of
+#                              hack/lib/kube-version.sh (v1.36.3, v1.30.14, a minor such as 1.30,
+#                              newest, oldest); its flags are there too. The other commands use
+#                              the version the running cluster was started with.
 #   OUTPUT_DIR [<repo>/_output]            binaries in $OUTPUT_DIR/bin
 #   LOCAL_CLUSTER_INSTANCE [local]   which row of hack/lib/instance.sh gives the defaults of:
 #   LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]   state, logs, pids, kubeconfig
@@ -68,6 +73,8 @@ source "${ROOT}/hack/lib/proc.sh"
 # shellcheck source=hack/lib/instance.sh
 source "${ROOT}/hack/lib/instance.sh"
 instance::use "${LOCAL_CLUSTER_INSTANCE:-local}"
+# shellcheck source=hack/lib/kube-version.sh
+source "${ROOT}/hack/lib/kube-version.sh"
 BIN="${OUTPUT_DIR}/bin"
 STATE="${LOCAL_CLUSTER_DIR}"
 PKI="${STATE}/pki"
@@ -75,6 +82,15 @@ LOGS="${STATE}/logs"
 PIDS="${STATE}/pids"
 ETCD_DATA="${STATE}/etcd"
 KUBECONFIG_FILE="${STATE}/kubeconfig"
+# The Kubernetes version the cluster was started with (written by `up`).
+KUBE_VERSION_FILE="${STATE}/kube-version"
+KUBE_VERSION_ASKED="${KUBE_VERSION:-}"
+# Every command uses the version of the cluster last started here; `up` resolves the one asked
+# for (cmd_up). An unknown KUBE_VERSION fails every command at once.
+kube::use
+if [[ -f "${KUBE_VERSION_FILE}" ]]; then
+  kube::use "$(cat "${KUBE_VERSION_FILE}")" 2>/dev/null || kube::use newest
+fi
 
 WITH_CERT_MANAGER="${WITH_CERT_MANAGER:-true}"
 SKIP_BUILD="${SKIP_BUILD:-false}"
@@ -137,6 +153,7 @@ binary_of() {
   case "$1" in
     cert-manager) echo "${BIN}/cert-manager-runner" ;;
     realpods) echo "${BIN}/realpods-agent" ;;
+    kube-apiserver | kube-controller-manager | kube-scheduler) echo "${KUBE_BIN}/$1" ;;
     *) echo "${BIN}/$1" ;;
   esac
 }
@@ -153,20 +170,21 @@ is_running() { proc::alive "$(pidfile_of "$1")"; }
 # so one that dies while another is awaited is reported at once.
 STARTED=()
 
-# start_proc NAME ARGS...: start the component (ARGS, then the words of
-# <NAME>_EXTRA_ARGS), and return once it has exec'd its binary; if it exits
-# first, fail with the tail of its log.
+# start_proc NAME ARGS...: start the component (ARGS, the flags its Kubernetes version adds
+# (hack/lib/kube-version.sh), then the words of <NAME>_EXTRA_ARGS), and return once it has
+# exec'd its binary; if it exits first, fail with the tail of its log.
 start_proc() {
   local name="$1"; shift
   local bin extra_var
   bin="$(binary_of "${name}")"
-  [[ -x "${bin}" ]] || die "${bin} is missing: run hack/build-cluster-binaries.sh"
+  [[ -x "${bin}" ]] || die "${bin} is missing: run KUBE_VERSION=${KUBE_VERSION} hack/build-cluster-binaries.sh"
   extra_var="$(echo "${name}" | tr 'a-z-' 'A-Z_')_EXTRA_ARGS"
-  local -a extra=()
+  local -a extra=() version_flags=()
   read -r -a extra <<<"${!extra_var:-}"
+  mapfile -t version_flags < <(kube::flags "${name}")
   log "starting ${name} (log: ${LOGS}/${name}.log)"
   proc::start "$(pidfile_of "${name}")" "${LOGS}/${name}.log" "${bin}" -- \
-    "${bin}" "$@" "${extra[@]}" || die "${name} ${PROC_FAILURE}; see ${LOGS}/${name}.log" "${LOGS}/${name}.log"
+    "${bin}" "$@" "${version_flags[@]}" "${extra[@]}" || die "${name} ${PROC_FAILURE}; see ${LOGS}/${name}.log" "${LOGS}/${name}.log"
   STARTED+=("${name}")
 }
 
@@ -638,7 +656,12 @@ cmd_up() {
   local running
   running="$(core_running_count)"
   if [[ "${running}" -eq "${#CORE_COMPONENTS[@]}" ]]; then
-    log "already up (KUBECONFIG=${KUBECONFIG_FILE})"
+    local runs="${KUBE_VERSION}"
+    kube::use "${KUBE_VERSION_ASKED:-${runs}}"
+    if [[ "${runs}" != "${KUBE_VERSION}" ]]; then
+      die "the cluster runs Kubernetes ${runs}, not ${KUBE_VERSION}: take it down first ($0 down)"
+    fi
+    log "already up, Kubernetes ${runs} (KUBECONFIG=${KUBECONFIG_FILE})"
     if [[ "${WITH_CERT_MANAGER}" == "true" ]] && ! is_running cert-manager; then
       cmd_start_cert_manager
     fi
@@ -648,10 +671,12 @@ cmd_up() {
     log "partially up (${running}/${#CORE_COMPONENTS[@]} components): stopping the rest first"
     cmd_down
   fi
+  # A new cluster runs the version asked for, else the newest (not the last one's).
+  kube::use "${KUBE_VERSION_ASKED:-newest}"
 
   local start=${SECONDS}
   if [[ "${SKIP_BUILD}" != "true" ]]; then
-    "${ROOT}/hack/build-cluster-binaries.sh"
+    KUBE_VERSION="${KUBE_VERSION}" "${ROOT}/hack/build-cluster-binaries.sh"
   fi
   local t0=${SECONDS}
   command -v ss >/dev/null || die "ss (iproute2) is required"
@@ -669,7 +694,9 @@ cmd_up() {
   wait_ports_free
   gen_pki
   gen_configs
+  echo "${KUBE_VERSION}" >"${KUBE_VERSION_FILE}"
 
+  log "Kubernetes ${KUBE_VERSION} (binaries in ${KUBE_BIN})"
   start_etcd
   start_apiserver
   start_controller_manager
@@ -736,7 +763,7 @@ cmd_status() {
     [[ "${PROC_STATE}" == "running" || "${c}" == "cert-manager" ]] || up=false
   done
   if [[ "${up}" == "true" ]] && apiserver_ready 2>/dev/null; then
-    echo "cluster is up: export KUBECONFIG=${KUBECONFIG_FILE}"
+    echo "cluster is up, Kubernetes ${KUBE_VERSION}: export KUBECONFIG=${KUBECONFIG_FILE}"
     kc get nodes 2>/dev/null || true
     return 0
   fi

@@ -12,7 +12,9 @@
 #                the CRDs GatewayClass, Gateway, HTTPRoute (v1, v1beta1), GRPCRoute,
 #                ReferenceGrant (v1, v1beta1), BackendTLSPolicy, ListenerSet, TCPRoute,
 #                TLSRoute, UDPRoute, and the ValidatingAdmissionPolicy (+Binding)
-#                safe-upgrades.gateway.networking.k8s.io that the channel ships
+#                safe-upgrades.gateway.networking.k8s.io that the channel ships.
+#                An API server older than a CRD needs (NEEDS below) gets the set without
+#                it, said in the output: on Kubernetes 1.30, every CRD but TLSRoute.
 #   monitoring   github.com/prometheus-operator/prometheus-operator,
 #                example/prometheus-operator-crd/*.yaml: the monitoring.coreos.com CRDs
 #                ServiceMonitor, PodMonitor, PrometheusRule, Probe, ScrapeConfig,
@@ -33,9 +35,10 @@
 #                                            [default: all] is fully installed and Established
 #   hack/optional-crds.sh render SET...      print the YAML (needs no cluster)
 #
-# The rendered YAML is cached in $OUTPUT_DIR/crds/<set>-<version>.r<N>.yaml (with a
-# .objects file listing what it holds), keyed by the version pinned in go.mod, so only
-# the first run after a version change needs `go` and the module cache.
+# The rendered YAML is cached in $OUTPUT_DIR/crds/<set>-<key>.r<N>.yaml (with a .objects
+# file listing what it holds and a .version file naming module@version), keyed by the
+# tools module's go.mod and go.sum, so only the first run after a version change needs
+# `go` and the module cache.
 #
 # Environment (defaults in brackets):
 #   KUBECONFIG                   the cluster, as an administrator (install, uninstall,
@@ -56,6 +59,14 @@ FIELD_MANAGER="llm-infra-optional-crds"
 RENDER_REV=1
 
 SETS=(gateway-api monitoring)    # what `all` means
+
+# Objects of a set that an older API server refuses: set, object (kubectl -o name), the oldest
+# Kubernetes minor that takes it, why. install, uninstall and status leave such an object out
+# on an older server (hack/lib/kube-version.sh's oldest release runs the e2e suite too); the
+# operands use none of them.
+NEEDS=(
+  "gateway-api customresourcedefinition.apiextensions.k8s.io/tlsroutes.gateway.networking.k8s.io 31 its hostnames rule calls isIP, a CEL function of Kubernetes 1.31 (gateway-api v1.5.0's release notes)"
+)
 KNOWN_SETS="gateway-api monitoring monitoring-core all"
 
 log() { echo "[optional-crds] $*" >&2; }
@@ -89,20 +100,18 @@ source_files_of() {
   esac
 }
 
-# pinned_version SET: the version go.mod requires, read without running go so a
-# cached render needs no toolchain and no network.
-pinned_version() {
-  local module version
-  module="$(module_of "$1")"
+# cache_base SET: the set's rendered files, keyed by the tools module's go.mod and go.sum
+# (the pins, read as bytes, not parsed): a changed pin renders again, and a cached render
+# needs no toolchain and no network.
+cache_base() {
   [[ -f "${TOOLS_MODULE}/go.mod" ]] || die "${TOOLS_MODULE}/go.mod is missing"
-  version="$(awk -v m="${module}" '
-    $1 == "require" && $2 == m { print $3; exit }
-    $1 == m && $2 ~ /^v/ { print $2; exit }' "${TOOLS_MODULE}/go.mod")"
-  [[ -n "${version}" ]] || die "${module} is not required in ${TOOLS_MODULE}/go.mod"
-  echo "${version}"
+  local key
+  key="$(cat "${TOOLS_MODULE}/go.mod" "${TOOLS_MODULE}/go.sum" | sha256sum)"
+  echo "${CACHE}/$1-${key:0:16}.r${RENDER_REV}"
 }
 
-cache_base() { echo "${CACHE}/$1-$(pinned_version "$1").r${RENDER_REV}"; }
+# pinned SET: module@version of a rendered set, as its render resolved it.
+pinned() { cat "$(cache_base "$1").version"; }
 
 # expand SET...: the sets named, with `all` expanded, each once.
 expand() {
@@ -126,48 +135,36 @@ select_sets() {
   mapfile -t SELECTED <<<"${list}"
 }
 
-# objects_of FILE: one `kubectl -o name` line per object in the rendered YAML,
-# e.g. customresourcedefinition.apiextensions.k8s.io/httproutes.gateway.networking.k8s.io.
-# The files are generated YAML: top-level apiVersion, kind, metadata.name.
+# objects_of FILE: one `kubectl -o name` line per object in the YAML, e.g.
+# customresourcedefinition.apiextensions.k8s.io/httproutes.gateway.networking.k8s.io
+# (hack/yamlobjects: apimachinery's YAML reader splits and decodes the documents).
 objects_of() {
-  awk '
-    function flush() {
-      if (kind != "") {
-        group = api; if (group !~ /\//) group = ""; sub(/\/[^\/]*$/, "", group)
-        print tolower(kind) (group == "" ? "" : "." group) "/" name
-      }
-      api = ""; kind = ""; name = ""; inmeta = 0
-    }
-    /^---/ { flush(); next }
-    /^[^ #-]/ { inmeta = ($0 ~ /^metadata:/) }
-    /^apiVersion:/ { api = $2 }
-    /^kind:/ { kind = $2 }
-    inmeta && name == "" && /^  name:/ { name = $2; gsub(/"/, "", name) }
-    END { flush() }' "$1"
+  (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" GOWORK=off go run ./hack/yamlobjects "$1")
 }
 
 # render SET: writes the set's YAML and object list to the cache unless there.
 render() {
   local set="$1" base
   base="$(cache_base "${set}")"
-  [[ -s "${base}.yaml" && -s "${base}.objects" ]] && return 0
+  [[ -s "${base}.yaml" && -s "${base}.objects" && -s "${base}.version" ]] && return 0
 
   local module version src
   module="$(module_of "${set}")"
-  version="$(pinned_version "${set}")"
   src="$(source_dir_of "${set}")"
-  command -v go >/dev/null || die "go is needed to render ${set} (${module}@${version}) the first time"
-  log "rendering ${set} from ${module}@${version} ${src}/"
+  command -v go >/dev/null || die "go is needed to render ${set} (${module} as ${TOOLS_MODULE}/go.mod pins it) the first time"
   local resolved dir
   # The tools module resolves from the module cache or the module proxy,
   # whatever the caller's GOFLAGS (-mod=vendor) or go.work say. go.sum
-  # verifies the zip.
+  # verifies the zip. The version is the build list's, which go.mod's
+  # requirement decides; a replace would make it something else.
   resolved="$(cd "${TOOLS_MODULE}" && export GOFLAGS=-mod=mod GOWORK=off &&
-    go mod download "${module}" && go list -m -f '{{.Version}} {{.Dir}}' "${module}")" ||
+    go mod download "${module}" && go list -m -f '{{.Version}} {{with .Replace}}replaced {{end}}{{.Dir}}' "${module}")" ||
     die "could not resolve ${module} in ${TOOLS_MODULE}"
-  [[ "${resolved%% *}" == "${version}" ]] ||
-    die "${module}: go.mod pins ${version} but the build list has ${resolved%% *} (a replace?)"
-  dir="${resolved#* }/${src}"
+  version="${resolved%% *}"
+  dir="${resolved#* }"
+  [[ "${dir}" != replaced* ]] || die "${module} is replaced in ${TOOLS_MODULE}/go.mod: pin a release instead"
+  log "rendering ${set} from ${module}@${version} ${src}/"
+  dir="${dir}/${src}"
   [[ -d "${dir}" ]] || die "${module}@${version} has no ${src}/"
 
   mkdir -p "${CACHE}"
@@ -189,8 +186,9 @@ render() {
   [[ "${n}" -gt 0 ]] || { rm -f "${tmp}"; die "no YAML in ${dir}"; }
 
   # The files must be those of the pinned release: both projects stamp it on every object.
-  local docs stamped
-  docs="$(objects_of "${tmp}" | wc -l)"
+  local objects docs stamped
+  objects="$(objects_of "${tmp}")" || { rm -f "${tmp}"; die "${set}: the rendered YAML does not parse"; }
+  docs="$(wc -l <<<"${objects}")"
   case "${set}" in
     gateway-api) stamped="$(grep -c "^    gateway.networking.k8s.io/bundle-version: ${version}\$" "${tmp}" || true)" ;;
     monitoring*) stamped="$(grep -c "^    operator.prometheus.io/version: ${version#v}\$" "${tmp}" || true)" ;;
@@ -199,8 +197,10 @@ render() {
     { rm -f "${tmp}"; die "${set}: ${stamped} of ${docs} objects carry the version ${version}; wrong source?"; }
 
   chmod 0644 "${tmp}"
-  objects_of "${tmp}" >"${tmp}.objects"
+  echo "${objects}" >"${tmp}.objects"
+  echo "${module}@${version}" >"${tmp}.version"
   mv "${tmp}.objects" "${base}.objects"
+  mv "${tmp}.version" "${base}.version"
   mv "${tmp}" "${base}.yaml"
   log "${set}: ${n} files, ${docs} objects -> ${base}.yaml"
 }
@@ -229,9 +229,51 @@ poll() {
   done
 }
 
-# crd_names SET: the CRDs of a rendered set, without the kind prefix.
+# server_minor: the API server's Kubernetes minor version (a provider may append "+").
+server_minor() {
+  local v
+  v="$(kc --request-timeout=10s get --raw /version)" || die "cannot read the API server's version"
+  v="$(sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' <<<"${v}")"
+  [[ -n "${v}" ]] || die "the API server's /version has no minor"
+  echo "${v}"
+}
+
+# LEFT_OUT[SET]: the set's objects this API server refuses (NEEDS), filled by resolve_left_out.
+declare -A LEFT_OUT=()
+
+# resolve_left_out SET...: fills LEFT_OUT for the sets, saying what is left out and why.
+resolve_left_out() {
+  local server row set obj minor why
+  server="$(server_minor)"
+  for row in "${NEEDS[@]}"; do
+    read -r set obj minor why <<<"${row}"
+    [[ " $* " == *" ${set} "* && "${server}" -lt "${minor}" ]] || continue
+    log "${set}: leaving out ${obj#*/} on Kubernetes 1.${server}: ${why}"
+    LEFT_OUT[${set}]+="${obj} "
+  done
+}
+
+# left_out SET: LEFT_OUT[SET], one a line.
+left_out() {
+  local obj
+  for obj in ${LEFT_OUT[$1]:-}; do echo "${obj}"; done
+}
+
+# objects SET: the set's objects (kubectl -o name, in the files' order) this API server takes.
+objects() {
+  grep -vxF -f <(left_out "$1"; echo "#none") "$(cache_base "$1").objects" || true
+}
+
+# crd_names SET: the CRDs of objects SET, without the kind prefix.
 crd_names() {
-  grep '^customresourcedefinition\.apiextensions\.k8s\.io/' "$(cache_base "$1").objects" | sed 's|^[^/]*/||'
+  objects "$1" | grep '^customresourcedefinition\.apiextensions\.k8s\.io/' | sed 's|^[^/]*/||'
+}
+
+# yaml_of SET: the set's rendered YAML without the objects this API server refuses
+# (hack/yamlobjects -without: documents split and decoded by apimachinery, not by line).
+yaml_of() {
+  (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" GOWORK=off go run ./hack/yamlobjects \
+    -without "$(left_out "$1" | paste -sd' ')" "$(cache_base "$1").yaml")
 }
 
 # crd_table NAME...: one line per existing CRD of NAMEs, fields separated by |:
@@ -303,14 +345,15 @@ cmd_install() {
   local set
   select_sets "$@"
   need_cluster
+  resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local base start applied names
     base="$(cache_base "${set}")"
     start=${SECONDS}
-    log "installing ${set} ($(module_of "${set}")@$(pinned_version "${set}"))"
-    applied="$(kc apply --server-side --force-conflicts --field-manager="${FIELD_MANAGER}" -o name -f "${base}.yaml")"
-    if ! diff <(sort <<<"${applied}") <(sort "${base}.objects") >/dev/null; then
+    log "installing ${set} ($(pinned "${set}"))"
+    applied="$(yaml_of "${set}" | kc apply --server-side --force-conflicts --field-manager="${FIELD_MANAGER}" -o name -f -)"
+    if ! diff <(sort <<<"${applied}") <(objects "${set}" | sort) >/dev/null; then
       die "${set}: kubectl applied other objects than ${base}.objects lists:"$'\n'"${applied}"
     fi
     local applied_at=${SECONDS}
@@ -329,12 +372,13 @@ cmd_uninstall() {
   local set
   select_sets "$@"
   need_cluster
+  resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local start objects
     start=${SECONDS}
     # Reverse order: a ValidatingAdmissionPolicyBinding before its policy.
-    mapfile -t objects < <(tac "$(cache_base "${set}").objects")
+    mapfile -t objects < <(objects "${set}" | tac)
     log "uninstalling ${set} (${#objects[@]} objects)"
     kc delete --ignore-not-found --wait=false "${objects[@]}" >/dev/null
     # A CRD is gone once the API server has deleted all its custom resources.
@@ -355,12 +399,13 @@ cmd_status() {
   if [[ $# -eq 0 ]]; then set -- all; fi
   select_sets "$@"
   need_cluster
+  resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
   for set in "${SELECTED[@]}"; do
     local names others table lines=() established=0 present=0 obj name row est versions extra=""
     mapfile -t names < <(crd_names "${set}")
     # The set's other objects: gateway-api's ValidatingAdmissionPolicy and its Binding.
-    mapfile -t others < <(grep -v '^customresourcedefinition\.apiextensions\.k8s\.io/' "$(cache_base "${set}").objects" || true)
+    mapfile -t others < <(objects "${set}" | grep -v '^customresourcedefinition\.apiextensions\.k8s\.io/' || true)
     table="$(crd_table "${names[@]}")"
     for name in "${names[@]}"; do
       row="$(awk -F'|' -v n="${name}" '$1 == n' <<<"${table}")"
@@ -393,7 +438,7 @@ cmd_status() {
       extra=", bundle-version $(kc get crd "${names[@]}" --ignore-not-found \
         -o jsonpath='{range .items[*]}{.metadata.annotations.gateway\.networking\.k8s\.io/bundle-version}{"\n"}{end}' | sort -u | paste -sd,)"
     fi
-    echo "${set} ($(module_of "${set}")@$(pinned_version "${set}")): ${state}${extra}"
+    echo "${set} ($(pinned "${set}")): ${state}${extra}"
     printf '%s\n' "${lines[@]}"
   done
   return "${rc}"

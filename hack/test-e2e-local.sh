@@ -42,6 +42,11 @@ op::build
 "${ROOT}/hack/optional-crds.sh" render all monitoring-core >/dev/null
 WITH_CERT_MANAGER=false op::cluster_up
 op::install
+# The GPU kind's provider is the suite's fake RunPod (test/e2e/agents_test.go), served on loopback
+# at the port after the operator's: its API and the proxy in front of its pods, so nothing the
+# GPU specs make the operator send leaves the machine.
+gpu_fake="127.0.0.1:$(( ${OP_LISTEN##*:} + 1 ))"
+export GPU_RUNPOD_API_URL="http://${gpu_fake}/v1" GPU_RUNPOD_PROXY_URL="http://${gpu_fake}/proxy"
 OPERATOR_SKIP_BUILD=true op::start
 op::log "set up in $((SECONDS - START))s; running the e2e suite"
 

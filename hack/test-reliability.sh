@@ -48,7 +48,7 @@
 #                                  convergence only, the API server restarts, the hostile object,
 #                                  secrets and uninstall (no leader election or conflicts), fuzz
 #                                  for 5 seconds per target
-#   RELIABILITY_KILL_POINTS [20]   RELIABILITY_OPERANDS [lws,batch-gateway,inference-gateway]
+#   RELIABILITY_KILL_POINTS [20]   RELIABILITY_OPERANDS [all]
 #   RELIABILITY_FAULTS_ARGS []     more flags of test/reliability/cmd/faults (-skip=leader,...)
 #   RELIABILITY_FUZZ_SECONDS [300]
 # Exits non-zero when a suite fails; prints a summary table per suite.
@@ -79,7 +79,7 @@ if [[ "${RELIABILITY_SHORT}" == "true" ]]; then
   RELIABILITY_FAULTS_ARGS="${RELIABILITY_FAULTS_ARGS:--phases=convergence -skip=leader,conflict -quiet=10s}"
 fi
 RELIABILITY_KILL_POINTS="${RELIABILITY_KILL_POINTS:-20}"
-RELIABILITY_OPERANDS="${RELIABILITY_OPERANDS:-lws,batch-gateway,inference-gateway}"
+RELIABILITY_OPERANDS="${RELIABILITY_OPERANDS:-all}"
 RELIABILITY_FUZZ_SECONDS="${RELIABILITY_FUZZ_SECONDS:-300}"
 # The run's directory: each suite's <suite>.json (test/reliability/result).
 RUN_DIR="${WORK}/run-$(date -u +%Y%m%dT%H%M%SZ)"

@@ -27,11 +27,21 @@ cd "${ROOT}"
 export GOFLAGS="-mod=vendor -trimpath"
 
 MODULE="github.com/llm-infra/llm-infra-operator"
-# One entry per API package: GROUP/VERSION under pkg/apis.
-API_GROUP_VERSIONS=(operator/v1 batch/v1alpha1 inferencegateway/v1alpha1)
+# One entry per API package: GROUP/VERSION under pkg/apis, every directory whose doc.go names
+# its group (+groupName=). pkg/operator/operands's TestRegistryMatchesTheRepository fails when
+# a registered kind's API package is not one of them, or one of them has no registered kind.
+API_GROUP_VERSIONS=()
+for doc in pkg/apis/*/*/doc.go; do
+  if grep -q '+groupName=' "${doc}"; then
+    dir="$(dirname "${doc}")"
+    API_GROUP_VERSIONS+=("${dir#pkg/apis/}")
+  fi
+done
 APIS_PKGS=()
+API_DIRS=()
 for gv in "${API_GROUP_VERSIONS[@]}"; do
   APIS_PKGS+=("${MODULE}/pkg/apis/${gv}")
+  API_DIRS+=("pkg/apis/${gv}")
 done
 OUT_PKG="${MODULE}/pkg/generated"
 OUT_DIR="${ROOT}/pkg/generated"
@@ -80,11 +90,7 @@ echo "deepcopy-gen" >&2
 
 echo "openapi schema for applyconfiguration-gen (from the CRDs)" >&2
 "${BIN_DIR}/controller-gen" crd paths=./pkg/apis/... output:crd:dir="${WORK_DIR}/crd"
-go run ./hack/crdopenapi "${WORK_DIR}/openapi.json" \
-  "${WORK_DIR}/crd/operator.openshift.io_leaderworkersetoperators.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.operator.v1.LeaderWorkerSetOperator" \
-  "${WORK_DIR}/crd/batch.llm-d.ai_llmbatchgateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.batch.v1alpha1.LLMBatchGateway" \
-  "${WORK_DIR}/crd/core.inference-gateway.com_gateways.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Gateway" \
-  "${WORK_DIR}/crd/core.inference-gateway.com_mcps.yaml=com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.MCP"
+go run ./hack/crdopenapi "${WORK_DIR}/openapi.json" "${WORK_DIR}/crd" "${MODULE}" "${API_DIRS[@]}"
 
 # Start from empty output directories so that removed types leave no stale files behind.
 rm -rf "${OUT_DIR}/applyconfigurations" "${OUT_DIR}/clientset" "${OUT_DIR}/listers" "${OUT_DIR}/informers"

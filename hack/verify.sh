@@ -8,7 +8,7 @@ export GOFLAGS="-mod=vendor -trimpath"
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen hack/tools/realpods 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen hack/dashboardgen hack/tools/realpods 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi
@@ -37,24 +37,24 @@ echo "== generated files are up to date"
 hack/update-codegen.sh >/dev/null
 hack/update-crds.sh >/dev/null
 hack/generate-operand-manifests.sh >/dev/null
+# Upstream's batch-gateway dashboards, from the pinned commit (OPERAND_SOURCES or upstream's
+# repository), and this project's additions.
+if ! out=$(hack/generate-dashboards.sh 2>&1); then echo "hack/generate-dashboards.sh failed:"; echo "${out}"; failed=1; fi
 # The OLM bundle, from deploy/ (after the CRDs above) and hack/bundle/.
 if ! out=$(hack/bundle.sh 2>&1); then echo "make bundle failed:"; echo "${out}"; failed=1; fi
+# Globs, not names: a new API package's files are covered (and a removed one's deletion seen).
 generated=(
-  pkg/apis/operator/v1/zz_generated.deepcopy.go
-  pkg/apis/batch/v1alpha1/zz_generated.deepcopy.go
-  pkg/apis/inferencegateway/v1alpha1/zz_generated.deepcopy.go
+  'pkg/apis/*/*/zz_generated.deepcopy.go'
   pkg/generated
   manifests
   metadata
   bundle.Dockerfile
-  deploy/00_operator.openshift.io_leaderworkersetoperators.crd.yaml
-  deploy/00_batch.llm-d.ai_llmbatchgateways.crd.yaml
-  deploy/00_core.inference-gateway.com_gateways.crd.yaml
-  deploy/00_core.inference-gateway.com_mcps.crd.yaml
+  'deploy/00_*.crd.yaml'
   bindata/assets/lws/crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml
   bindata/assets/lws/validatingwebhookconfiguration.yaml
+  bindata/assets/batchgateway/dashboards-configmap.yaml
 )
 changes=$(git status --porcelain -- "${generated[@]}")
 if [[ -n "${changes}" ]]; then

@@ -3,30 +3,53 @@ package operator
 import (
 	"fmt"
 	"os"
+	"sort"
 
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
-// OperandImageEnv names the environment variable that carries the LeaderWorkerSet controller's
-// image. OLM fills RELATED_IMAGE_* variables from the bundle's relatedImages, so disconnected
+// Images are the images the operator deploys, from the RELATED_IMAGE_* variables the
+// registered kinds declare. OLM fills them from the bundle's relatedImages, so disconnected
 // mirrors work without the operator knowing about them.
-const OperandImageEnv = "RELATED_IMAGE_OPERAND_IMAGE"
-
-// Images are the operand images the operator deploys.
 type Images struct {
-	// LWS is the LeaderWorkerSet controller's image.
-	LWS string
-	// BatchGateway are the LLM batch gateway's component images. Each may be missing: the
-	// LLMBatchGateways that need a missing one say so in their conditions.
-	BatchGateway batchgateway.Images
+	values  map[string]string
+	missing []string
 }
 
-// ImagesFromEnv reads the operand images from the environment and fails when one is missing:
-// running an operand with a guessed image would be a surprise for the administrator.
-func ImagesFromEnv() (Images, error) {
-	image := os.Getenv(OperandImageEnv)
-	if image == "" {
-		return Images{}, fmt.Errorf("%s is not set: set it to the LeaderWorkerSet controller image (for example registry.k8s.io/lws/lws:v0.8.0)", OperandImageEnv)
+// ImagesFromEnv reads every registered image from the environment and fails when a required
+// one is missing: running an operand with a guessed image would be a surprise for the
+// administrator. A missing optional one is reported by the CRs that need it.
+func ImagesFromEnv(all []registry.Registration) (Images, error) {
+	images := Images{values: map[string]string{}}
+	for _, r := range all {
+		for _, image := range r.Images {
+			value := os.Getenv(image.Env)
+			if value == "" && image.Required {
+				return Images{}, fmt.Errorf("%s is not set: set it to the image of %s", image.Env, image.Component)
+			}
+			if value == "" {
+				images.missing = append(images.missing, image.Env)
+			}
+			images.values[image.Env] = value
+		}
 	}
-	return Images{LWS: image, BatchGateway: batchgateway.ImagesFromEnv(os.Getenv)}, nil
+	return images, nil
+}
+
+// Of is the image of an environment variable ("" when it is not set).
+func (i Images) Of(env string) string { return i.values[env] }
+
+// MissingOptional lists the optional images that are not set.
+func (i Images) MissingOptional() []string { return i.missing }
+
+// Set lists the images that are set, as ENV=image.
+func (i Images) Set() []string {
+	var out []string
+	for env, value := range i.values {
+		if value != "" {
+			out = append(out, env+"="+value)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

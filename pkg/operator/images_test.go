@@ -1,26 +1,47 @@
 package operator
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
+)
 
 func TestImagesFromEnv(t *testing.T) {
-	tests := []struct {
-		name    string
-		value   string
-		wantErr bool
-	}{
-		{name: "unset refuses to start", value: "", wantErr: true},
-		{name: "set", value: "registry.example.com/lws:v0.8.0", wantErr: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(OperandImageEnv, tt.value)
-			images, err := ImagesFromEnv()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+	var required []registry.Image
+	for _, r := range operands.All() {
+		for _, image := range r.Images {
+			if image.Required {
+				required = append(required, image)
 			}
-			if !tt.wantErr && images.LWS != tt.value {
-				t.Errorf("LWS image = %q, want %q", images.LWS, tt.value)
+		}
+	}
+	if len(required) == 0 {
+		t.Fatal("no registered kind requires an image; the LeaderWorkerSet controller's is")
+	}
+	for _, image := range required {
+		t.Run(image.Env+" unset refuses to start", func(t *testing.T) {
+			for _, other := range required {
+				t.Setenv(other.Env, "registry.example.com/x:v1")
+			}
+			t.Setenv(image.Env, "")
+			if _, err := ImagesFromEnv(operands.All()); err == nil {
+				t.Errorf("started without %s", image.Env)
 			}
 		})
 	}
+	t.Run("set", func(t *testing.T) {
+		for _, image := range required {
+			t.Setenv(image.Env, "registry.example.com/"+image.Env+":v1")
+		}
+		images, err := ImagesFromEnv(operands.All())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, image := range required {
+			if got := images.Of(image.Env); got != "registry.example.com/"+image.Env+":v1" {
+				t.Errorf("%s = %q", image.Env, got)
+			}
+		}
+	})
 }

@@ -271,10 +271,10 @@ func (o objectRef) get(ctx context.Context) (*unstructured.Unstructured, error) 
 
 // assetRef renders an embedded manifest for the operator's namespace and returns what it names.
 func assetRef(asset string) objectRef {
-	r := engine.Renderer{Placeholders: map[string]string{bindata.NamespacePlaceholder: fw.namespace, bindata.OperandImagePlaceholder: "unused"}}
+	r := engine.Renderer{Manifests: bindata.FS, Placeholders: map[string]string{bindata.NamespacePlaceholder: fw.namespace, bindata.OperandImagePlaceholder: "unused"}}
 	obj, err := r.Object(asset)
 	Expect(err).NotTo(HaveOccurred(), "render %s", asset)
-	return objectRef{gvr: engine.GVRFor(obj.GroupVersionKind()), kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
+	return objectRef{gvr: engine.MustResourceFor(obj.GroupVersionKind()), kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
 }
 
 // operandObjects is every object the operator creates for the operand: the embedded manifests

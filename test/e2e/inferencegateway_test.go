@@ -105,7 +105,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 
 			By("comparing the objects of " + c.name + " with upstream's")
 			for _, golden := range goldenIGWObjects(c.name) {
-				obj, err := getObject(ctx, engine.GVRFor(golden.GroupVersionKind()), c.namespace, golden.GetName())
+				obj, err := getObject(ctx, engine.MustResourceFor(golden.GroupVersionKind()), c.namespace, golden.GetName())
 				Expect(err).NotTo(HaveOccurred(), "upstream's %s %s has no counterpart", golden.GetKind(), golden.GetName())
 				expectControlledBy(Default, obj, live.UID)
 				if golden.GetKind() == "Deployment" {

@@ -22,7 +22,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
 )
 
 // The specs share the one LeaderWorkerSetOperator, so they run in order. Each leaves it Managed
@@ -86,7 +86,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			for _, name := range []string{webhookSecretName, metricsSecretName} {
 				s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, name, metav1.GetOptions{})
 				g.Expect(err).NotTo(HaveOccurred(), "Secret %s", name)
-				g.Expect(engine.CertificateSignedBy(s, bundle)).To(BeTrue(), "Secret %s is signed by the operator's CA", name)
+				g.Expect(lws.CertificateSignedBy(s, bundle)).To(BeTrue(), "Secret %s is signed by the operator's CA", name)
 			}
 			expectCABundles(ctx, g, bundle)
 		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())

@@ -1,33 +1,21 @@
 package manifests
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift/library-go/pkg/controller/factory"
-
-	"github.com/llm-infra/llm-infra-operator/bindata"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 )
 
-// objectVerbs are the verbs a namespaced operand uses on each kind it applies: list and watch
-// (cluster-wide informers selecting the managed-by label), get (a cache miss reads from the
-// API), create and update (resourceapply), delete (a feature turned off; the UID precondition
-// of the engine's delete). Never patch.
-var objectVerbs = []string{"get", "list", "watch", "create", "update", "delete"}
+// objectVerbs are the verbs a namespaced operand uses on each kind it applies (the engine's).
+var objectVerbs = engine.ObjectVerbs
 
 // access is one row of a namespaced operand's access table: a request it makes (allowed), or
 // one it must not be able to make (denied). Its objects live in each CR's namespace, which can
@@ -39,19 +27,10 @@ type access struct {
 	allowed              bool
 }
 
-// operandCode is what a namespaced operand's code says it requests: the kinds of its manifests
-// (applied with objectVerbs), its optional APIs (watched in every namespace) and the built-in
-// informers it registers.
-type operandCode struct {
-	assets    []string
-	optional  []engine.OptionalAPI
-	informers func(*engine.Caches, informers.SharedInformerFactory) []factory.Informer
-}
-
-// checkOperandAccess checks every row of table against the operator's ClusterRole, then the
-// table against the code: a request the code makes and the table does not list fails, so the
-// table cannot fall behind a new asset, optional API or informer.
-func checkOperandAccess(t *testing.T, table []access, code operandCode) {
+// checkOperandAccess checks every row of table against the operator's ClusterRole. What the
+// code requests is TestEveryKindsRequestsAreGranted's, from the registry; these rows say why,
+// and what the operand must never be able to do.
+func checkOperandAccess(t *testing.T, table []access) {
 	t.Helper()
 	cluster, _ := operatorRules(t)
 	for _, tc := range table {
@@ -67,82 +46,45 @@ func checkOperandAccess(t *testing.T, table []access, code operandCode) {
 			})
 		}
 	}
-
-	t.Run("the table follows the code", func(t *testing.T) {
-		for _, asset := range code.assets {
-			var tm metav1.TypeMeta
-			if err := yaml.Unmarshal(bindata.MustAsset(asset), &tm); err != nil {
-				t.Fatalf("%s: %v", asset, err)
-			}
-			// The resource as the engine requests it (apimachinery's guess would call Gateway
-			// API's Gateways "gatewaies").
-			gr := engine.GVRFor(schema.FromAPIVersionAndKind(tm.APIVersion, tm.Kind)).GroupResource()
-			if missing := notInTable(table, gr, objectVerbs); len(missing) > 0 {
-				t.Errorf("%s is a %s (%s), which the table does not grant %v: add the rule to deploy/03_clusterrole.yaml, the CSV and the table", asset, tm.Kind, gr, missing)
-			}
-		}
-		for _, api := range code.optional {
-			if missing := notInTable(table, api.GVR.GroupResource(), []string{"list", "watch"}); len(missing) > 0 {
-				t.Errorf("the operand watches %s in every namespace, which the table does not grant %v", api.GVR.GroupResource(), missing)
-			}
-		}
-		for _, gr := range informedResources(t, code.informers) {
-			if missing := notInTable(table, gr, []string{"list", "watch"}); len(missing) > 0 {
-				t.Errorf("the operand's informer of %s lists and watches in every namespace, which the table does not grant %v", gr, missing)
-			}
-		}
-	})
 }
 
-// notInTable returns the verbs of verbs that no allowed row of table grants on gr.
-func notInTable(table []access, gr schema.GroupResource, verbs []string) []string {
-	var missing []string
-	for _, verb := range verbs {
-		if !slices.ContainsFunc(table, func(a access) bool {
-			return a.allowed && a.group == gr.Group && a.resource == gr.Resource && slices.Contains(a.verbs, verb)
-		}) {
-			missing = append(missing, verb)
-		}
+// TestEveryKindsRequestsAreGranted requires the operator's RBAC (deploy/, which the bundle's
+// permissions follow) to grant every request of every registered kind's controller: for a
+// namespaced kind, derived from its engine.Kind (its CRs, status, finalizers, events, the kinds
+// of its assets and writes, its optional APIs and references); for LWS, its objects by name. A
+// kind registered without its rules in deploy/03_clusterrole.yaml fails here.
+func TestEveryKindsRequestsAreGranted(t *testing.T) {
+	cluster, inNamespace := operatorRules(t)
+	for _, r := range operands.All() {
+		t.Run(r.GVK.Kind, func(t *testing.T) {
+			requests := r.Requests(namespace)
+			if len(requests) == 0 {
+				t.Fatal("no requests")
+			}
+			for _, req := range requests {
+				owner := cluster
+				if req.Namespace != "" {
+					owner = inNamespace
+				}
+				for _, m := range uncovered(owner, req.PolicyRule) {
+					t.Errorf("the operator lacks %s: add it to deploy/03_clusterrole.yaml (or 05_role.yaml) and make bundle", m)
+				}
+			}
+		})
 	}
-	return missing
-}
-
-// informedResources runs the informers register creates against a fake clientset and returns
-// the resources they list: what the operator's informers request, read from the requests
-// themselves.
-func informedResources(t *testing.T, register func(*engine.Caches, informers.SharedInformerFactory) []factory.Informer) []schema.GroupResource {
-	t.Helper()
-	client := fake.NewClientset()
-	factory := informers.NewSharedInformerFactory(client, 0)
-	registered := register(engine.NewCaches(), factory)
-	ctx, cancel := context.WithCancel(t.Context())
-	// Deferred in this order, the informers are stopped before Shutdown waits for them.
-	defer factory.Shutdown()
-	defer cancel()
-	factory.Start(ctx.Done())
-	for typ, synced := range factory.WaitForCacheSync(ctx.Done()) {
-		if !synced {
-			t.Fatalf("the informer of %v did not sync", typ)
-		}
-	}
-	var listed []schema.GroupResource
-	for _, a := range client.Actions() {
-		if gr := a.GetResource().GroupResource(); a.GetVerb() == "list" && !slices.Contains(listed, gr) {
-			listed = append(listed, gr)
-		}
-	}
-	if len(registered) == 0 || len(listed) != len(registered) {
-		t.Fatalf("%d informers listed %v", len(registered), listed)
-	}
-	return listed
 }
 
 // TestCRDWatches requires the operator's ClusterRole to let it list and watch, by name, the CRD
 // of every API it watches (one informer per CRD, field selector metadata.name=<name>).
 func TestCRDWatches(t *testing.T) {
 	cluster, _ := operatorRules(t)
-	names := []string{lws.CRDName}
-	for _, api := range slices.Concat(lws.OptionalAPIs(namespace), batchgateway.OptionalAPIs(), inferencegateway.OptionalAPIs()) {
+	var names []string
+	var apis []engine.OptionalAPI
+	for _, r := range operands.All() {
+		names = append(names, r.CRDs...)
+		apis = append(apis, r.OptionalAPIs(namespace)...)
+	}
+	for _, api := range apis {
 		names = append(names, engine.CRDName(api.GVR))
 	}
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
@@ -193,7 +135,7 @@ var userRoleSets = []userRoles{
 		edit:      "llm-infra-operator-inference-gateway-edit",
 		view:      "llm-infra-operator-inference-gateway-view",
 		group:     "core.inference-gateway.com",
-		resources: []string{"gateways", "mcps"},
+		resources: []string{"gateways", "mcps", "agents", "orchestrators", "gpus"},
 	},
 }
 
@@ -212,6 +154,13 @@ func userRoleBundleFiles() []string {
 func TestUserRoles(t *testing.T) {
 	read := []string{"get", "list", "watch"}
 	write := []string{"create", "update", "patch", "delete", "deletecollection"}
+	for _, r := range operands.All() {
+		if r.Namespaced && !slices.ContainsFunc(userRoleSets, func(set userRoles) bool {
+			return set.group == r.GVK.Group && slices.Contains(set.resources, r.Resource)
+		}) {
+			t.Errorf("%s is registered but no user role set (deploy/0*-roles.yaml, userRoleSets) lets admins, editors and viewers reach %s", r.GVK.Kind, r.Resource)
+		}
+	}
 	for _, set := range userRoleSets {
 		t.Run(set.file, func(t *testing.T) {
 			roles := decodeUserRoles(t, set)

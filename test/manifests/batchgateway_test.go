@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
 
 // TestBatchGatewayAccess proves that the operator's ClusterRole grants every request the LLM
@@ -36,9 +35,5 @@ func TestBatchGatewayAccess(t *testing.T) {
 		{"resourceapply never patches Secrets", "", "secrets", []string{"patch", "deletecollection"}, false},
 		{"no collection deletes", "apps", "deployments", []string{"deletecollection"}, false},
 		{"no namespaces", "", "namespaces", []string{"get", "list", "create"}, false},
-	}, operandCode{
-		assets:    batchgateway.Assets(),
-		optional:  batchgateway.OptionalAPIs(),
-		informers: batchgateway.RegisterInformers,
 	})
 }

@@ -3,44 +3,38 @@ package manifests
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/component-helpers/auth/rbac/validation"
 )
 
-// uncovered returns the parts of want that no rule in owner grants, one string per missing
-// (verb, group, resource, name) or (verb, URL), the way the API server's escalation check
-// compares rules: want is split into single permissions and each must be granted by one rule.
+// uncovered returns the parts of want that the rules of owner do not grant, one string per
+// missing (verb, group, resource, name) or (verb, URL): Kubernetes' own escalation check
+// (k8s.io/component-helpers/auth/rbac/validation.Covers, what the API server runs before it
+// lets the operator create a Role), want split into single permissions.
 func uncovered(owner []rbacv1.PolicyRule, want rbacv1.PolicyRule) []string {
-	var missing []string
-	for _, verb := range want.Verbs {
-		for _, url := range want.NonResourceURLs {
-			if !slices.ContainsFunc(owner, func(r rbacv1.PolicyRule) bool {
-				return has(r.Verbs, verb) && slices.ContainsFunc(r.NonResourceURLs, func(u string) bool { return urlMatches(u, url) })
-			}) {
-				missing = append(missing, fmt.Sprintf("%s %s", verb, url))
+	_, missing := validation.Covers(owner, []rbacv1.PolicyRule{want})
+	var out []string
+	for _, m := range missing {
+		for _, verb := range m.Verbs {
+			for _, url := range m.NonResourceURLs {
+				out = append(out, fmt.Sprintf("%s %s", verb, url))
 			}
-		}
-		names := want.ResourceNames
-		if len(names) == 0 {
-			names = []string{""} // any name: only a rule without resourceNames grants it
-		}
-		for _, group := range want.APIGroups {
-			for _, resource := range want.Resources {
-				for _, name := range names {
-					if !slices.ContainsFunc(owner, func(r rbacv1.PolicyRule) bool {
-						return has(r.Verbs, verb) && has(r.APIGroups, group) &&
-							slices.ContainsFunc(r.Resources, func(res string) bool { return resourceMatches(res, resource) }) &&
-							(len(r.ResourceNames) == 0 || (name != "" && slices.Contains(r.ResourceNames, name)))
-					}) {
-						missing = append(missing, describe(verb, group, resource, name))
+			names := m.ResourceNames
+			if len(names) == 0 {
+				names = []string{""}
+			}
+			for _, group := range m.APIGroups {
+				for _, resource := range m.Resources {
+					for _, name := range names {
+						out = append(out, describe(verb, group, resource, name))
 					}
 				}
 			}
 		}
 	}
-	return missing
+	return out
 }
 
 // describe names a single permission, e.g. `update pods/finalizers (core group, any name)`.
@@ -52,29 +46,6 @@ func describe(verb, group, resource, name string) string {
 		return fmt.Sprintf("%s %s (%s group, any name)", verb, resource, group)
 	}
 	return fmt.Sprintf("%s %s (%s group, name %s)", verb, resource, group, name)
-}
-
-// has reports whether values holds v or the wildcard "*".
-func has(values []string, v string) bool {
-	return slices.Contains(values, rbacv1.VerbAll) || slices.Contains(values, v)
-}
-
-// resourceMatches follows the RBAC authorizer: "*" matches everything, "*/sub" every
-// resource's subresource sub, anything else only itself.
-func resourceMatches(rule, requested string) bool {
-	if rule == rbacv1.ResourceAll || rule == requested {
-		return true
-	}
-	_, sub, ok := strings.Cut(requested, "/")
-	return ok && rule == "*/"+sub
-}
-
-// urlMatches follows the RBAC authorizer: a trailing "*" is a prefix match.
-func urlMatches(rule, requested string) bool {
-	if prefix, ok := strings.CutSuffix(rule, "*"); ok {
-		return strings.HasPrefix(requested, prefix)
-	}
-	return rule == requested
 }
 
 // uncoveredRules is uncovered for every rule of want.

@@ -1,12 +1,9 @@
 package manifests
 
 import (
-	"slices"
 	"testing"
 
-	"github.com/llm-infra/llm-infra-operator/bindata"
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
 )
 
 // TestInferenceGatewayAccess proves that the operator's ClusterRole grants every request the
@@ -54,10 +51,5 @@ func TestInferenceGatewayAccess(t *testing.T) {
 		{"GatewayClasses are the cluster administrator's", gatewayAPI, "gatewayclasses", []string{"get", "list", "create", "update"}, false},
 		{"IngressClasses are the cluster administrator's", "networking.k8s.io", "ingressclasses", []string{"get", "list", "create", "update"}, false},
 		{"no namespaces", "", "namespaces", []string{"get", "list", "create"}, false},
-	}, operandCode{
-		// The two asset lists the step tables are built from: a Gateway's and an MCP's.
-		assets:    slices.Concat(bindata.InferenceGatewayAssets, bindata.MCPAssets),
-		optional:  inferencegateway.OptionalAPIs(),
-		informers: inferencegateway.RegisterInformers,
 	})
 }

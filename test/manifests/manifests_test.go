@@ -7,7 +7,6 @@ package manifests
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -29,21 +28,29 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	psapi "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
+
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	igwtestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	crscheme "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/scheme"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 )
 
-// crdBundleFiles are the CRDs of the OLM bundle, one per API group (hack/update-crds.sh).
-var crdBundleFiles = []string{
-	"manifests/batch.llm-d.ai_llmbatchgateways.yaml",
-	"manifests/core.inference-gateway.com_gateways.yaml",
-	"manifests/core.inference-gateway.com_mcps.yaml",
-	"manifests/operator.openshift.io_leaderworkersetoperators.yaml",
-}
+// crdBundleFiles are the CRDs of the OLM bundle, one per registered kind (hack/bundle.sh
+// copies deploy/'s).
+var crdBundleFiles = func() []string {
+	var files []string
+	for _, r := range operands.All() {
+		files = append(files, "manifests/"+r.GVK.Group+"_"+r.Resource+".yaml")
+	}
+	sort.Strings(files)
+	return files
+}()
 
 const (
 	root           = "../.."
@@ -69,10 +76,15 @@ const (
 	gatewayExampleFile = "deploy/examples/gateway_minimal.yaml"
 	gatewayGoldenCR    = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
 	mcpExampleFile     = "deploy/examples/mcp_memory.yaml"
-	clusterRoleFile    = "deploy/03_clusterrole.yaml"
-	roleFile           = "deploy/05_role.yaml"
-	deploymentFile     = "deploy/10_deployment.yaml"
-	namespaceFile      = "deploy/01_namespace.yaml"
+	// The Agent, Orchestrator and GPU samples are upstream's examples, as their admission tables
+	// have them (testcases.UpstreamAgent, UpstreamOrchestrator, UpstreamGPU).
+	agentExampleFile        = "deploy/examples/agent_google_calendar.yaml"
+	orchestratorExampleFile = "deploy/examples/orchestrator_telegram.yaml"
+	gpuExampleFile          = "deploy/examples/gpu_ornith.yaml"
+	clusterRoleFile         = "deploy/03_clusterrole.yaml"
+	roleFile                = "deploy/05_role.yaml"
+	deploymentFile          = "deploy/10_deployment.yaml"
+	namespaceFile           = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -274,14 +286,13 @@ func newObject(kind string) (interface{}, bool) {
 		return &prometheusRule{}, true
 	case "CustomResourceDefinition":
 		return &apiextensionsv1.CustomResourceDefinition{}, true
-	case "LeaderWorkerSetOperator":
-		return &lwsoperatorv1.LeaderWorkerSetOperator{}, true
-	case "LLMBatchGateway":
-		return &batchv1alpha1.LLMBatchGateway{}, true
-	case "Gateway":
-		return &igwv1alpha1.Gateway{}, true
-	case "MCP":
-		return &igwv1alpha1.MCP{}, true
+	}
+	// The operator's own kinds: every registered one, typed by the generated clientset's scheme.
+	for _, r := range operands.All() {
+		if r.GVK.Kind == kind {
+			obj, err := crscheme.Scheme.New(r.GVK)
+			return obj, err == nil
+		}
 	}
 	return nil, false
 }
@@ -294,10 +305,6 @@ func TestDeployFiles(t *testing.T) {
 	cluster := func(kind, name string) object { return object{kind, "", name} }
 	namespaced := func(kind, name string) object { return object{kind, namespace, name} }
 	want := map[string][]object{
-		"00_operator.openshift.io_leaderworkersetoperators.crd.yaml": {cluster("CustomResourceDefinition", "leaderworkersetoperators.operator.openshift.io")},
-		"00_batch.llm-d.ai_llmbatchgateways.crd.yaml":                {cluster("CustomResourceDefinition", "llmbatchgateways.batch.llm-d.ai")},
-		"00_core.inference-gateway.com_gateways.crd.yaml":            {cluster("CustomResourceDefinition", "gateways.core.inference-gateway.com")},
-		"00_core.inference-gateway.com_mcps.crd.yaml":                {cluster("CustomResourceDefinition", "mcps.core.inference-gateway.com")},
 		"01_namespace.yaml":          {cluster("Namespace", namespace)},
 		"02_serviceaccount.yaml":     {namespaced("ServiceAccount", serviceAccount)},
 		"03_clusterrole.yaml":        {cluster("ClusterRole", operatorName)},
@@ -328,9 +335,16 @@ func TestDeployFiles(t *testing.T) {
 		"monitoring/prometheusrule.yaml":                {namespaced("PrometheusRule", operatorName)},
 		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
 		// Namespaced, without a namespace: applied with kubectl -n.
-		"examples/llmbatchgateway_sync.yaml": {{"LLMBatchGateway", "", "batch-gateway-sync"}},
-		"examples/gateway_minimal.yaml":      {{"Gateway", "", "simple-gateway"}},
-		"examples/mcp_memory.yaml":           {{"MCP", "", "mcp-memory-server"}},
+		"examples/llmbatchgateway_sync.yaml":  {{"LLMBatchGateway", "", "batch-gateway-sync"}},
+		"examples/gateway_minimal.yaml":       {{"Gateway", "", "simple-gateway"}},
+		"examples/mcp_memory.yaml":            {{"MCP", "", "mcp-memory-server"}},
+		"examples/agent_google_calendar.yaml": {{"Agent", "", "google-calendar-agent"}},
+		"examples/orchestrator_telegram.yaml": {{"Orchestrator", "", "orchestrator"}},
+		"examples/gpu_ornith.yaml":            {{"GPU", "", "ornith"}},
+	}
+	// One CRD file per registered kind (hack/update-crds.sh).
+	for _, r := range operands.All() {
+		want[r.CRDFile()] = []object{cluster("CustomResourceDefinition", r.CRDName())}
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/ nor monitoring/); each must be
@@ -629,56 +643,6 @@ func clusterRoleRules(t *testing.T, name string) []rbacv1.PolicyRule {
 	return decodeAsset[rbacv1.ClusterRole](t, name).Rules
 }
 
-// TestOperandObjectsManageable requires the operator's RBAC to allow everything the reconciler
-// does with each operand object in bindata/assets/lws: watch the kind, create the object, and
-// get, update, patch and delete it by name (the CRD: never delete).
-func TestOperandObjectsManageable(t *testing.T) {
-	cluster, inNamespace := operatorRules(t)
-	files, err := filepath.Glob(filepath.Join(root, "bindata", "assets", "lws", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no operand manifests: %v", err)
-	}
-	for _, f := range files {
-		name := "assets/lws/" + filepath.Base(f)
-		t.Run(name, func(t *testing.T) {
-			var obj struct {
-				metav1.TypeMeta
-				Metadata metav1.ObjectMeta `json:"metadata"`
-			}
-			if err := yaml.Unmarshal(asset(t, name), &obj); err != nil {
-				t.Fatal(err)
-			}
-			gvr, _ := meta.UnsafeGuessKindToResource(schema.FromAPIVersionAndKind(obj.APIVersion, obj.Kind))
-			owner := cluster
-			if obj.Metadata.Namespace != "" {
-				if obj.Metadata.Namespace != namespace {
-					t.Fatalf("operand object in namespace %q, want %q", obj.Metadata.Namespace, namespace)
-				}
-				owner = inNamespace
-			}
-			named := []string{"get", "update", "patch", "delete"}
-			unnamed := []string{"list", "watch", "create"}
-			if gvr.Resource == "customresourcedefinitions" {
-				// Watched by name; deleting the CRD would delete every LeaderWorkerSet.
-				named, unnamed = []string{"get", "update", "patch", "list", "watch"}, []string{"create"}
-				if m := uncovered(owner, rule(gvr, "delete", obj.Metadata.Name)); len(m) == 0 {
-					t.Errorf("the operator may delete the CRD %s", obj.Metadata.Name)
-				}
-			}
-			var missing []string
-			for _, v := range named {
-				missing = append(missing, uncovered(owner, rule(gvr, v, obj.Metadata.Name))...)
-			}
-			for _, v := range unnamed {
-				missing = append(missing, uncovered(owner, rule(gvr, v, ""))...)
-			}
-			for _, m := range missing {
-				t.Errorf("%s %s: the operator lacks %s", obj.Kind, obj.Metadata.Name, m)
-			}
-		})
-	}
-}
-
 func rule(gvr schema.GroupVersionResource, verb, name string) rbacv1.PolicyRule {
 	r := rbacv1.PolicyRule{APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}, Verbs: []string{verb}}
 	if name != "" {
@@ -795,51 +759,18 @@ func TestPodsAreRestricted(t *testing.T) {
 	}
 }
 
-// restrictedViolations checks the parts of the restricted profile a manifest controls.
+// restrictedViolations runs Kubernetes' own restricted Pod Security checks
+// (k8s.io/pod-security-admission/policy, what the API server's admission runs in a namespace
+// that enforces restricted) over a pod spec.
 func restrictedViolations(spec corev1.PodSpec) []string {
+	evaluator, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	if err != nil {
+		return []string{err.Error()}
+	}
 	var v []string
-	psc := spec.SecurityContext
-	if psc == nil {
-		psc = &corev1.PodSecurityContext{}
-	}
-	if spec.HostNetwork || spec.HostPID || spec.HostIPC {
-		v = append(v, "host namespaces are used")
-	}
-	for _, vol := range spec.Volumes {
-		if vol.HostPath != nil {
-			v = append(v, fmt.Sprintf("volume %s is a hostPath", vol.Name))
-		}
-	}
-	if psc.RunAsUser != nil && *psc.RunAsUser == 0 {
-		v = append(v, "pod runs as UID 0")
-	}
-	podNonRoot := psc.RunAsNonRoot != nil && *psc.RunAsNonRoot
-	podSeccomp := psc.SeccompProfile != nil && psc.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault
-	for _, c := range append(slices.Clone(spec.InitContainers), spec.Containers...) {
-		sc := c.SecurityContext
-		if sc == nil {
-			v = append(v, fmt.Sprintf("container %s has no securityContext", c.Name))
-			continue
-		}
-		if !podNonRoot && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
-			v = append(v, fmt.Sprintf("container %s: runAsNonRoot is not true", c.Name))
-		}
-		if sc.RunAsUser != nil && *sc.RunAsUser == 0 {
-			v = append(v, fmt.Sprintf("container %s runs as UID 0", c.Name))
-		}
-		if !podSeccomp && (sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault) {
-			v = append(v, fmt.Sprintf("container %s: seccomp profile is not RuntimeDefault", c.Name))
-		}
-		if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
-			v = append(v, fmt.Sprintf("container %s: allowPrivilegeEscalation is not false", c.Name))
-		}
-		if sc.Privileged != nil && *sc.Privileged {
-			v = append(v, fmt.Sprintf("container %s is privileged", c.Name))
-		}
-		if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") {
-			v = append(v, fmt.Sprintf("container %s does not drop ALL capabilities", c.Name))
-		} else if len(sc.Capabilities.Add) > 0 && !slices.Equal(sc.Capabilities.Add, []corev1.Capability{"NET_BIND_SERVICE"}) {
-			v = append(v, fmt.Sprintf("container %s adds capabilities %v", c.Name, sc.Capabilities.Add))
+	for _, r := range evaluator.EvaluatePod(psapi.LevelVersion{Level: psapi.LevelRestricted, Version: psapi.LatestVersion()}, &metav1.ObjectMeta{}, &spec) {
+		if !r.Allowed {
+			v = append(v, r.ForbiddenReason+": "+r.ForbiddenDetail)
 		}
 	}
 	return v
@@ -943,6 +874,15 @@ func TestSampleCR(t *testing.T) {
 	t.Run("MCP", func(t *testing.T) {
 		checkMCPSample(t, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile))
 	})
+	t.Run("Agent", func(t *testing.T) {
+		checkAgentSample(t, decodeFile[igwv1alpha1.Agent](t, agentExampleFile))
+	})
+	t.Run("Orchestrator", func(t *testing.T) {
+		checkOrchestratorSample(t, decodeFile[igwv1alpha1.Orchestrator](t, orchestratorExampleFile))
+	})
+	t.Run("GPU", func(t *testing.T) {
+		checkGPUSample(t, decodeFile[igwv1alpha1.GPU](t, gpuExampleFile))
+	})
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
@@ -1004,6 +944,23 @@ func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
 	checkNamespacedSample(t, cr, "testcases.UpstreamMCP", &igwv1alpha1.MCP{}, []byte(igwtestcases.UpstreamMCP))
 }
 
+// checkAgentSample, checkOrchestratorSample and checkGPUSample: the samples are upstream's
+// examples, as the admission tables have them.
+func checkAgentSample(t *testing.T, cr *igwv1alpha1.Agent) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamAgent", &igwv1alpha1.Agent{}, []byte(igwtestcases.UpstreamAgent))
+}
+
+func checkOrchestratorSample(t *testing.T, cr *igwv1alpha1.Orchestrator) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamOrchestrator", &igwv1alpha1.Orchestrator{}, []byte(igwtestcases.UpstreamOrchestrator))
+}
+
+func checkGPUSample(t *testing.T, cr *igwv1alpha1.GPU) {
+	t.Helper()
+	checkNamespacedSample(t, cr, "testcases.UpstreamGPU", &igwv1alpha1.GPU{}, []byte(igwtestcases.UpstreamGPU))
+}
+
 // TestALMExamples requires one example per owned CRD, each the same object as its sample in
 // deploy/examples.
 func TestALMExamples(t *testing.T) {
@@ -1044,6 +1001,15 @@ func TestALMExamples(t *testing.T) {
 	})
 	t.Run("MCP", func(t *testing.T) {
 		checkALMExample(t, byKind["MCP"], mcpExampleFile, checkMCPSample)
+	})
+	t.Run("Agent", func(t *testing.T) {
+		checkALMExample(t, byKind["Agent"], agentExampleFile, checkAgentSample)
+	})
+	t.Run("Orchestrator", func(t *testing.T) {
+		checkALMExample(t, byKind["Orchestrator"], orchestratorExampleFile, checkOrchestratorSample)
+	})
+	t.Run("GPU", func(t *testing.T) {
+		checkALMExample(t, byKind["GPU"], gpuExampleFile, checkGPUSample)
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 
 	"github.com/llm-infra/llm-infra-operator/pkg/operator"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/pkg/version"
 )
 
@@ -25,7 +26,7 @@ func NewOperatorCommand(ctx context.Context) *cobra.Command {
 	// Checked before controllercmd starts so a misconfigured Deployment fails with one clear
 	// line instead of a stack of start-up logs.
 	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
-		_, err := operator.ImagesFromEnv()
+		_, err := operator.ImagesFromEnv(operands.All())
 		return err
 	}
 	return cmd

@@ -114,8 +114,34 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &batchv1alpha1.TLSSpecApplyConfiguration{}
 
 		// Group=core.inference-gateway.com, Version=v1alpha1
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Agent"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentConfigSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentConfigSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentReceiverSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentReceiverSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentStatus"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentStatusApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentTelemetrySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentTelemetrySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentTLSClientSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentTLSClientSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AgentTLSSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.AgentTLSSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("APIKeySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.APIKeySpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("AuthSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.AuthSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CapabilitiesSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.CapabilitiesSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Card"):
+		return &applyconfigurationsinferencegatewayv1alpha1.CardApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CardSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.CardSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ChannelsSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.ChannelsSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CrossVersionObjectReference"):
 		return &applyconfigurationsinferencegatewayv1alpha1.CrossVersionObjectReferenceApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("CustomHorizontalPodAutoscalerSpec"):
@@ -126,8 +152,18 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.GatewaySpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GatewayStatus"):
 		return &applyconfigurationsinferencegatewayv1alpha1.GatewayStatusApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GPU"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GPUApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GPUEndpointSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GPUEndpointSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GPUSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GPUSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GPUStatus"):
+		return &applyconfigurationsinferencegatewayv1alpha1.GPUStatusApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("GuardrailsSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.GuardrailsSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("HeaderSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.HeaderSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("HealthCheck"):
 		return &applyconfigurationsinferencegatewayv1alpha1.HealthCheckApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("HPASpec"):
@@ -136,8 +172,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.IngressSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("IngressTLSSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.IngressTLSSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("LLMSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.LLMSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("LoggingSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.LoggingSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCP"):
 		return &applyconfigurationsinferencegatewayv1alpha1.MCPApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPClientSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.MCPClientSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPServer"):
 		return &applyconfigurationsinferencegatewayv1alpha1.MCPServerApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("MCPServerSpec"):
@@ -162,6 +204,28 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.ModelRoutingSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OIDCSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.OIDCSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Orchestrator"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorA2ASpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorA2ASpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorAgentSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorAgentSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorGatewaySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorGatewaySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorMCPSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorMCPSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorReceiverSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorReceiverSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorServiceDiscoverySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorServiceDiscoverySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorStatus"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorStatusApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorTelemetrySpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorTelemetrySpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OrchestratorToolsSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.OrchestratorToolsSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OTLPExporterSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.OTLPExporterSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ParentReference"):
@@ -170,6 +234,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.PrometheusExporterSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ProviderSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ProviderSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("QueueSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.QueueSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ReceiverSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ReceiverSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ResourceList"):
@@ -194,6 +260,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.ServiceMonitorSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ServiceSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Skill"):
+		return &applyconfigurationsinferencegatewayv1alpha1.SkillApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TelegramChannelSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.TelegramChannelSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TelemetrySpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.TelemetrySpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TLSConfig"):
@@ -202,6 +272,16 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.TracesExporterSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TracesSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.TracesSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("WorkloadMetricsExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.WorkloadMetricsExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("WorkloadMetricsSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.WorkloadMetricsSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("WorkloadOTLPExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.WorkloadOTLPExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("WorkloadTracesExporterSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.WorkloadTracesExporterSpecApplyConfiguration{}
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("WorkloadTracesSpec"):
+		return &applyconfigurationsinferencegatewayv1alpha1.WorkloadTracesSpecApplyConfiguration{}
 
 		// Group=operator.openshift.io, Version=v1
 	case v1.SchemeGroupVersion.WithKind("Certificates"):

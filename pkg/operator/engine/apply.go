@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -110,7 +111,11 @@ func (a Applier) trackAnnotations(obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	RemoveDroppedAnnotations(a.Clients.Caches, m, GVRFor(KindOf(obj)).GroupResource())
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return err
+	}
+	RemoveDroppedAnnotations(a.Clients.Caches, m, gvr.GroupResource())
 	return nil
 }
 
@@ -141,7 +146,8 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 		return fmt.Errorf("apply %s: %w", describe(typed), err)
 	}
 	if modified {
-		countWrite(ctx, GVRFor(KindOf(typed)).GroupResource().String(), probe.writeVerb())
+		gvr, _ := ResourceFor(KindOf(typed))
+		countWrite(ctx, gvr.GroupResource().String(), probe.writeVerb())
 	}
 	return nil
 }
@@ -161,29 +167,32 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, 
 	c, rec, cache := a.Clients, a.Recorder, a.Cache
 	switch t := obj.(type) {
 	case *corev1.ServiceAccount:
-		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c.ServiceAccounts(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c, rec, t, cache)
 	case *corev1.ConfigMap:
-		_, modified, err = resourceapply.ApplyConfigMapImproved(ctx, c.ConfigMaps(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyConfigMapImproved(ctx, c, rec, t, cache)
 	case *corev1.Service:
-		_, modified, err = resourceapply.ApplyServiceImproved(ctx, c.Services(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyServiceImproved(ctx, c, rec, t, cache)
 	case *corev1.Secret:
-		_, modified, err = resourceapply.ApplySecretImproved(ctx, c.Secrets(), rec, t, cache)
+		_, modified, err = resourceapply.ApplySecretImproved(ctx, c, rec, t, cache)
 	case *rbacv1.ClusterRole:
-		_, modified, err = resourceapply.ApplyClusterRole(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyClusterRole(ctx, c, rec, t)
 	case *rbacv1.ClusterRoleBinding:
-		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c, rec, t)
 	case *rbacv1.Role:
-		_, modified, err = resourceapply.ApplyRole(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyRole(ctx, c, rec, t)
 	case *rbacv1.RoleBinding:
-		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c.RBAC(), rec, t)
+		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c, rec, t)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c.Admission(), rec, t, cache)
+		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
 	case *apiextensionsv1.CustomResourceDefinition:
-		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c.CRDs(), rec, t)
+		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c, rec, t)
 	case *unstructured.Unstructured:
-		_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, GVRFor(t.GroupVersionKind()), nil, nil)
+		var gvr schema.GroupVersionResource
+		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
+			_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil)
+		}
 	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
 		// resourceapply has no typed function for these; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
@@ -206,7 +215,11 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (b
 	u.SetGroupVersionKind(gvk)
 	unstructured.RemoveNestedField(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, GVRFor(gvk), nil, nil)
+	gvr, err := ResourceFor(gvk)
+	if err != nil {
+		return false, err
+	}
+	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, gvr, nil, nil)
 	return modified, err
 }
 
@@ -214,6 +227,12 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (b
 // in the CR's status), so a manual edit of its spec (replicas, image) is reverted. It returns
 // the Deployment as applied; record its generation with resourcemerge.SetDeploymentGeneration.
 func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deployment, generations []operatorv1.GenerationStatus) (*appsv1.Deployment, error) {
+	return a.applyDeployment(ctx, required, resourcemerge.ExpectedDeploymentGeneration(required, generations))
+}
+
+// applyDeployment applies a Deployment unless it has the generation expected and its
+// metadata is as required.
+func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deployment, expected int64) (*appsv1.Deployment, error) {
 	if err := a.trackAnnotations(required); err != nil {
 		return nil, err
 	}
@@ -222,10 +241,9 @@ func (a Applier) ApplyDeployment(ctx context.Context, required *appsv1.Deploymen
 		return nil, err
 	}
 	a, probe := a.probing()
-	expected := resourcemerge.ExpectedDeploymentGeneration(required, generations)
-	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients.Deployments(), a.Recorder, required, expected)
+	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients, a.Recorder, required, expected)
 	if err != nil {
-		return nil, fmt.Errorf("apply Deployment %s: %w", qualifiedName(required.Namespace, required.Name), err)
+		return nil, fmt.Errorf("apply Deployment %s: %w", cache.NewObjectName(required.Namespace, required.Name).String(), err)
 	}
 	if modified {
 		countWrite(ctx, Deployments.String(), probe.writeVerb())
@@ -244,8 +262,12 @@ func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) (Applie
 	if err != nil {
 		return a, err
 	}
-	gr := GVRFor(KindOf(obj)).GroupResource()
-	existing, err := a.existing(ctx, KindOf(obj), m.GetNamespace(), m.GetName())
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return a, err
+	}
+	gr := gvr.GroupResource()
+	existing, err := a.existing(ctx, gvr, m.GetNamespace(), m.GetName())
 	if apierrors.IsNotFound(err) {
 		clients := *a.Clients
 		clients.Caches = a.Clients.Caches.WithAbsent(gr, m.GetNamespace(), m.GetName())
@@ -267,8 +289,7 @@ func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) (Applie
 }
 
 // existing reads an object's metadata from the caches, or from the API on a miss.
-func (a Applier) existing(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (metav1.Object, error) {
-	gvr := GVRFor(gvk)
+func (a Applier) existing(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (metav1.Object, error) {
 	if m, err := a.Clients.Caches.GetMeta(gvr.GroupResource(), namespace, name); err == nil || !apierrors.IsNotFound(err) {
 		return m, err
 	}
@@ -307,11 +328,11 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("get %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
+		return fmt.Errorf("get %s %s: %w", gvr.Resource, cache.NewObjectName(namespace, name).String(), err)
 	}
 	if !owned(live) {
 		a.Recorder.Warningf("RemovalSkipped", "%s %s is not managed by %s; left in place",
-			gvr.Resource, qualifiedName(namespace, name), ManagedByValue)
+			gvr.Resource, cache.NewObjectName(namespace, name).String(), ManagedByValue)
 		return nil
 	}
 	uid := live.GetUID()
@@ -320,10 +341,10 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("delete %s %s: %w", gvr.Resource, qualifiedName(namespace, name), err)
+		return fmt.Errorf("delete %s %s: %w", gvr.Resource, cache.NewObjectName(namespace, name).String(), err)
 	}
 	countWrite(ctx, gvr.GroupResource().String(), "delete")
-	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, qualifiedName(namespace, name))
+	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, cache.NewObjectName(namespace, name).String())
 	return nil
 }
 
@@ -333,7 +354,11 @@ func (a Applier) DeleteObject(ctx context.Context, obj runtime.Object, owned Own
 	if err != nil {
 		return err
 	}
-	return a.DeleteOwned(ctx, GVRFor(KindOf(obj)), m.GetNamespace(), m.GetName(), owned, mode)
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return err
+	}
+	return a.DeleteOwned(ctx, gvr, m.GetNamespace(), m.GetName(), owned, mode)
 }
 
 // ManagedByOperator is the ownership test of objects the operator labels.
@@ -373,17 +398,6 @@ func asTyped(obj runtime.Object) (runtime.Object, error) {
 	return typed, nil
 }
 
-// GVRFor maps a kind to its resource. Every kind the operands use has a regular plural.
-func GVRFor(gvk schema.GroupVersionKind) schema.GroupVersionResource {
-	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
-	// apimachinery's guess turns every final "y" into "ies"; after a vowel the plural is "ys"
-	// (Gateway API's Gateway is served as "gateways").
-	if kind := strings.ToLower(gvk.Kind); len(kind) > 1 && strings.HasSuffix(kind, "y") && strings.ContainsRune("aeiou", rune(kind[len(kind)-2])) {
-		gvr.Resource = kind + "s"
-	}
-	return gvr
-}
-
 // KindOf returns an object's kind: from its TypeMeta, or, for typed objects built in Go
 // without one, from the scheme.
 func KindOf(obj runtime.Object) schema.GroupVersionKind {
@@ -403,12 +417,5 @@ func describe(obj runtime.Object) string {
 	if err != nil {
 		return kind
 	}
-	return kind + " " + qualifiedName(m.GetNamespace(), m.GetName())
-}
-
-func qualifiedName(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
+	return kind + " " + cache.NewObjectName(m.GetNamespace(), m.GetName()).String()
 }

@@ -218,14 +218,20 @@ func waitCached(t *testing.T, caches *Caches, gr schema.GroupResource, namespace
 	}
 }
 
-func TestGVRFor(t *testing.T) {
-	for kind, want := range map[string]string{
-		"Gateway": "gateways", "HTTPRoute": "httproutes", "NetworkPolicy": "networkpolicies",
-		"Ingress": "ingresses", "ServiceMonitor": "servicemonitors", "Deployment": "deployments",
-	} {
-		if got := GVRFor(schema.GroupVersionKind{Kind: kind}).Resource; got != want {
-			t.Errorf("GVRFor(%s) = %s, want %s", kind, got, want)
+// ResourceFor maps a declared kind to its declared resource (Gateway API's Gateway is
+// "gateways", which apimachinery's guess gets wrong) and refuses a kind nobody declared.
+func TestResourceFor(t *testing.T) {
+	for _, r := range Resources {
+		got, err := ResourceFor(r.GVR.GroupVersion().WithKind(r.Kind))
+		if err != nil || got != r.GVR {
+			t.Errorf("ResourceFor(%s) = %v, %v; want %v", r.Kind, got, err, r.GVR)
 		}
+	}
+	if got, err := ResourceFor(GatewayAPIGatewayGVR.GroupVersion().WithKind("Gateway")); err != nil || got.Resource != "gateways" {
+		t.Errorf("Gateway API's Gateway = %v, %v", got, err)
+	}
+	if _, err := ResourceFor(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}); err == nil {
+		t.Error("an undeclared kind was mapped")
 	}
 }
 

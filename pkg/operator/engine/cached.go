@@ -195,20 +195,38 @@ func (c *Caches) GetMeta(gr schema.GroupResource, namespace, name string) (metav
 	return meta.Accessor(obj)
 }
 
-// cachedGet answers a Get from the caches. A miss asks the API: an object may exist that no
-// cache holds, because it has not reached the informer yet or because it lacks the label the
-// informer selects on (an object some other tool created, which the operand adopts or reports).
-// Once the operator has applied an object, it is cached, so a quiet sync misses nothing.
-func cachedGet[T runtime.Object](ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
-	obj, err := readThrough(ctx, caches, gr, namespace, name, live)
-	if caches.probe != nil {
-		caches.probe.found = err == nil
+// cached is where a cached client finds its kind's objects: the caches, the group-resource and
+// the namespace ("" for cluster-scoped kinds).
+type cached struct {
+	caches    *Caches
+	gr        schema.GroupResource
+	namespace string
+}
+
+// at is a client's place for one group-resource in one namespace.
+func (c *CachedClients) at(gr schema.GroupResource, namespace string) cached {
+	return cached{c.Caches, gr, namespace}
+}
+
+// cachedGet answers a Get from the caches. A miss asks the API (live): an object may exist
+// that no cache holds, because it has not reached the informer yet or because it lacks the
+// label the informer selects on (an object some other tool created, which the operand adopts
+// or reports). Once the operator has applied an object, it is cached, so a quiet sync misses
+// nothing.
+//
+// This is the one implementation of every cached client's Get. The typed clients below are
+// one small type per kind only because Go cannot embed a type parameter: each embeds its
+// kind's client-go interface (every other verb goes to the API) and overrides Get with this.
+func cachedGet[T runtime.Object](ctx context.Context, at cached, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
+	obj, err := readThrough(ctx, at, name, live)
+	if at.caches.probe != nil {
+		at.caches.probe.found = err == nil
 	}
 	return obj, err
 }
 
-func readThrough[T runtime.Object](ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
-	obj, err := caches.Get(gr, namespace, name)
+func readThrough[T runtime.Object](ctx context.Context, at cached, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
+	obj, err := at.caches.Get(at.gr, at.namespace, name)
 	if err == nil {
 		if typed, ok := obj.DeepCopyObject().(T); ok {
 			return typed, nil
@@ -231,7 +249,9 @@ func readThrough[T runtime.Object](ctx context.Context, caches *Caches, gr schem
 }
 
 // CachedClients are API clients whose Get reads from the Caches; every other verb goes to the
-// API. They are what the engine hands to resourceapply.
+// API. They are what the engine hands to resourceapply: CachedClients is the getter of every
+// built-in kind the engine applies (resourceapply's ServiceAccountsGetter, RolesGetter,
+// CustomResourceDefinitionsGetter, ...), and DynamicClient the dynamic client of the others.
 type CachedClients struct {
 	Kube    kubernetes.Interface
 	APIExt  apiextclient.Interface
@@ -239,257 +259,200 @@ type CachedClients struct {
 	Caches  *Caches
 }
 
-// ServiceAccounts is a ServiceAccountsGetter reading from the caches.
-func (c *CachedClients) ServiceAccounts() coreclientv1.ServiceAccountsGetter { return saGetter{c} }
+// The getters of the built-in kinds: each kind's typed client in a namespace (or cluster-wide),
+// its Get answered by the caches.
 
-// ConfigMaps is a ConfigMapsGetter reading from the caches.
-func (c *CachedClients) ConfigMaps() coreclientv1.ConfigMapsGetter { return configMapGetter{c} }
-
-// Services is a ServicesGetter reading from the caches.
-func (c *CachedClients) Services() coreclientv1.ServicesGetter { return serviceGetter{c} }
-
-// Secrets is a SecretsGetter reading from the caches.
-func (c *CachedClients) Secrets() coreclientv1.SecretsGetter { return secretGetter{c} }
-
-// Deployments is a DeploymentsGetter reading from the caches.
-func (c *CachedClients) Deployments() appsclientv1.DeploymentsGetter { return deploymentGetter{c} }
-
-// RBAC is an RBAC client whose Roles, RoleBindings, ClusterRoles and ClusterRoleBindings read
-// from the caches.
-func (c *CachedClients) RBAC() rbacClient { return rbacClient{c} }
-
-// Admission is a client whose webhook configurations read from the caches.
-func (c *CachedClients) Admission() admissionClient { return admissionClient{c} }
-
-// CRDs is a CustomResourceDefinitionsGetter reading from the caches.
-func (c *CachedClients) CRDs() apiextclientv1.CustomResourceDefinitionsGetter { return crdGetter{c} }
-
-// DynamicClient is a dynamic client whose Get reads from the caches of optional APIs.
-func (c *CachedClients) DynamicClient() dynamic.Interface { return cachedDynamic{c.Dynamic, c.Caches} }
-
-type saGetter struct{ c *CachedClients }
-
-func (g saGetter) ServiceAccounts(ns string) coreclientv1.ServiceAccountInterface {
-	return saClient{g.c.Kube.CoreV1().ServiceAccounts(ns), g.c.Caches, ns}
+func (c *CachedClients) ServiceAccounts(ns string) coreclientv1.ServiceAccountInterface {
+	return saClient{c.Kube.CoreV1().ServiceAccounts(ns), c.at(ServiceAccounts, ns)}
 }
+
+func (c *CachedClients) ConfigMaps(ns string) coreclientv1.ConfigMapInterface {
+	return configMapClient{c.Kube.CoreV1().ConfigMaps(ns), c.at(ConfigMaps, ns)}
+}
+
+func (c *CachedClients) Services(ns string) coreclientv1.ServiceInterface {
+	return serviceClient{c.Kube.CoreV1().Services(ns), c.at(Services, ns)}
+}
+
+func (c *CachedClients) Secrets(ns string) coreclientv1.SecretInterface {
+	return secretClient{c.Kube.CoreV1().Secrets(ns), c.at(Secrets, ns)}
+}
+
+func (c *CachedClients) Deployments(ns string) appsclientv1.DeploymentInterface {
+	return deploymentClient{c.Kube.AppsV1().Deployments(ns), c.at(Deployments, ns)}
+}
+
+func (c *CachedClients) Roles(ns string) rbacclientv1.RoleInterface {
+	return roleClient{c.Kube.RbacV1().Roles(ns), c.at(Roles, ns)}
+}
+
+func (c *CachedClients) RoleBindings(ns string) rbacclientv1.RoleBindingInterface {
+	return roleBindingClient{c.Kube.RbacV1().RoleBindings(ns), c.at(RoleBindings, ns)}
+}
+
+func (c *CachedClients) ClusterRoles() rbacclientv1.ClusterRoleInterface {
+	return clusterRoleClient{c.Kube.RbacV1().ClusterRoles(), c.at(ClusterRoles, "")}
+}
+
+func (c *CachedClients) ClusterRoleBindings() rbacclientv1.ClusterRoleBindingInterface {
+	return clusterRoleBindingClient{c.Kube.RbacV1().ClusterRoleBindings(), c.at(ClusterRoleBindings, "")}
+}
+
+func (c *CachedClients) MutatingWebhookConfigurations() admissionregistrationclientv1.MutatingWebhookConfigurationInterface {
+	return mutatingWebhookClient{c.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations(), c.at(MutatingWebhookConfigurations, "")}
+}
+
+func (c *CachedClients) ValidatingWebhookConfigurations() admissionregistrationclientv1.ValidatingWebhookConfigurationInterface {
+	return validatingWebhookClient{c.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations(), c.at(ValidatingWebhookConfigurations, "")}
+}
+
+func (c *CachedClients) CustomResourceDefinitions() apiextclientv1.CustomResourceDefinitionInterface {
+	return crdClient{c.APIExt.ApiextensionsV1().CustomResourceDefinitions(), c.at(CustomResourceDefinitions, "")}
+}
+
+// DynamicClient is a dynamic client whose Get reads from the caches (optional APIs' objects,
+// built-in kinds applied unstructured).
+func (c *CachedClients) DynamicClient() dynamic.Interface { return cachedDynamic{c.Dynamic, c.Caches} }
 
 type saClient struct {
 	coreclientv1.ServiceAccountInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s saClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.ServiceAccount, error) {
-	return cachedGet(ctx, s.caches, ServiceAccounts, s.namespace, name, s.ServiceAccountInterface.Get)
-}
-
-type configMapGetter struct{ c *CachedClients }
-
-func (g configMapGetter) ConfigMaps(ns string) coreclientv1.ConfigMapInterface {
-	return configMapClient{g.c.Kube.CoreV1().ConfigMaps(ns), g.c.Caches, ns}
+	return cachedGet(ctx, s.at, name, s.ServiceAccountInterface.Get)
 }
 
 type configMapClient struct {
 	coreclientv1.ConfigMapInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s configMapClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.ConfigMap, error) {
-	return cachedGet(ctx, s.caches, ConfigMaps, s.namespace, name, s.ConfigMapInterface.Get)
-}
-
-type serviceGetter struct{ c *CachedClients }
-
-func (g serviceGetter) Services(ns string) coreclientv1.ServiceInterface {
-	return serviceClient{g.c.Kube.CoreV1().Services(ns), g.c.Caches, ns}
+	return cachedGet(ctx, s.at, name, s.ConfigMapInterface.Get)
 }
 
 type serviceClient struct {
 	coreclientv1.ServiceInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s serviceClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.Service, error) {
-	return cachedGet(ctx, s.caches, Services, s.namespace, name, s.ServiceInterface.Get)
-}
-
-type secretGetter struct{ c *CachedClients }
-
-func (g secretGetter) Secrets(ns string) coreclientv1.SecretInterface {
-	return secretClient{g.c.Kube.CoreV1().Secrets(ns), g.c.Caches, ns}
+	return cachedGet(ctx, s.at, name, s.ServiceInterface.Get)
 }
 
 type secretClient struct {
 	coreclientv1.SecretInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s secretClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.Secret, error) {
-	return cachedGet(ctx, s.caches, Secrets, s.namespace, name, s.SecretInterface.Get)
-}
-
-type deploymentGetter struct{ c *CachedClients }
-
-func (g deploymentGetter) Deployments(ns string) appsclientv1.DeploymentInterface {
-	return deploymentClient{g.c.Kube.AppsV1().Deployments(ns), g.c.Caches, ns}
+	return cachedGet(ctx, s.at, name, s.SecretInterface.Get)
 }
 
 type deploymentClient struct {
 	appsclientv1.DeploymentInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s deploymentClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*appsv1.Deployment, error) {
-	return cachedGet(ctx, s.caches, Deployments, s.namespace, name, s.DeploymentInterface.Get)
-}
-
-type rbacClient struct{ c *CachedClients }
-
-func (g rbacClient) Roles(ns string) rbacclientv1.RoleInterface {
-	return roleClient{g.c.Kube.RbacV1().Roles(ns), g.c.Caches, ns}
-}
-
-func (g rbacClient) RoleBindings(ns string) rbacclientv1.RoleBindingInterface {
-	return roleBindingClient{g.c.Kube.RbacV1().RoleBindings(ns), g.c.Caches, ns}
-}
-
-func (g rbacClient) ClusterRoles() rbacclientv1.ClusterRoleInterface {
-	return clusterRoleClient{g.c.Kube.RbacV1().ClusterRoles(), g.c.Caches}
-}
-
-func (g rbacClient) ClusterRoleBindings() rbacclientv1.ClusterRoleBindingInterface {
-	return clusterRoleBindingClient{g.c.Kube.RbacV1().ClusterRoleBindings(), g.c.Caches}
+	return cachedGet(ctx, s.at, name, s.DeploymentInterface.Get)
 }
 
 type roleClient struct {
 	rbacclientv1.RoleInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s roleClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.Role, error) {
-	return cachedGet(ctx, s.caches, Roles, s.namespace, name, s.RoleInterface.Get)
+	return cachedGet(ctx, s.at, name, s.RoleInterface.Get)
 }
 
 type roleBindingClient struct {
 	rbacclientv1.RoleBindingInterface
-	caches    *Caches
-	namespace string
+	at cached
 }
 
 func (s roleBindingClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.RoleBinding, error) {
-	return cachedGet(ctx, s.caches, RoleBindings, s.namespace, name, s.RoleBindingInterface.Get)
+	return cachedGet(ctx, s.at, name, s.RoleBindingInterface.Get)
 }
 
 type clusterRoleClient struct {
 	rbacclientv1.ClusterRoleInterface
-	caches *Caches
+	at cached
 }
 
 func (s clusterRoleClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.ClusterRole, error) {
-	return cachedGet(ctx, s.caches, ClusterRoles, "", name, s.ClusterRoleInterface.Get)
+	return cachedGet(ctx, s.at, name, s.ClusterRoleInterface.Get)
 }
 
 type clusterRoleBindingClient struct {
 	rbacclientv1.ClusterRoleBindingInterface
-	caches *Caches
+	at cached
 }
 
 func (s clusterRoleBindingClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*rbacv1.ClusterRoleBinding, error) {
-	return cachedGet(ctx, s.caches, ClusterRoleBindings, "", name, s.ClusterRoleBindingInterface.Get)
-}
-
-type admissionClient struct{ c *CachedClients }
-
-func (g admissionClient) MutatingWebhookConfigurations() admissionregistrationclientv1.MutatingWebhookConfigurationInterface {
-	return mutatingWebhookClient{g.c.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations(), g.c.Caches}
-}
-
-func (g admissionClient) ValidatingWebhookConfigurations() admissionregistrationclientv1.ValidatingWebhookConfigurationInterface {
-	return validatingWebhookClient{g.c.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations(), g.c.Caches}
+	return cachedGet(ctx, s.at, name, s.ClusterRoleBindingInterface.Get)
 }
 
 type mutatingWebhookClient struct {
 	admissionregistrationclientv1.MutatingWebhookConfigurationInterface
-	caches *Caches
+	at cached
 }
 
 func (s mutatingWebhookClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
-	return cachedGet(ctx, s.caches, MutatingWebhookConfigurations, "", name, s.MutatingWebhookConfigurationInterface.Get)
+	return cachedGet(ctx, s.at, name, s.MutatingWebhookConfigurationInterface.Get)
 }
 
 type validatingWebhookClient struct {
 	admissionregistrationclientv1.ValidatingWebhookConfigurationInterface
-	caches *Caches
+	at cached
 }
 
 func (s validatingWebhookClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
-	return cachedGet(ctx, s.caches, ValidatingWebhookConfigurations, "", name, s.ValidatingWebhookConfigurationInterface.Get)
-}
-
-type crdGetter struct{ c *CachedClients }
-
-func (g crdGetter) CustomResourceDefinitions() apiextclientv1.CustomResourceDefinitionInterface {
-	return crdClient{g.c.APIExt.ApiextensionsV1().CustomResourceDefinitions(), g.c.Caches}
+	return cachedGet(ctx, s.at, name, s.ValidatingWebhookConfigurationInterface.Get)
 }
 
 type crdClient struct {
 	apiextclientv1.CustomResourceDefinitionInterface
-	caches *Caches
+	at cached
 }
 
 func (s crdClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*apiextensionsv1.CustomResourceDefinition, error) {
-	return cachedGet(ctx, s.caches, CustomResourceDefinitions, "", name, s.CustomResourceDefinitionInterface.Get)
+	return cachedGet(ctx, s.at, name, s.CustomResourceDefinitionInterface.Get)
 }
 
-// cachedDynamic is a dynamic client whose Get reads from the caches of optional APIs.
+// cachedDynamic is a dynamic client whose Get reads from the caches.
 type cachedDynamic struct {
 	dynamic.Interface
 	caches *Caches
 }
 
 func (d cachedDynamic) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
-	return cachedDynamicResource{d.Interface.Resource(gvr), d.caches, gvr.GroupResource()}
+	r := d.Interface.Resource(gvr)
+	return cachedDynamicResource{r, r, cached{d.caches, gvr.GroupResource(), ""}}
 }
 
-// cachedDynamicResource serves cluster-scoped objects of one resource; Namespace narrows it to
-// one namespace.
+// cachedDynamicResource is one resource of the dynamic client: its cluster-scoped objects, or,
+// through Namespace, those of one namespace.
 type cachedDynamicResource struct {
-	dynamic.NamespaceableResourceInterface
-	caches *Caches
-	gr     schema.GroupResource
+	dynamic.ResourceInterface
+	resource dynamic.NamespaceableResourceInterface
+	at       cached
 }
 
 func (r cachedDynamicResource) Namespace(ns string) dynamic.ResourceInterface {
-	return cachedDynamicNamespaced{r.NamespaceableResourceInterface.Namespace(ns), r.caches, r.gr, ns}
+	at := r.at
+	at.namespace = ns
+	return cachedDynamicResource{r.resource.Namespace(ns), r.resource, at}
 }
 
+// Get reads from the caches, or from the API for a subresource or a miss.
 func (r cachedDynamicResource) Get(ctx context.Context, name string, opts metav1.GetOptions, subresources ...string) (*unstructured.Unstructured, error) {
-	return dynamicGet(ctx, r.caches, r.gr, "", name, r.NamespaceableResourceInterface, opts, subresources)
-}
-
-type cachedDynamicNamespaced struct {
-	dynamic.ResourceInterface
-	caches    *Caches
-	gr        schema.GroupResource
-	namespace string
-}
-
-func (r cachedDynamicNamespaced) Get(ctx context.Context, name string, opts metav1.GetOptions, subresources ...string) (*unstructured.Unstructured, error) {
-	return dynamicGet(ctx, r.caches, r.gr, r.namespace, name, r.ResourceInterface, opts, subresources)
-}
-
-// dynamicGet reads an object of an optional API from the caches, or from the API for a
-// subresource or a miss.
-func dynamicGet(ctx context.Context, caches *Caches, gr schema.GroupResource, namespace, name string, client dynamic.ResourceInterface, opts metav1.GetOptions, subresources []string) (*unstructured.Unstructured, error) {
 	if len(subresources) > 0 {
-		return client.Get(ctx, name, opts, subresources...)
+		return r.ResourceInterface.Get(ctx, name, opts, subresources...)
 	}
-	return cachedGet(ctx, caches, gr, namespace, name, func(ctx context.Context, name string, opts metav1.GetOptions) (*unstructured.Unstructured, error) {
-		return client.Get(ctx, name, opts)
+	return cachedGet(ctx, r.at, name, func(ctx context.Context, name string, opts metav1.GetOptions) (*unstructured.Unstructured, error) {
+		return r.ResourceInterface.Get(ctx, name, opts)
 	})
 }

@@ -28,48 +28,6 @@ func RunHooks(d *appsv1.Deployment, hooks ...DeploymentHook) error {
 	return nil
 }
 
-// WithContainerArg sets the argument starting with prefix (say "--zap-log-level=") of the
-// named container to prefix+value, replacing one that is there or appending it.
-func WithContainerArg(container, prefix, value string) DeploymentHook {
-	return func(d *appsv1.Deployment) error {
-		c := ContainerOf(d, container)
-		if c == nil {
-			return fmt.Errorf("container %q not found", container)
-		}
-		arg := prefix + value
-		for i, a := range c.Args {
-			if strings.HasPrefix(a, prefix) {
-				c.Args[i] = arg
-				return nil
-			}
-		}
-		c.Args = append(c.Args, arg)
-		return nil
-	}
-}
-
-// WithNodePlacement applies a CR's placement: a non-empty nodeSelector replaces the pod's, set
-// tolerations (even an empty list) replace the pod's; anything unset keeps the manifest's. The
-// CR's maps and slices are copied, never shared with the Deployment.
-func WithNodePlacement(nodeSelector map[string]string, tolerations []corev1.Toleration) DeploymentHook {
-	return func(d *appsv1.Deployment) error {
-		pod := &d.Spec.Template.Spec
-		if len(nodeSelector) > 0 {
-			pod.NodeSelector = make(map[string]string, len(nodeSelector))
-			for k, v := range nodeSelector {
-				pod.NodeSelector[k] = v
-			}
-		}
-		if tolerations != nil {
-			pod.Tolerations = make([]corev1.Toleration, len(tolerations))
-			for i := range tolerations {
-				tolerations[i].DeepCopyInto(&pod.Tolerations[i])
-			}
-		}
-		return nil
-	}
-}
-
 // WithPodTemplateAnnotations adds annotations to the pod template; a changed value rolls the
 // pods.
 func WithPodTemplateAnnotations(annotations map[string]string) DeploymentHook {

@@ -22,50 +22,6 @@ func testDeployment() *appsv1.Deployment {
 	}
 }
 
-func TestWithContainerArg(t *testing.T) {
-	tests := []struct {
-		name      string
-		container string
-		prefix    string
-		value     string
-		wantArgs  []string
-		wantErr   bool
-	}{
-		{name: "replaces an argument with the prefix", container: "main", prefix: "--v=", value: "4", wantArgs: []string{"--config=/c", "--v=4"}},
-		{name: "appends a missing argument", container: "main", prefix: "--zap-log-level=", value: "6", wantArgs: []string{"--config=/c", "--v=2", "--zap-log-level=6"}},
-		{name: "unknown container", container: "missing", prefix: "--v=", value: "1", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := testDeployment()
-			err := WithContainerArg(tt.container, tt.prefix, tt.value)(d)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
-			}
-			if tt.wantErr {
-				return
-			}
-			if got := ContainerOf(d, tt.container).Args; !reflect.DeepEqual(got, tt.wantArgs) {
-				t.Errorf("args = %v, want %v", got, tt.wantArgs)
-			}
-		})
-	}
-}
-
-func TestWithNodePlacementDoesNotAliasTheInput(t *testing.T) {
-	selector := map[string]string{"a": "b"}
-	tolerations := []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
-	d := testDeployment()
-	if err := WithNodePlacement(selector, tolerations)(d); err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Template.Spec.NodeSelector["a"] = "changed"
-	d.Spec.Template.Spec.Tolerations[0].Key = "changed"
-	if selector["a"] != "b" || tolerations[0].Key != "k" {
-		t.Errorf("changing the Deployment changed the input: %v %v", selector, tolerations)
-	}
-}
-
 func TestWithPodTemplateAnnotations(t *testing.T) {
 	d := testDeployment()
 	d.Spec.Template.Annotations = map[string]string{"kept": "yes", "replaced": "old"}

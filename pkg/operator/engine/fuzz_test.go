@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,11 +87,12 @@ func FuzzRendererObject(f *testing.F) {
 	assets := []string{bindata.LWSDeployment, bindata.LWSWebhookService, bindata.LWSWebhookCertificate, bindata.LWSMutatingWebhookConfiguration, bindata.LWSClusterRoleBinding}
 	f.Fuzz(func(t *testing.T, namespace, image, labelKey, labelValue string) {
 		r := Renderer{
+			Manifests:    bindata.FS,
 			Placeholders: map[string]string{bindata.NamespacePlaceholder: namespace, bindata.OperandImagePlaceholder: image},
 			Labels:       map[string]string{labelKey: labelValue},
 			Owner:        &metav1.OwnerReference{APIVersion: "v1", Kind: "X", Name: "x", UID: "u"},
 		}
-		plain := Renderer{}
+		plain := Renderer{Manifests: bindata.FS}
 		for _, asset := range assets {
 			first, err := r.Object(asset)
 			if err != nil {
@@ -111,63 +111,4 @@ func FuzzRendererObject(f *testing.F) {
 			}
 		}
 	})
-}
-
-// FuzzDeploymentHooks runs the hooks every operand runs on a Deployment with fuzzed input: no
-// panic, the same Deployment from the same input, and the CR's maps and slices never shared
-// with the Deployment.
-func FuzzDeploymentHooks(f *testing.F) {
-	f.Add("manager", "--zap-log-level=", "4", "node-role.kubernetes.io/infra", "", "key", "Exists", "NoSchedule", "k", "v")
-	f.Add("", "", "", "", "", "", "", "", "", "")
-	f.Fuzz(func(t *testing.T, container, prefix, value, selectorKey, selectorValue, tolKey, tolOp, tolEffect, annKey, annValue string) {
-		build := func() (*appsv1.Deployment, error) {
-			d := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "manager", Args: []string{"--zap-log-level=2"}}, {Name: "other"}},
-			}}}}
-			selector := map[string]string{selectorKey: selectorValue}
-			tolerations := []corev1.Toleration{{Key: tolKey, Operator: corev1.TolerationOperator(tolOp), Effect: corev1.TaintEffect(tolEffect)}}
-			err := RunHooks(d,
-				WithContainerArg(container, prefix, value),
-				WithNodePlacement(selector, tolerations),
-				WithPodTemplateAnnotations(map[string]string{annKey: annValue}),
-				WithRestrictedSecurityContext,
-			)
-			selector[selectorKey] = "mutated"
-			tolerations[0].Key = "mutated"
-			return d, err
-		}
-		first, err1 := build()
-		second, err2 := build()
-		if (err1 == nil) != (err2 == nil) || !reflect.DeepEqual(first, second) {
-			t.Fatalf("the same input gave different Deployments (%v, %v)", err1, err2)
-		}
-		if err1 != nil {
-			if ContainerOf(first, container) != nil {
-				t.Fatalf("error for a container that exists: %v", err1)
-			}
-			return
-		}
-		pod := first.Spec.Template.Spec
-		if pod.NodeSelector[selectorKey] != selectorValue || pod.Tolerations[0].Key != tolKey {
-			t.Fatal("the Deployment shares the CR's nodePlacement")
-		}
-		args := ContainerOf(first, container).Args
-		if n := len(args); n == 0 || args[n-1] != prefix+value && !contains(args, prefix+value) {
-			t.Fatalf("args %v lack %q", args, prefix+value)
-		}
-		for _, c := range pod.Containers {
-			if c.SecurityContext == nil || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
-				t.Fatalf("container %q may escalate privileges", c.Name)
-			}
-		}
-	})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

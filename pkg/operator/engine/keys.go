@@ -34,17 +34,12 @@ func KeyedSync(operand string, list func() ([]string, error), syncOne func(ctx c
 	}
 }
 
-// ObjectKey is the queue key of a namespaced object.
-func ObjectKey(obj metav1.Object) string {
-	return obj.GetNamespace() + "/" + obj.GetName()
-}
-
 // ControllerKey maps an object to the key of the CR of the given kind that controls it (its
 // controller owner reference), for the informers of the kinds an operand creates. Objects
 // controlled by something else map to no key.
 func ControllerKey(ownerGK schema.GroupKind) factory.ObjectQueueKeysFunc {
 	return func(obj runtime.Object) []string {
-		m, ok := metaOf(obj)
+		_, m, ok := ObjectOf(obj)
 		if !ok {
 			return nil
 		}
@@ -58,15 +53,6 @@ func ControllerKey(ownerGK schema.GroupKind) factory.ObjectQueueKeysFunc {
 		}
 		return []string{m.GetNamespace() + "/" + ref.Name}
 	}
-}
-
-// metaOf unwraps informer tombstones and returns an object's metadata.
-func metaOf(obj any) (metav1.Object, bool) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	return m, ok
 }
 
 // QueueingHandler is an informer event handler that queues the keys an object maps to. An

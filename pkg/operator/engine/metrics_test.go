@@ -93,18 +93,18 @@ func TestStepFailuresAreCountedByStepAndReason(t *testing.T) {
 		{
 			name: "a blocking failure stops the walk: the later steps are not counted",
 			steps: []Step[stubRun]{
-				stepReturning("crd", MissingDependency(ReasonCertManagerMissing, "install it")),
+				stepReturning("crd", MissingDependency("DependencyMissing", "install it")),
 				stepReturning("never", errors.New("boom")),
 			},
-			want: map[failureKey]float64{{"crd", ReasonCertManagerMissing}: 1, {"never", ReasonApplyFailed}: 0},
+			want: map[failureKey]float64{{"crd", "DependencyMissing"}: 1, {"never", ReasonApplyFailed}: 0},
 		},
 		{
 			name: "waiting and notes are not failures",
 			steps: []Step[stubRun]{
 				stepReturning("note", Note("skipped")),
-				stepReturning("wait", WaitingFor(ReasonWaitingForCertificates, "soon")),
+				stepReturning("wait", WaitingFor("WaitingForSomething", "soon")),
 			},
-			want: map[failureKey]float64{{"note", ""}: 0, {"wait", ReasonWaitingForCertificates}: 0},
+			want: map[failureKey]float64{{"note", ""}: 0, {"wait", "WaitingForSomething"}: 0},
 		},
 		{
 			name:  "a failed removal is RemovalFailed",
@@ -119,7 +119,12 @@ func TestStepFailuresAreCountedByStepAndReason(t *testing.T) {
 			for k := range tc.want {
 				before[k], _ = testutil.GetCounterMetricValue(stepFailures.WithLabelValues(operand, k.step, k.reason))
 			}
-			Walk(WithOperand(context.Background(), operand), tc.steps, stubRun{}, tc.dir)
+			ctx := WithOperand(context.Background(), operand)
+			if tc.dir == Backward {
+				WalkBackward(ctx, tc.steps, stubRun{})
+			} else {
+				Walk(ctx, tc.steps, stubRun{})
+			}
 			for k, want := range tc.want {
 				got, err := testutil.GetCounterMetricValue(stepFailures.WithLabelValues(operand, k.step, k.reason))
 				if got -= before[k]; err != nil || got != want {
@@ -272,13 +277,13 @@ func TestDegradedGaugeFromSources(t *testing.T) {
 	registry.CustomMustRegister(collector)
 	collector.sources["test-ns"] = DegradedFromStore(store, conditions)
 	collector.sources["test-cluster"] = func() []DegradedState {
-		return []DegradedState{{Name: "cluster", Degraded: true, Reason: ReasonCertManagerMissing}}
+		return []DegradedState{{Name: "cluster", Degraded: true, Reason: "DependencyMissing"}}
 	}
 	want := `# HELP llm_infra_operator_degraded [ALPHA] ` + degradedHelp + `
 # TYPE llm_infra_operator_degraded gauge
 llm_infra_operator_degraded{cr_name="broken",cr_namespace="a",operand="test-ns",reason="ApplyFailed"} 1
 llm_infra_operator_degraded{cr_name="fine",cr_namespace="b",operand="test-ns",reason="AsExpected"} 0
-llm_infra_operator_degraded{cr_name="cluster",cr_namespace="",operand="test-cluster",reason="CertManagerMissing"} 1
+llm_infra_operator_degraded{cr_name="cluster",cr_namespace="",operand="test-cluster",reason="DependencyMissing"} 1
 `
 	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), DegradedMetric); err != nil {
 		t.Error(err)

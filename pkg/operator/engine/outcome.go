@@ -17,21 +17,17 @@ const (
 // Condition reasons the engine and its operands use. Messages say what to do; reasons are for
 // machines and dashboards. Reasons that only one operand's API defines live in that API package.
 const (
-	ReasonAsExpected             = "AsExpected"
-	ReasonApplyFailed            = "ApplyFailed"
-	ReasonRemovalFailed          = "RemovalFailed"
-	ReasonCertManagerMissing     = "CertManagerMissing"
-	ReasonWaitingForCertificates = "WaitingForCertificates"
-	ReasonDeploymentRollingOut   = "DeploymentRollingOut"
-	ReasonDeploymentUnavailable  = "DeploymentUnavailable"
-	ReasonNotDeployed            = "NotDeployed"
-	ReasonRemoved                = "Removed"
-	ReasonUnmanaged              = "Unmanaged"
-	ReasonCRDMissing             = "CRDNotInstalled"
-	ReasonImageMissing           = "ImageNotConfigured"
-	ReasonObjectNotOwned         = "ObjectNotOwned"
-	ReasonSecretMissing          = "SecretMissing"
-	ReasonSecretKeysMissing      = "SecretMissingKeys"
+	ReasonAsExpected            = "AsExpected"
+	ReasonApplyFailed           = "ApplyFailed"
+	ReasonRemovalFailed         = "RemovalFailed"
+	ReasonDeploymentRollingOut  = "DeploymentRollingOut"
+	ReasonDeploymentUnavailable = "DeploymentUnavailable"
+	ReasonNotDeployed           = "NotDeployed"
+	ReasonCRDMissing            = "CRDNotInstalled"
+	ReasonImageMissing          = "ImageNotConfigured"
+	ReasonObjectNotOwned        = "ObjectNotOwned"
+	ReasonSecretMissing         = "SecretMissing"
+	ReasonSecretKeysMissing     = "SecretMissingKeys"
 )
 
 // StepError says what a failed or unfinished step means for the CR's conditions. Steps return

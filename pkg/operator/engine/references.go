@@ -170,3 +170,9 @@ func (w *ReferenceWatches) release(ref types.NamespacedName, referrer string) {
 func SingleObjectListOptions(name string) func(*metav1.ListOptions) {
 	return func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }
 }
+
+// unwatched are the reference watches of a run without a cluster: nothing is watched, every
+// Get fails.
+func unwatched(gr schema.GroupResource) *ReferenceWatches {
+	return &ReferenceWatches{gr: gr, watches: map[types.NamespacedName]*referenceWatch{}, byReferrer: map[string]sets.Set[types.NamespacedName]{}}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -10,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
-
-	"github.com/llm-infra/llm-infra-operator/bindata"
 )
 
 // Renderer turns an embedded manifest into the object the operator applies: placeholders
 // substituted, the operator's labels set and an owner reference to the CR.
 type Renderer struct {
+	// Manifests holds the embedded manifests (the repository's bindata.FS).
+	Manifests fs.FS
 	// Placeholders maps each placeholder (e.g. "${NAMESPACE}") to its value. Substitution is
 	// exact string replacement: manifests may contain "$$" and "$(VAR)" that must stay as they
 	// are.
@@ -44,7 +45,10 @@ func (r Renderer) Object(asset string) (*unstructured.Unstructured, error) {
 
 // Manifest is Object without the operator's labels and owner reference.
 func (r Renderer) Manifest(asset string) (*unstructured.Unstructured, error) {
-	raw, err := bindata.Asset(asset)
+	if r.Manifests == nil {
+		return nil, fmt.Errorf("%s: the renderer has no manifests", asset)
+	}
+	raw, err := fs.ReadFile(r.Manifests, asset)
 	if err != nil {
 		return nil, err
 	}

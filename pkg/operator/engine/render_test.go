@@ -6,10 +6,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
 )
 
 func TestRenderUnknownAsset(t *testing.T) {
-	if _, err := (Renderer{}).Object("assets/missing.yaml"); err == nil {
+	if _, err := (Renderer{Manifests: bindata.FS}).Object("assets/missing.yaml"); err == nil {
 		t.Error("expected an error for a missing asset")
 	}
 }
@@ -17,9 +19,10 @@ func TestRenderUnknownAsset(t *testing.T) {
 func TestStamp(t *testing.T) {
 	owner := &metav1.OwnerReference{APIVersion: "v1", Kind: "Thing", Name: "cr", UID: "uid", Controller: ptr.To(true)}
 	r := Renderer{
-		Labels:  map[string]string{PartOfLabel: "operand"},
-		Owner:   owner,
-		Unowned: func(o metav1.Object) bool { return o.GetName() == "keep-me" },
+		Manifests: bindata.FS,
+		Labels:    map[string]string{PartOfLabel: "operand"},
+		Owner:     owner,
+		Unowned:   func(o metav1.Object) bool { return o.GetName() == "keep-me" },
 	}
 	tests := []struct {
 		name      string

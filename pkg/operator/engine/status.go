@@ -2,6 +2,8 @@ package engine
 
 import (
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -40,4 +42,46 @@ func FromOutcome(result *Outcome, condType, okReason, okMessage string) (Conditi
 		return Condition{Type: condType, Status: true, Reason: first.Reason, Message: message}, true
 	}
 	return Condition{Type: condType, Status: false, Reason: okReason, Message: okMessage}, false
+}
+
+// ReportTransitions records an event on the CR for every condition a status write changes
+// (status or reason) that policy announces, in the order of the new conditions, with the
+// condition's message.
+func ReportTransitions(recorder events.Recorder, policy EventPolicy, before, after []metav1.Condition) {
+	for i := range after {
+		now := &after[i]
+		old := meta.FindStatusCondition(before, now.Type)
+		if old != nil && old.Status == now.Status && old.Reason == now.Reason {
+			continue
+		}
+		e, ok := policy(Transition{Before: old, After: now})
+		if !ok {
+			continue
+		}
+		if e.Warning {
+			recorder.Warningf(e.Reason, "%s", now.Message)
+		} else {
+			recorder.Eventf(e.Reason, "%s", now.Message)
+		}
+	}
+}
+
+// AvailabilityEvents is the event policy of a kind whose pods serve when Available is True:
+// Normal Available when Available becomes True, Warning Unavailable when it stops being True,
+// and a Warning named after the reason when Degraded becomes True or changes reason.
+func AvailabilityEvents(t Transition) (Event, bool) {
+	switch t.After.Type {
+	case ConditionAvailable:
+		switch {
+		case t.After.Status == metav1.ConditionTrue:
+			return Event{Reason: "Available"}, true
+		case t.Before != nil && t.Before.Status == metav1.ConditionTrue:
+			return Event{Warning: true, Reason: "Unavailable"}, true
+		}
+	case ConditionDegraded:
+		if t.After.Status == metav1.ConditionTrue {
+			return Event{Warning: true, Reason: t.After.Reason}, true
+		}
+	}
+	return Event{}, false
 }

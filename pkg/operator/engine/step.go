@@ -10,7 +10,7 @@ import (
 // Step is one row of an operand's reconcile table: a named piece of the operand, the embedded
 // manifests of the objects it owns, and how it is applied and removed. Applying walks the table
 // forwards; removal walks the same table backwards.
-type Step[R AssetRun] struct {
+type Step[R any] struct {
 	// Name says what the step manages; it appears in conditions and events.
 	Name string
 	// Assets are the embedded manifests of the objects this step owns.
@@ -18,15 +18,23 @@ type Step[R AssetRun] struct {
 	// Apply makes the step's objects match the CR. Nil applies every asset with the run's
 	// ApplyAsset.
 	Apply func(ctx context.Context, run R, assets []string) error
-	// Remove undoes the step. Nil removes every asset with the run's RemoveAsset, last first.
+	// Remove undoes the step, for an operand that walks its table backwards (WalkBackward).
+	// Nil removes every asset with the run's RemoveAsset, last first.
 	Remove func(ctx context.Context, run R, assets []string) error
 }
 
-// AssetRun is what the default apply and removal of a step need from an operand's sync.
-type AssetRun interface {
+// AssetApplier is what the default apply of a step needs from an operand's sync.
+type AssetApplier interface {
 	// ApplyAsset renders one embedded manifest for the CR and applies it (or, where the CR
 	// does not ask for the object, deletes it if the operator made it).
 	ApplyAsset(ctx context.Context, asset string) error
+}
+
+// AssetRun is what an operand that walks its table backwards too (removal on managementState
+// Removed, a finalizer) needs from its sync. Operands whose objects go by garbage collection
+// never walk backwards and need only AssetApplier.
+type AssetRun interface {
+	AssetApplier
 	// RemoveAsset deletes the object of one embedded manifest, if the operator made it.
 	RemoveAsset(ctx context.Context, asset string) error
 }
@@ -41,18 +49,38 @@ const (
 	Backward
 )
 
-// Walk runs every step of the table in the given direction and collects their outcomes. Going
-// forward, a failing step is recorded and the next steps still run, unless it blocks them
-// (their prerequisites are missing). Going backward, every step runs: removal does as much as
+// Walk applies the table, first step first, and collects the steps' outcomes: a failing step
+// is recorded and the next steps still run, unless it blocks them (their prerequisites are
+// missing).
+func Walk[R AssetApplier](ctx context.Context, steps []Step[R], run R) *Outcome {
+	return walk(ctx, steps, Forward, func(s Step[R]) error {
+		if s.Apply != nil {
+			return s.Apply(ctx, run, s.Assets)
+		}
+		return ApplyAssets(ctx, run, s.Assets)
+	})
+}
+
+// WalkBackward removes the operand, last step first. Every step runs: removal does as much as
 // it can and reports what it could not do.
-func Walk[R AssetRun](ctx context.Context, steps []Step[R], run R, dir Direction) *Outcome {
+func WalkBackward[R AssetRun](ctx context.Context, steps []Step[R], run R) *Outcome {
+	return walk(ctx, steps, Backward, func(s Step[R]) error {
+		if s.Remove != nil {
+			return s.Remove(ctx, run, s.Assets)
+		}
+		return RemoveAssets(ctx, run, s.Assets)
+	})
+}
+
+// walk runs every step of the table in the given direction and collects their outcomes.
+func walk[R any](ctx context.Context, steps []Step[R], dir Direction, run func(Step[R]) error) *Outcome {
 	result := &Outcome{}
 	for i := range steps {
 		s := steps[i]
 		if dir == Backward {
 			s = steps[len(steps)-1-i]
 		}
-		if err := runStep(ctx, s, run, dir); err != nil {
+		if err := run(s); err != nil {
 			var se *StepError
 			if dir == Backward {
 				se = &StepError{
@@ -75,22 +103,9 @@ func Walk[R AssetRun](ctx context.Context, steps []Step[R], run R, dir Direction
 	return result
 }
 
-func runStep[R AssetRun](ctx context.Context, s Step[R], run R, dir Direction) error {
-	if dir == Forward {
-		if s.Apply != nil {
-			return s.Apply(ctx, run, s.Assets)
-		}
-		return ApplyAssets(ctx, run, s.Assets)
-	}
-	if s.Remove != nil {
-		return s.Remove(ctx, run, s.Assets)
-	}
-	return RemoveAssets(ctx, run, s.Assets)
-}
-
 // ApplyAssets applies every asset in order, each whatever happened to the others, and
 // returns their failures merged (MergeErrors).
-func ApplyAssets[R AssetRun](ctx context.Context, run R, assets []string) error {
+func ApplyAssets[R AssetApplier](ctx context.Context, run R, assets []string) error {
 	var errs []error
 	for _, asset := range assets {
 		if err := run.ApplyAsset(ctx, asset); err != nil {
@@ -152,7 +167,7 @@ func NothingToRemove[R AssetRun](context.Context, R, []string) error { return ni
 
 // AllAssets lists the assets of a table in step order: the operand's one list of manifests,
 // for code, tests, e2e and benchmarks alike.
-func AllAssets[R AssetRun](steps []Step[R]) []string {
+func AllAssets[R any](steps []Step[R]) []string {
 	var out []string
 	for _, s := range steps {
 		out = append(out, s.Assets...)

@@ -7,13 +7,26 @@
 // allowed values or limit, or the rule's message). The valid CRs of the tables must be
 // accepted. It writes the suite "admission" (test/reliability/result) to -out.
 //
+// First, every CRD of deploy/ (00_*.crd.yaml) must be served as the file says: Established, its
+// names accepted, each version as written (an older API server drops what it does not know),
+// and it must have a table here. The tables' texts are the newest Kubernetes release's; on an
+// older release of the local cluster's matrix (hack/lib/kube-version.sh: make
+// test-admission-oldest) the verdicts must be the same, and a text that release words
+// differently is expected in its wording (test/internal/live.Wordings), counted apart.
+// Every case's verdict and message goes to -out/admission-verdicts/<server version>.json, to
+// compare releases.
+//
 //	go test ./test/reliability/admission -count=1 -args -out=DIR
 package admission
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +38,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
-	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
-	batchcases "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
-	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
-	igwcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
-	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 	"github.com/llm-infra/llm-infra-operator/test/reliability/result"
 )
@@ -49,13 +59,15 @@ type table struct {
 	rejected, accepted []lwscases.Case
 }
 
-// tables are every CRD the operator serves, each with its table.
-var tables = []table{
-	{kind: "LeaderWorkerSetOperator", gvr: lwsoperatorv1.GroupVersion.WithResource("leaderworkersetoperators"), rejected: lwscases.Rejected, accepted: lwscases.Accepted},
-	{kind: "LLMBatchGateway", gvr: batchv1alpha1.GroupVersion.WithResource("llmbatchgateways"), namespaced: true, rejected: batchcases.Rejected, accepted: batchcases.Accepted},
-	{kind: "Gateway", gvr: igwv1alpha1.GroupVersion.WithResource("gateways"), namespaced: true, rejected: igwcases.GatewayRejected, accepted: igwcases.GatewayAccepted},
-	{kind: "MCP", gvr: igwv1alpha1.GroupVersion.WithResource("mcps"), namespaced: true, rejected: igwcases.MCPRejected, accepted: igwcases.MCPAccepted},
-}
+// tables are every CRD the operator serves, each with its table: from the registry.
+var tables = func() []table {
+	var out []table
+	for _, r := range operands.All() {
+		out = append(out, table{kind: r.GVK.Kind, gvr: r.GVR(), namespaced: r.Namespaced,
+			rejected: r.Admission.Rejected, accepted: r.Admission.Accepted})
+	}
+	return out
+}()
 
 // strictDryRun stores nothing and rejects unknown fields as kubectl does.
 var strictDryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
@@ -67,16 +79,32 @@ func TestInvalidCRsAreRejectedWithUsefulMessages(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	client, kube := clients(t)
+	server, err := kube.Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	minor, err := live.ServerMinor(server.Major, server.Minor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("API server %s", server.GitVersion)
 	ensureNamespace(ctx, t, kube)
 
 	suite := result.Suite{Name: "admission", Passed: true}
-	var tried, rejected, useful, valid, accepted int
+	crds, served := checkCRDs(ctx, &suite, client)
+	var tried, rejected, useful, reworded, valid, accepted int
+	var verdicts []verdict
 	for _, tb := range tables {
 		var c counts
 		for _, tc := range tb.rejected {
 			c.tried++
 			err := create(ctx, client, tb, tc)
-			ok, detail := judgeRejected(tc, err)
+			verdicts = append(verdicts, verdictOf(tb.kind, tc, err))
+			ok, older, detail := judgeRejected(tc, err, minor)
+			if older {
+				c.reworded++
+				t.Logf("%s %q: the message is in %s's wording: %v", tb.kind, tc.Name, server.GitVersion, err)
+			}
 			switch {
 			case ok:
 				c.rejected++
@@ -94,62 +122,241 @@ func TestInvalidCRsAreRejectedWithUsefulMessages(t *testing.T) {
 			c.valid++
 			// A dry-run create of a name that exists (the singleton "cluster") passes admission
 			// and then fails on the name alone.
-			if err := create(ctx, client, tb, tc); err != nil && !apierrors.IsAlreadyExists(err) {
+			err := create(ctx, client, tb, tc)
+			if apierrors.IsAlreadyExists(err) {
+				err = nil
+			}
+			verdicts = append(verdicts, verdictOf(tb.kind, tc, err))
+			if err != nil {
 				suite.Fail("%s %q (valid) was rejected: %v", tb.kind, tc.Name, err)
 				continue
 			}
 			c.accepted++
 		}
-		t.Logf("%s: %d invalid CRs tried, %d rejected, %d with a useful message; %d valid CRs, %d accepted", tb.kind, c.tried, c.rejected, c.useful, c.valid, c.accepted)
+		t.Logf("%s: %d invalid CRs tried, %d rejected, %d with a useful message (%d in %s's wording); %d valid CRs, %d accepted",
+			tb.kind, c.tried, c.rejected, c.useful, c.reworded, server.GitVersion, c.valid, c.accepted)
 		suite.Add("CRs tried ("+tb.kind+")", float64(c.tried), "")
 		suite.Add("rejected ("+tb.kind+")", float64(c.rejected), "")
 		suite.Add("rejected with a useful message ("+tb.kind+")", float64(c.useful), "")
+		suite.Add("of which in an older release's wording ("+tb.kind+")", float64(c.reworded), "")
+		suite.Add("valid CRs tried ("+tb.kind+")", float64(c.valid), "")
+		suite.Add("valid CRs accepted ("+tb.kind+")", float64(c.accepted), "")
 		tried, rejected, useful, valid, accepted = tried+c.tried, rejected+c.rejected, useful+c.useful, valid+c.valid, accepted+c.accepted
+		reworded += c.reworded
 	}
 	suite.Metrics = append([]result.Metric{
+		{Name: "Kubernetes minor version of the API server", Value: float64(minor)},
+		{Name: "CRDs in deploy/", Value: float64(crds)},
+		{Name: "CRDs served as written", Value: float64(served)},
 		{Name: "CRs tried", Value: float64(tried)},
 		{Name: "rejected", Value: float64(rejected)},
 		{Name: "rejected with a useful message", Value: float64(useful)},
+		{Name: "of which in an older release's wording", Value: float64(reworded)},
 		{Name: "valid CRs tried", Value: float64(valid)},
 		{Name: "valid CRs accepted", Value: float64(accepted)},
 	}, suite.Metrics...)
 	if err := suite.Write(*out); err != nil {
 		t.Fatal(err)
 	}
+	if err := writeVerdicts(filepath.Join(*out, "admission-verdicts", server.GitVersion+".json"), verdicts); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range suite.Failures {
 		t.Error(f)
 	}
-	t.Logf("%d invalid CRs tried, %d rejected, %d with a useful message; %d valid CRs, %d accepted", tried, rejected, useful, valid, accepted)
+	t.Logf("%d CRDs in deploy/, %d served as written; %d invalid CRs tried, %d rejected, %d with a useful message (%d in %s's wording); %d valid CRs, %d accepted",
+		crds, served, tried, rejected, useful, reworded, server.GitVersion, valid, accepted)
 }
 
-type counts struct{ tried, rejected, useful, valid, accepted int }
+type counts struct{ tried, rejected, useful, reworded, valid, accepted int }
+
+// crdFiles are the operator's CRDs, as installed (hack/lib/operator.sh install).
+const crdFiles = "../../../deploy/00_*.crd.yaml"
+
+// checkCRDs checks every CRD of deploy/: the API server serves it (Established, names accepted)
+// with every version exactly as the file writes it, and this suite has its kind's table. It
+// returns how many CRDs there are and how many are served as written.
+func checkCRDs(ctx context.Context, suite *result.Suite, client dynamic.Interface) (int, int) {
+	files, err := filepath.Glob(crdFiles)
+	if err != nil || len(files) == 0 {
+		suite.Fail("no CRDs found as %s (%v)", crdFiles, err)
+		return 0, 0
+	}
+	kinds := map[string]bool{}
+	for _, tb := range tables {
+		kinds[tb.kind] = true
+	}
+	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	served := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			suite.Fail("%s: %v", name, err)
+			continue
+		}
+		var want unstructured.Unstructured
+		if err := yaml.Unmarshal(raw, &want.Object); err != nil {
+			suite.Fail("%s: %v", name, err)
+			continue
+		}
+		kind, _, _ := unstructured.NestedString(want.Object, "spec", "names", "kind")
+		if !kinds[kind] {
+			suite.Fail("%s: the kind %s has no admission table in test/reliability/admission", name, kind)
+		}
+		got, err := client.Resource(gvr).Get(ctx, want.GetName(), metav1.GetOptions{})
+		if err != nil {
+			suite.Fail("%s: not installed: %v", name, err)
+			continue
+		}
+		if problem := servedAsWritten(want.Object, got.Object); problem != "" {
+			suite.Fail("%s: %s", name, problem)
+			continue
+		}
+		served++
+	}
+	return len(files), served
+}
+
+// servedAsWritten says what is wrong with the served CRD got, written as want: a condition
+// Established or NamesAccepted not True, or a version served otherwise than written (both are
+// compared as JSON values, as the API server returns them).
+func servedAsWritten(want, got map[string]any) string {
+	conditions, _, _ := unstructured.NestedSlice(got, "status", "conditions")
+	status := map[string]string{}
+	for _, c := range conditions {
+		if c, ok := c.(map[string]any); ok {
+			status[fmt.Sprint(c["type"])] = fmt.Sprintf("%v (%v)", c["status"], c["message"])
+		}
+	}
+	for _, cond := range []string{"Established", "NamesAccepted"} {
+		if !strings.HasPrefix(status[cond], "True ") {
+			return fmt.Sprintf("condition %s is %q", cond, status[cond])
+		}
+	}
+	wantVersions, _, _ := unstructured.NestedSlice(want, "spec", "versions")
+	gotVersions, _, _ := unstructured.NestedSlice(got, "spec", "versions")
+	if len(wantVersions) != len(gotVersions) {
+		return fmt.Sprintf("%d versions served, %d written", len(gotVersions), len(wantVersions))
+	}
+	// JSON round trips make the file's numbers and the server's the same types.
+	for i := range wantVersions {
+		var w, g any
+		if err := roundTrip(wantVersions[i], &w); err != nil {
+			return err.Error()
+		}
+		if err := roundTrip(gotVersions[i], &g); err != nil {
+			return err.Error()
+		}
+		if !reflect.DeepEqual(w, g) {
+			return fmt.Sprintf("version %d is not served as written: the API server dropped or changed a field: %s", i, firstDifference("", w, g))
+		}
+	}
+	return ""
+}
+
+func roundTrip(in any, out *any) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
+}
+
+// firstDifference is the path of the first place where want and got differ, and both values.
+func firstDifference(path string, want, got any) string {
+	wm, wok := want.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if wok && gok {
+		for k, wv := range wm {
+			if gv, ok := gm[k]; !ok {
+				return path + "." + k + " is missing"
+			} else if !reflect.DeepEqual(wv, gv) {
+				return firstDifference(path+"."+k, wv, gv)
+			}
+		}
+		for k := range gm {
+			if _, ok := wm[k]; !ok {
+				return path + "." + k + " was added"
+			}
+		}
+	}
+	wl, wok := want.([]any)
+	gl, gok := got.([]any)
+	if wok && gok && len(wl) == len(gl) {
+		for i := range wl {
+			if !reflect.DeepEqual(wl[i], gl[i]) {
+				return firstDifference(fmt.Sprintf("%s[%d]", path, i), wl[i], gl[i])
+			}
+		}
+	}
+	return fmt.Sprintf("%s: written %v, served %v", path, want, got)
+}
+
+// verdict is what the API server said about one case.
+type verdict struct {
+	Kind    string `json:"kind"`
+	Case    string `json:"case"`
+	Want    string `json:"want"`
+	Got     string `json:"got"`
+	Message string `json:"message,omitempty"`
+}
+
+func verdictOf(kind string, c lwscases.Case, err error) verdict {
+	v := verdict{Kind: kind, Case: c.Name, Want: "accepted", Got: "accepted"}
+	if len(c.Errors) > 0 {
+		v.Want = "rejected"
+	}
+	switch {
+	case err == nil:
+	case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
+		v.Got, v.Message = "rejected", err.Error()
+	default:
+		v.Got, v.Message = "failed", err.Error()
+	}
+	return v
+}
+
+func writeVerdicts(path string, verdicts []verdict) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(verdicts, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
 
 const notRejected = "accepted"
 
 // judgeRejected says whether err is the rejection case c expects: a 422 Invalid or 400
-// BadRequest (strict field validation) whose message holds every error c names. A case that
-// names no error, or only that the CEL rules were not run, could not tell a user what to fix,
-// so it never counts as useful.
-func judgeRejected(c lwscases.Case, err error) (bool, string) {
+// BadRequest (strict field validation) whose message holds every error c names, as an API server
+// of Kubernetes 1.<minor> words it (older: some error was expected in an older release's
+// wording). A case that names no error, or only that the CEL rules were not run, could not tell
+// a user what to fix, so it never counts as useful.
+func judgeRejected(c lwscases.Case, err error, minor int) (ok, older bool, detail string) {
 	if err == nil {
-		return false, notRejected
+		return false, false, notRejected
 	}
 	if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
-		return false, fmt.Sprintf("failed for another reason than validation: %v", err)
+		return false, false, fmt.Sprintf("failed for another reason than validation: %v", err)
 	}
 	if !saysWhatToFix(c) {
-		return false, "the table names no error that says what to fix"
+		return false, false, "the table names no error that says what to fix"
 	}
 	var missing []string
 	for _, want := range c.Errors {
-		if !strings.Contains(err.Error(), want) {
-			missing = append(missing, want)
+		server := live.ForServer(minor, want)
+		older = older || server != want
+		if !strings.Contains(err.Error(), server) {
+			missing = append(missing, server)
 		}
 	}
 	if len(missing) > 0 {
-		return false, fmt.Sprintf("the message lacks %q; it says: %v", missing, err)
+		return false, older, fmt.Sprintf("the message lacks %q; it says: %v", missing, err)
 	}
-	return true, ""
+	return true, older, ""
 }
 
 // saysWhatToFix is true when c names an error beyond "some rules were not checked".

@@ -2,8 +2,8 @@
 // operator can create: every CR of the corpus (each admission table's valid CRs, the golden
 // CRs, and name variants at the edges of what a name may be) is first sent as a server-side
 // dry-run create to the cluster of $KUBECONFIG; each CR it admits, as it would be stored
-// (defaults applied), is rendered by its operand (lws.Render, batchgateway.Render,
-// inferencegateway.RenderGateway and RenderMCP, what a sync applies), and every rendered object
+// (defaults applied), is rendered by its operand (its registration's Render: what a sync
+// applies), and every rendered object
 // is sent as a server-side dry-run create (a dry-run apply when an object of that name exists):
 // each must pass. A kind the cluster does not serve counts as a failure: the cluster needs the
 // operator's CRDs (hack/lib/operator.sh install), the optional ones (hack/optional-crds.sh
@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,16 +35,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
-	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	batchcases "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
-	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
-	igwcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
-	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
+	registered "github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 	"github.com/llm-infra/llm-infra-operator/test/reliability/result"
 )
@@ -55,16 +50,11 @@ const (
 	namespace = "reliability-dryrun"
 	// lwsNamespace is the operator's namespace, where the LeaderWorkerSet controller runs.
 	lwsNamespace = "reliability-dryrun-lws"
-	lwsImage     = "registry.example/lws:v0"
 	fieldManager = "reliability-dryrun"
 )
 
-var batchImages = batchgateway.Images{
-	APIServer:      "registry.example/batch-gateway-apiserver:v0",
-	Processor:      "registry.example/batch-gateway-processor:v0",
-	GC:             "registry.example/batch-gateway-gc:v0",
-	AsyncProcessor: "registry.example/llm-d-async:v0",
-}
+// images are the images the renders are given, one per registered image.
+func image(env string) string { return "registry.example/" + strings.ToLower(env) + ":v0" }
 
 // operand is one CRD, its corpus and how its operand renders an admitted CR.
 type operand struct {
@@ -75,56 +65,35 @@ type operand struct {
 	render     func(stored *unstructured.Unstructured) ([]runtime.Object, error)
 }
 
-var operands = []operand{
-	{
-		kind: "LeaderWorkerSetOperator", gvr: lwsoperatorv1.GroupVersion.WithResource("leaderworkersetoperators"),
-		corpus: func(*testing.T) []lwscases.Case { return lwscases.Accepted },
-		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
-			cr, err := engine.FromUnstructured[lwsoperatorv1.LeaderWorkerSetOperator](stored)
-			if err != nil {
-				return nil, err
-			}
-			return lws.Render(cr, lwsNamespace, lwsImage)
-		},
-	},
-	{
-		kind: "LLMBatchGateway", gvr: batchv1alpha1.GroupVersion.WithResource("llmbatchgateways"), namespaced: true,
-		corpus: func(t *testing.T) []lwscases.Case {
-			return withNames(append(golden(t, "batch-gateway"), batchcases.Accepted...), batchcases.BaseSync)
-		},
-		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
-			cr, err := engine.FromUnstructured[batchv1alpha1.LLMBatchGateway](stored)
-			if err != nil {
-				return nil, err
-			}
-			return batchgateway.Render(cr, batchImages)
-		},
-	},
-	{
-		kind: "Gateway", gvr: igwv1alpha1.GroupVersion.WithResource("gateways"), namespaced: true,
-		corpus: func(t *testing.T) []lwscases.Case {
-			return withNames(append(golden(t, "inference-gateway"), igwcases.GatewayAccepted...), igwcases.BaseGateway)
-		},
-		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
-			cr, err := engine.FromUnstructured[igwv1alpha1.Gateway](stored)
-			if err != nil {
-				return nil, err
-			}
-			return inferencegateway.RenderGateway(cr)
-		},
-	},
-	{
-		kind: "MCP", gvr: igwv1alpha1.GroupVersion.WithResource("mcps"), namespaced: true,
-		corpus: func(*testing.T) []lwscases.Case { return withNames(igwcases.MCPAccepted, igwcases.BaseMCP) },
-		render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
-			cr, err := engine.FromUnstructured[igwv1alpha1.MCP](stored)
-			if err != nil {
-				return nil, err
-			}
-			return inferencegateway.RenderMCP(cr)
-		},
-	},
-}
+// operands are every registered kind: its admission table's valid CRs, its golden CRs and
+// names at the edges (namespaced kinds), rendered as a sync renders them.
+var operands = func() []operand {
+	var out []operand
+	for _, r := range registered.All() {
+		r := r
+		out = append(out, operand{
+			kind: r.GVK.Kind, gvr: r.GVR(), namespaced: r.Namespaced,
+			corpus: func(t *testing.T) []lwscases.Case {
+				cases := slices.Clone(r.Admission.Accepted)
+				if r.Admission.Golden != "" {
+					cases = append(golden(t, r.Admission.Golden), cases...)
+				}
+				if !r.Namespaced {
+					return cases
+				}
+				return withNames(cases, r.Admission.Base)
+			},
+			render: func(stored *unstructured.Unstructured) ([]runtime.Object, error) {
+				ns := namespace
+				if !r.Namespaced {
+					ns = lwsNamespace
+				}
+				return r.Render(stored, registry.RenderEnv{Namespace: ns, Image: image})
+			},
+		})
+	}
+	return out
+}()
 
 // names are CR names at the edges of a Kubernetes object name (a DNS subdomain): the longest
 // label, the longest name, a leading digit, dots. Each is tried on the kind's base CR; the

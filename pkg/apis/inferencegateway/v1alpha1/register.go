@@ -6,8 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// GroupName is the upstream inference-gateway operator's group, kept so that existing Gateway
-// and MCP objects and YAML keep working unchanged.
+// GroupName is the upstream inference-gateway operator's group, kept so that existing Gateway,
+// MCP, Agent, Orchestrator and GPU objects and YAML keep working unchanged.
 const GroupName = "core.inference-gateway.com"
 
 var (
@@ -32,6 +32,12 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&GatewayList{},
 		&MCP{},
 		&MCPList{},
+		&Agent{},
+		&AgentList{},
+		&Orchestrator{},
+		&OrchestratorList{},
+		&GPU{},
+		&GPUList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

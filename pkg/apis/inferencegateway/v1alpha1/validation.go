@@ -302,10 +302,19 @@ func (s *GuardrailsSpec) validate(path *field.Path) field.ErrorList {
 // validate checks the selector's expressions as the CRD's rule does: without it, a selector
 // that does not parse would make the operator drop every discovered server.
 func (in *MCPServiceDiscoverySpec) validate(path *field.Path) field.ErrorList {
-	if in == nil || in.Selector == nil {
+	if in == nil || selectorExpressionsValid(in.Selector) {
 		return nil
 	}
-	for _, e := range in.Selector.MatchExpressions {
+	return field.ErrorList{field.Invalid(path.Child("selector"), field.OmitValueType{}, MessageSelectorExpressions)}
+}
+
+// selectorExpressionsValid is the discovery selectors' rule: In and NotIn have values, Exists
+// and DoesNotExist none, and no other operator.
+func selectorExpressionsValid(selector *metav1.LabelSelector) bool {
+	if selector == nil {
+		return true
+	}
+	for _, e := range selector.MatchExpressions {
 		switch e.Operator {
 		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
 			if len(e.Values) > 0 {
@@ -316,9 +325,9 @@ func (in *MCPServiceDiscoverySpec) validate(path *field.Path) field.ErrorList {
 				continue
 			}
 		}
-		return field.ErrorList{field.Invalid(path.Child("selector"), field.OmitValueType{}, MessageSelectorExpressions)}
+		return false
 	}
-	return nil
+	return true
 }
 
 // isDNSLabelName is the CRDs' rule on metadata.name: an object name (a DNS subdomain, which the

@@ -15,4 +15,13 @@ const (
 	// ReasonServiceCAMissing: Degraded=True because spec.certificates.source is ServiceCA and
 	// the cluster has no OpenShift service CA.
 	ReasonServiceCAMissing = "ServiceCAMissing"
+	// ReasonCertManagerMissing: Degraded=True because spec.certificates.source is CertManager
+	// and cert-manager's CRDs are not established.
+	ReasonCertManagerMissing = "CertManagerMissing"
+	// ReasonWaitingForCertificates: Progressing=True until the serving certificates are issued.
+	ReasonWaitingForCertificates = "WaitingForCertificates"
+	// ReasonRemoved and ReasonUnmanaged: the conditions of managementState Removed and
+	// Unmanaged.
+	ReasonRemoved   = "Removed"
+	ReasonUnmanaged = "Unmanaged"
 )

@@ -933,6 +933,678 @@ var schemaYAML = typed.YAMLObject(`types:
           - name: observedGeneration
             type:
               scalar: numeric
+- name: com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Agent
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        scalar: untyped
+        list:
+          elementType:
+            namedType: __untyped_atomic_
+          elementRelationship: atomic
+        map:
+          elementType:
+            namedType: __untyped_deduced_
+          elementRelationship: separable
+    - name: spec
+      type:
+        map:
+          fields:
+          - name: agent
+            type:
+              map:
+                fields:
+                - name: apiKey
+                  type:
+                    map:
+                      fields:
+                      - name: secretRef
+                        type:
+                          scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: llm
+                  type:
+                    map:
+                      fields:
+                      - name: apiKeySecretRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+                      - name: baseURL
+                        type:
+                          scalar: string
+                      - name: customHeaders
+                        type:
+                          list:
+                            elementType:
+                              map:
+                                fields:
+                                - name: name
+                                  type:
+                                    scalar: string
+                                - name: value
+                                  type:
+                                    scalar: string
+                            elementRelationship: atomic
+                      - name: maxTokens
+                        type:
+                          scalar: numeric
+                        default: 4096
+                      - name: model
+                        type:
+                          scalar: string
+                      - name: systemPrompt
+                        type:
+                          scalar: string
+                      - name: temperature
+                        type:
+                          scalar: string
+                        default: "0.7"
+                - name: maxChatCompletionIterations
+                  type:
+                    scalar: numeric
+                  default: 5
+                - name: maxConversationHistory
+                  type:
+                    scalar: numeric
+                  default: 10
+                - name: maxRetries
+                  type:
+                    scalar: numeric
+                  default: 3
+                - name: tls
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                      - name: secretRef
+                        type:
+                          scalar: string
+          - name: card
+            type:
+              map:
+                fields:
+                - name: url
+                  type:
+                    scalar: string
+          - name: env
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: name
+                      type:
+                        scalar: string
+                    - name: value
+                      type:
+                        scalar: string
+                    - name: valueFrom
+                      type:
+                        map:
+                          fields:
+                          - name: configMapKeyRef
+                            type:
+                              map:
+                                fields:
+                                - name: key
+                                  type:
+                                    scalar: string
+                                - name: name
+                                  type:
+                                    scalar: string
+                                  default: ""
+                                - name: optional
+                                  type:
+                                    scalar: boolean
+                                elementRelationship: atomic
+                          - name: fieldRef
+                            type:
+                              map:
+                                fields:
+                                - name: apiVersion
+                                  type:
+                                    scalar: string
+                                - name: fieldPath
+                                  type:
+                                    scalar: string
+                                elementRelationship: atomic
+                          - name: fileKeyRef
+                            type:
+                              map:
+                                fields:
+                                - name: key
+                                  type:
+                                    scalar: string
+                                - name: optional
+                                  type:
+                                    scalar: boolean
+                                  default: false
+                                - name: path
+                                  type:
+                                    scalar: string
+                                - name: volumeName
+                                  type:
+                                    scalar: string
+                                elementRelationship: atomic
+                          - name: resourceFieldRef
+                            type:
+                              map:
+                                fields:
+                                - name: containerName
+                                  type:
+                                    scalar: string
+                                - name: divisor
+                                  type:
+                                    scalar: untyped
+                                - name: resource
+                                  type:
+                                    scalar: string
+                                elementRelationship: atomic
+                          - name: secretKeyRef
+                            type:
+                              map:
+                                fields:
+                                - name: key
+                                  type:
+                                    scalar: string
+                                - name: name
+                                  type:
+                                    scalar: string
+                                  default: ""
+                                - name: optional
+                                  type:
+                                    scalar: boolean
+                                elementRelationship: atomic
+                elementRelationship: associative
+                keys:
+                - name
+          - name: host
+            type:
+              scalar: string
+            default: 0.0.0.0
+          - name: idleTimeout
+            type:
+              scalar: string
+            default: 60s
+          - name: image
+            type:
+              scalar: string
+          - name: logging
+            type:
+              map:
+                fields:
+                - name: format
+                  type:
+                    scalar: string
+                  default: json
+                - name: level
+                  type:
+                    scalar: string
+                  default: info
+          - name: mcp
+            type:
+              map:
+                fields:
+                - name: callTimeout
+                  type:
+                    scalar: string
+                  default: 30s
+                - name: dialTimeout
+                  type:
+                    scalar: string
+                  default: 30s
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: endpoint
+                  type:
+                    scalar: string
+                  default: /mcp
+                - name: maxRetries
+                  type:
+                    scalar: numeric
+                  default: 0
+                - name: refreshInterval
+                  type:
+                    scalar: string
+                  default: 5m
+                - name: retryInterval
+                  type:
+                    scalar: string
+                  default: 2s
+                - name: retryMaxInterval
+                  type:
+                    scalar: string
+                  default: 30s
+                - name: servers
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+          - name: port
+            type:
+              scalar: numeric
+            default: 8080
+          - name: queue
+            type:
+              map:
+                fields:
+                - name: cleanupInterval
+                  type:
+                    scalar: string
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: maxSize
+                  type:
+                    scalar: numeric
+          - name: readTimeout
+            type:
+              scalar: string
+            default: 30s
+          - name: resources
+            type:
+              map:
+                fields:
+                - name: claims
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: name
+                            type:
+                              scalar: string
+                          - name: request
+                            type:
+                              scalar: string
+                      elementRelationship: associative
+                      keys:
+                      - name
+                - name: limits
+                  type:
+                    map:
+                      elementType:
+                        scalar: untyped
+                - name: requests
+                  type:
+                    map:
+                      elementType:
+                        scalar: untyped
+          - name: telemetry
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: metrics
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: exporter
+                        type:
+                          map:
+                            fields:
+                            - name: otlp
+                              type:
+                                map:
+                                  fields:
+                                  - name: endpoint
+                                    type:
+                                      scalar: string
+                                  - name: protocol
+                                    type:
+                                      scalar: string
+                            - name: prometheus
+                              type:
+                                map:
+                                  fields:
+                                  - name: host
+                                    type:
+                                      scalar: string
+                                  - name: port
+                                    type:
+                                      scalar: numeric
+                      - name: port
+                        type:
+                          scalar: numeric
+                        default: 9464
+                  default:
+                    enabled: false
+                    port: 9464
+                - name: receiver
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: port
+                        type:
+                          scalar: numeric
+                        default: 4318
+                - name: traces
+                  type:
+                    map:
+                      fields:
+                      - name: exporter
+                        type:
+                          map:
+                            fields:
+                            - name: otlp
+                              type:
+                                map:
+                                  fields:
+                                  - name: endpoint
+                                    type:
+                                      scalar: string
+                                  - name: protocol
+                                    type:
+                                      scalar: string
+          - name: timezone
+            type:
+              scalar: string
+            default: UTC
+          - name: tls
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: secretRef
+                  type:
+                    scalar: string
+          - name: writeTimeout
+            type:
+              scalar: string
+            default: 30s
+    - name: status
+      type:
+        map:
+          fields:
+          - name: card
+            type:
+              map:
+                fields:
+                - name: capabilities
+                  type:
+                    map:
+                      fields:
+                      - name: pushNotifications
+                        type:
+                          scalar: boolean
+                      - name: stateTransitionHistory
+                        type:
+                          scalar: boolean
+                      - name: streaming
+                        type:
+                          scalar: boolean
+                - name: defaultInputModes
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+                - name: defaultOutputModes
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+                - name: description
+                  type:
+                    scalar: string
+                - name: documentationUrl
+                  type:
+                    scalar: string
+                - name: name
+                  type:
+                    scalar: string
+                - name: skills
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: description
+                            type:
+                              scalar: string
+                          - name: examples
+                            type:
+                              list:
+                                elementType:
+                                  scalar: string
+                                elementRelationship: atomic
+                          - name: id
+                            type:
+                              scalar: string
+                          - name: inputModes
+                            type:
+                              list:
+                                elementType:
+                                  scalar: string
+                                elementRelationship: atomic
+                          - name: name
+                            type:
+                              scalar: string
+                          - name: outputModes
+                            type:
+                              list:
+                                elementType:
+                                  scalar: string
+                                elementRelationship: atomic
+                          - name: tags
+                            type:
+                              list:
+                                elementType:
+                                  scalar: string
+                                elementRelationship: atomic
+                      elementRelationship: atomic
+                - name: skillsNames
+                  type:
+                    scalar: string
+                - name: url
+                  type:
+                    scalar: string
+                - name: version
+                  type:
+                    scalar: string
+          - name: conditions
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: lastTransitionTime
+                      type:
+                        scalar: untyped
+                    - name: message
+                      type:
+                        scalar: string
+                    - name: observedGeneration
+                      type:
+                        scalar: numeric
+                    - name: reason
+                      type:
+                        scalar: string
+                    - name: status
+                      type:
+                        scalar: string
+                    - name: type
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - type
+          - name: observedGeneration
+            type:
+              scalar: numeric
+          - name: ready
+            type:
+              scalar: boolean
+- name: com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.GPU
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        scalar: untyped
+        list:
+          elementType:
+            namedType: __untyped_atomic_
+          elementRelationship: atomic
+        map:
+          elementType:
+            namedType: __untyped_deduced_
+          elementRelationship: separable
+    - name: spec
+      type:
+        map:
+          fields:
+          - name: command
+            type:
+              list:
+                elementType:
+                  scalar: string
+                elementRelationship: atomic
+          - name: credentialsRef
+            type:
+              map:
+                fields:
+                - name: key
+                  type:
+                    scalar: string
+                - name: name
+                  type:
+                    scalar: string
+                  default: ""
+                - name: optional
+                  type:
+                    scalar: boolean
+                elementRelationship: atomic
+          - name: endpoint
+            type:
+              map:
+                fields:
+                - name: port
+                  type:
+                    scalar: numeric
+                  default: 8080
+                - name: readinessPath
+                  type:
+                    scalar: string
+                  default: /
+          - name: gpuTypes
+            type:
+              list:
+                elementType:
+                  scalar: string
+                elementRelationship: atomic
+          - name: image
+            type:
+              scalar: string
+          - name: maxRuntime
+            type:
+              scalar: string
+          - name: provider
+            type:
+              scalar: string
+            default: runpod
+    - name: status
+      type:
+        map:
+          fields:
+          - name: conditions
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: lastTransitionTime
+                      type:
+                        scalar: untyped
+                    - name: message
+                      type:
+                        scalar: string
+                    - name: observedGeneration
+                      type:
+                        scalar: numeric
+                    - name: reason
+                      type:
+                        scalar: string
+                    - name: status
+                      type:
+                        scalar: string
+                    - name: type
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - type
+          - name: connectionSecretRef
+            type:
+              map:
+                fields:
+                - name: name
+                  type:
+                    scalar: string
+                  default: ""
+                elementRelationship: atomic
+          - name: expiresAt
+            type:
+              scalar: untyped
+          - name: instanceID
+            type:
+              scalar: string
+          - name: observedGeneration
+            type:
+              scalar: numeric
+          - name: phase
+            type:
+              scalar: string
+          - name: startedAt
+            type:
+              scalar: untyped
+          - name: url
+            type:
+              scalar: string
 - name: com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Gateway
   map:
     fields:
@@ -2492,6 +3164,485 @@ var schemaYAML = typed.YAMLObject(`types:
           - name: url
             type:
               scalar: string
+- name: com.github.llm-infra.llm-infra-operator.pkg.apis.inferencegateway.v1alpha1.Orchestrator
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        scalar: untyped
+        list:
+          elementType:
+            namedType: __untyped_atomic_
+          elementRelationship: atomic
+        map:
+          elementType:
+            namedType: __untyped_deduced_
+          elementRelationship: separable
+    - name: spec
+      type:
+        map:
+          fields:
+          - name: a2a
+            type:
+              map:
+                fields:
+                - name: agents
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: serviceDiscovery
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                      - name: namespace
+                        type:
+                          scalar: string
+                      - name: selector
+                        type:
+                          map:
+                            fields:
+                            - name: matchExpressions
+                              type:
+                                list:
+                                  elementType:
+                                    map:
+                                      fields:
+                                      - name: key
+                                        type:
+                                          scalar: string
+                                      - name: operator
+                                        type:
+                                          scalar: string
+                                      - name: values
+                                        type:
+                                          list:
+                                            elementType:
+                                              scalar: string
+                                            elementRelationship: atomic
+                                  elementRelationship: atomic
+                            - name: matchLabels
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: string
+                            elementRelationship: atomic
+          - name: agent
+            type:
+              map:
+                fields:
+                - name: model
+                  type:
+                    scalar: string
+                - name: systemPrompt
+                  type:
+                    scalar: string
+          - name: channels
+            type:
+              map:
+                fields:
+                - name: imageRetention
+                  type:
+                    scalar: numeric
+                - name: maxWorkers
+                  type:
+                    scalar: numeric
+                - name: requireApproval
+                  type:
+                    scalar: boolean
+                - name: telegram
+                  type:
+                    map:
+                      fields:
+                      - name: allowedUsersSecretRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                      - name: pollTimeout
+                        type:
+                          scalar: string
+                      - name: tokenSecretRef
+                        type:
+                          map:
+                            fields:
+                            - name: key
+                              type:
+                                scalar: string
+                            - name: name
+                              type:
+                                scalar: string
+                              default: ""
+                            - name: optional
+                              type:
+                                scalar: boolean
+                            elementRelationship: atomic
+          - name: env
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: name
+                      type:
+                        scalar: string
+                    - name: value
+                      type:
+                        scalar: string
+                    - name: valueFrom
+                      type:
+                        map:
+                          fields:
+                          - name: configMapKeyRef
+                            type:
+                              map:
+                                fields:
+                                - name: key
+                                  type:
+                                    scalar: string
+                                - name: name
+                                  type:
+                                    scalar: string
+                                  default: ""
+                                - name: optional
+                                  type:
+                                    scalar: boolean
+                                elementRelationship: atomic
+                          - name: fieldRef
+                            type:
+                              map:
+                                fields:
+                                - name: apiVersion
+                                  type:
+                                    scalar: string
+                                - name: fieldPath
+                                  type:
+                                    scalar: string
+                                elementRelationship: atomic
+                          - name: fileKeyRef
+                            type:
+                              map:
+                                fields:
+                                - name: key
+                                  type:
+                                    scalar: string
+                                - name: optional
+                                  type:
+                                    scalar: boolean
+                                  default: false
+                                - name: path
+                                  type:
+                                    scalar: string
+                                - name: volumeName
+                                  type:
+                                    scalar: string
+                                elementRelationship: atomic
+                          - name: resourceFieldRef
+                            type:
+                              map:
+                                fields:
+                                - name: containerName
+                                  type:
+                                    scalar: string
+                                - name: divisor
+                                  type:
+                                    scalar: untyped
+                                - name: resource
+                                  type:
+                                    scalar: string
+                                elementRelationship: atomic
+                          - name: secretKeyRef
+                            type:
+                              map:
+                                fields:
+                                - name: key
+                                  type:
+                                    scalar: string
+                                - name: name
+                                  type:
+                                    scalar: string
+                                  default: ""
+                                - name: optional
+                                  type:
+                                    scalar: boolean
+                                elementRelationship: atomic
+                elementRelationship: associative
+                keys:
+                - name
+          - name: gateway
+            type:
+              map:
+                fields:
+                - name: apiKeySecretRef
+                  type:
+                    map:
+                      fields:
+                      - name: key
+                        type:
+                          scalar: string
+                      - name: name
+                        type:
+                          scalar: string
+                        default: ""
+                      - name: optional
+                        type:
+                          scalar: boolean
+                      elementRelationship: atomic
+                - name: url
+                  type:
+                    scalar: string
+          - name: image
+            type:
+              scalar: string
+          - name: mcp
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: servers
+                  type:
+                    list:
+                      elementType:
+                        scalar: string
+                      elementRelationship: atomic
+                - name: serviceDiscovery
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                      - name: namespace
+                        type:
+                          scalar: string
+                      - name: selector
+                        type:
+                          map:
+                            fields:
+                            - name: matchExpressions
+                              type:
+                                list:
+                                  elementType:
+                                    map:
+                                      fields:
+                                      - name: key
+                                        type:
+                                          scalar: string
+                                      - name: operator
+                                        type:
+                                          scalar: string
+                                      - name: values
+                                        type:
+                                          list:
+                                            elementType:
+                                              scalar: string
+                                            elementRelationship: atomic
+                                  elementRelationship: atomic
+                            - name: matchLabels
+                              type:
+                                map:
+                                  elementType:
+                                    scalar: string
+                            elementRelationship: atomic
+          - name: resources
+            type:
+              map:
+                fields:
+                - name: claims
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: name
+                            type:
+                              scalar: string
+                          - name: request
+                            type:
+                              scalar: string
+                      elementRelationship: associative
+                      keys:
+                      - name
+                - name: limits
+                  type:
+                    map:
+                      elementType:
+                        scalar: untyped
+                - name: requests
+                  type:
+                    map:
+                      elementType:
+                        scalar: untyped
+          - name: telemetry
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                  default: false
+                - name: metrics
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: exporter
+                        type:
+                          map:
+                            fields:
+                            - name: otlp
+                              type:
+                                map:
+                                  fields:
+                                  - name: endpoint
+                                    type:
+                                      scalar: string
+                                  - name: protocol
+                                    type:
+                                      scalar: string
+                            - name: prometheus
+                              type:
+                                map:
+                                  fields:
+                                  - name: host
+                                    type:
+                                      scalar: string
+                                  - name: port
+                                    type:
+                                      scalar: numeric
+                      - name: port
+                        type:
+                          scalar: numeric
+                        default: 9464
+                  default:
+                    enabled: false
+                    port: 9464
+                - name: receiver
+                  type:
+                    map:
+                      fields:
+                      - name: enabled
+                        type:
+                          scalar: boolean
+                        default: false
+                      - name: port
+                        type:
+                          scalar: numeric
+                        default: 4318
+                - name: traces
+                  type:
+                    map:
+                      fields:
+                      - name: exporter
+                        type:
+                          map:
+                            fields:
+                            - name: otlp
+                              type:
+                                map:
+                                  fields:
+                                  - name: endpoint
+                                    type:
+                                      scalar: string
+                                  - name: protocol
+                                    type:
+                                      scalar: string
+          - name: tools
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: schedule
+                  type:
+                    scalar: boolean
+    - name: status
+      type:
+        map:
+          fields:
+          - name: conditions
+            type:
+              list:
+                elementType:
+                  map:
+                    fields:
+                    - name: lastTransitionTime
+                      type:
+                        scalar: untyped
+                    - name: message
+                      type:
+                        scalar: string
+                    - name: observedGeneration
+                      type:
+                        scalar: numeric
+                    - name: reason
+                      type:
+                        scalar: string
+                    - name: status
+                      type:
+                        scalar: string
+                    - name: type
+                      type:
+                        scalar: string
+                elementRelationship: associative
+                keys:
+                - type
+          - name: discoveredAgentCount
+            type:
+              scalar: numeric
+          - name: discoveredAgents
+            type:
+              list:
+                elementType:
+                  scalar: string
+                elementRelationship: atomic
+          - name: discoveredMCPCount
+            type:
+              scalar: numeric
+          - name: discoveredMCPs
+            type:
+              list:
+                elementType:
+                  scalar: string
+                elementRelationship: atomic
+          - name: observedGeneration
+            type:
+              scalar: numeric
+          - name: ready
+            type:
+              scalar: boolean
 - name: com.github.llm-infra.llm-infra-operator.pkg.apis.operator.v1.LeaderWorkerSetOperator
   map:
     fields:

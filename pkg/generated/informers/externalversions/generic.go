@@ -59,10 +59,16 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Batch().V1alpha1().LLMBatchGateways().Informer()}, nil
 
 		// Group=core.inference-gateway.com, Version=v1alpha1
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("agents"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().Agents().Informer()}, nil
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("gpus"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().GPUs().Informer()}, nil
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("gateways"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().Gateways().Informer()}, nil
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("mcps"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().MCPs().Informer()}, nil
+	case inferencegatewayv1alpha1.SchemeGroupVersion.WithResource("orchestrators"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().Orchestrators().Informer()}, nil
 
 		// Group=operator.openshift.io, Version=v1
 	case v1.SchemeGroupVersion.WithResource("leaderworkersetoperators"):

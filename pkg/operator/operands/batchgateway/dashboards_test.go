@@ -1,6 +1,7 @@
 package batchgateway
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,10 +30,12 @@ type exportedMetrics struct {
 	} `json:"metrics"`
 }
 
-// series is one name a query may select, with the labels its series have once scraped.
+// series is one name a query may select, with the labels its series have once scraped, and the
+// metric's own labels that a target label of the same name shadows (kept as exported_<label>).
 type series struct {
-	labels []string
-	values map[string][]string
+	labels   []string
+	values   map[string][]string
+	shadowed []string
 }
 
 // selectable is every series name a query may select: each metric (a histogram as _bucket with
@@ -46,10 +49,12 @@ func (m exportedMetrics) selectable(t *testing.T) map[string]series {
 		}
 		labels := slices.Clone(m.TargetLabels)
 		values := map[string][]string{}
+		var shadowed []string
 		for _, l := range metric.Labels {
 			stored := l
 			if slices.Contains(m.TargetLabels, l) {
 				stored = "exported_" + l
+				shadowed = append(shadowed, l)
 			}
 			labels = append(labels, stored)
 			if v, ok := metric.Values[l]; ok {
@@ -57,12 +62,12 @@ func (m exportedMetrics) selectable(t *testing.T) map[string]series {
 			}
 		}
 		if metric.Type == "histogram" {
-			out[metric.Name+"_bucket"] = series{append(slices.Clone(labels), "le"), values}
-			out[metric.Name+"_sum"] = series{labels, values}
-			out[metric.Name+"_count"] = series{labels, values}
+			out[metric.Name+"_bucket"] = series{append(slices.Clone(labels), "le"), values, shadowed}
+			out[metric.Name+"_sum"] = series{labels, values, shadowed}
+			out[metric.Name+"_count"] = series{labels, values, shadowed}
 			continue
 		}
-		out[metric.Name] = series{labels, values}
+		out[metric.Name] = series{labels, values, shadowed}
 	}
 	return out
 }
@@ -81,49 +86,114 @@ func loadExportedMetrics(t *testing.T) exportedMetrics {
 }
 
 // query is one PromQL expression of a dashboard panel or an alert, and the labels its legend
-// names.
+// names; or a dashboard variable's label_values(metric, label) (labelValues set).
 type query struct {
-	where, expr string
+	where       string
+	dashboard   string // the dashboard's file, "" for an alert
+	panel       string // the panel's title, or the variable's name
+	expr        string
 	legend      []string
+	labelValues bool
 }
 
-var legendLabel = regexp.MustCompile(`\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}`)
+var (
+	legendLabel = regexp.MustCompile(`\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}`)
+	labelValues = regexp.MustCompile(`^\s*label_values\(\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*,\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\)\s*$`)
+)
 
-// operandQueries renders every dashboard and alert rule of the operand, async mode included,
-// and returns their queries.
-func operandQueries(t *testing.T) []query {
+// grafanaDashboard is what the checks read of a Grafana dashboard.
+type grafanaDashboard struct {
+	UID        string `json:"uid"`
+	Title      string `json:"title"`
+	Templating struct {
+		List []struct {
+			Name       string          `json:"name"`
+			Type       string          `json:"type"`
+			Definition string          `json:"definition"`
+			Query      json.RawMessage `json:"query"`
+		} `json:"list"`
+	} `json:"templating"`
+	Panels []grafanaPanel `json:"panels"`
+}
+
+type grafanaPanel struct {
+	Title   string `json:"title"`
+	Targets []struct {
+		Expr         string `json:"expr"`
+		LegendFormat string `json:"legendFormat"`
+	} `json:"targets"`
+	// Panels are a row's panels.
+	Panels []grafanaPanel `json:"panels"`
+}
+
+// operandDashboards renders every dashboard of the operand, async mode included: each
+// dashboard's file by asset.
+func operandDashboards(t *testing.T) map[string]map[string]grafanaDashboard {
 	t.Helper()
 	spec := asyncSpec()
 	spec.Grafana = &batchv1alpha1.GrafanaSpec{Enabled: true}
-	spec.PrometheusRule = &batchv1alpha1.PrometheusRuleSpec{Enabled: true}
 	objs := render(t, testCR(spec))
-	var out []query
+	out := map[string]map[string]grafanaDashboard{}
 	for _, asset := range []string{bindata.BatchGatewayDashboards, bindata.BatchGatewayAsyncProcessorDashboard} {
-		cm := objs[asset].obj.(*corev1.ConfigMap)
-		for file, data := range cm.Data {
-			var dashboard struct {
-				Panels []struct {
-					Title   string `json:"title"`
-					Targets []struct {
-						Expr         string `json:"expr"`
-						LegendFormat string `json:"legendFormat"`
-					} `json:"targets"`
-				} `json:"panels"`
-			}
-			if err := json.Unmarshal([]byte(data), &dashboard); err != nil {
+		out[asset] = map[string]grafanaDashboard{}
+		for file, data := range objs[asset].obj.(*corev1.ConfigMap).Data {
+			var d grafanaDashboard
+			if err := json.Unmarshal([]byte(data), &d); err != nil {
 				t.Fatalf("%s %s: %v", asset, file, err)
 			}
-			for _, p := range dashboard.Panels {
-				for _, target := range p.Targets {
-					var legend []string
-					for _, m := range legendLabel.FindAllStringSubmatch(target.LegendFormat, -1) {
-						legend = append(legend, m[1])
-					}
-					out = append(out, query{where: fmt.Sprintf("%s panel %q", file, p.Title), expr: target.Expr, legend: legend})
-				}
-			}
+			out[asset][file] = d
 		}
 	}
+	return out
+}
+
+// operandQueries renders every dashboard and alert rule of the operand, async mode included,
+// and returns their queries and their dashboard variables' label_values.
+func operandQueries(t *testing.T) []query {
+	t.Helper()
+	var out []query
+	for _, dashboards := range operandDashboards(t) {
+		for file, d := range dashboards {
+			for _, v := range d.Templating.List {
+				if v.Type != "query" {
+					continue
+				}
+				// Grafana keeps the query as a string or as {"query": ...}, and a copy in
+				// definition.
+				var asString string
+				var asObject struct {
+					Query string `json:"query"`
+				}
+				if json.Unmarshal(v.Query, &asString) != nil && json.Unmarshal(v.Query, &asObject) == nil {
+					asString = asObject.Query
+				}
+				defs := slices.Compact(slices.DeleteFunc([]string{v.Definition, asString}, func(s string) bool { return s == "" }))
+				if len(defs) == 0 {
+					defs = []string{""} // reported: no label_values
+				}
+				for _, def := range defs {
+					out = append(out, query{where: fmt.Sprintf("%s variable %q", file, v.Name), dashboard: file, panel: v.Name, expr: def, labelValues: true})
+				}
+			}
+			var walk func(panels []grafanaPanel)
+			walk = func(panels []grafanaPanel) {
+				for _, p := range panels {
+					for _, target := range p.Targets {
+						var legend []string
+						for _, m := range legendLabel.FindAllStringSubmatch(target.LegendFormat, -1) {
+							legend = append(legend, m[1])
+						}
+						out = append(out, query{where: fmt.Sprintf("%s panel %q", file, p.Title), dashboard: file, panel: p.Title, expr: target.Expr, legend: legend})
+					}
+					walk(p.Panels)
+				}
+			}
+			walk(d.Panels)
+		}
+	}
+	spec := asyncSpec()
+	spec.PrometheusRule = &batchv1alpha1.PrometheusRuleSpec{Enabled: true}
+	objs := render(t, testCR(spec))
 	for _, asset := range []string{bindata.BatchGatewayPrometheusRule, bindata.BatchGatewayAsyncProcessorPrometheusRule} {
 		rule := objs[asset].obj.(*unstructured.Unstructured)
 		groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
@@ -131,67 +201,144 @@ func operandQueries(t *testing.T) []query {
 			rules, _, _ := unstructured.NestedSlice(g.(map[string]interface{}), "rules")
 			for _, r := range rules {
 				r := r.(map[string]interface{})
-				out = append(out, query{where: fmt.Sprintf("alert %v", r["alert"]), expr: fmt.Sprint(r["expr"])})
+				out = append(out, query{where: fmt.Sprintf("alert %v", r["alert"]), panel: fmt.Sprint(r["alert"]), expr: fmt.Sprint(r["expr"])})
 			}
 		}
 	}
 	return out
 }
 
-// TestDashboardsAndAlertsQueryExportedMetrics: every dashboard panel and alert selects metrics
-// the operand's programs export, with labels they have, and names in its legend only labels its
-// result keeps (issue 16, defect 6: a panel grouped the apiserver's requests by code, which it
-// labels status, and another read processor_adaptive_concurrency_limit, which no program
-// exports).
+// knownUpstreamDefect is a panel of upstream's dashboards, kept as upstream ships it, whose
+// query the check finds wrong; problem is part of what the check says.
+type knownUpstreamDefect struct {
+	dashboard, panel, problem, reason string
+}
+
+// knownUpstreamDefects: upstream's panels that are wrong as shipped. They stay as upstream ships
+// them (a user who switches keeps upstream's dashboards, uids and all); this project's additions
+// (hack/dashboards/batch-gateway) carry the corrected panels. Each must still be found wrong:
+// when upstream's dashboards are regenerated from a commit that fixes one, the test says so.
+var knownUpstreamDefects = []knownUpstreamDefect{
+	{dashboard: "processor.json", panel: "AIMD Concurrency Limit per Endpoint", problem: "the scrape target's label",
+		reason: "the legend names endpoint, which once scraped is the PodMonitor's port (\"metrics\"), not the processor's inference endpoint (stored as exported_endpoint, as honorLabels is off in upstream's PodMonitor and ours): every endpoint's line is called \"metrics\"; the additions' \"AIMD concurrency limit per inference endpoint\" reads exported_endpoint"},
+	{dashboard: "processor.json", panel: "AIMD Signals (decreases / increases)", problem: "the scrape target's label",
+		reason: "sum by (endpoint, ...) groups by the PodMonitor's port, not the processor's inference endpoint (exported_endpoint): every endpoint's decreases and increases are summed into one line; the additions' \"AIMD signals per inference endpoint\" groups by exported_endpoint"},
+}
+
+// TestDashboardsAndAlertsQueryExportedMetrics: every dashboard panel, dashboard variable and
+// alert, upstream's dashboards' included, selects metrics the operand's programs export, with
+// labels they have (not a scrape target's label where the metric has its own of that name), and
+// names in its legend only labels its result keeps (issue 16, defect 6: a panel grouped the
+// apiserver's requests by code, which it labels status, and another read
+// processor_adaptive_concurrency_limit, which no program exports). Upstream's panels that fail
+// are listed in knownUpstreamDefects with the reason, and must still fail.
 func TestDashboardsAndAlertsQueryExportedMetrics(t *testing.T) {
 	exported := loadExportedMetrics(t)
 	selectable := exported.selectable(t)
 	queries := operandQueries(t)
-	if len(queries) < 20 {
+	if len(queries) < 60 {
 		t.Fatalf("found %d queries: the dashboards or rules were not read", len(queries))
 	}
+	found := map[knownUpstreamDefect]bool{}
 	for _, q := range queries {
-		refs, err := parsePromQL(q.expr)
-		if err != nil {
-			t.Errorf("%s: %q: %v", q.where, q.expr, err)
+		problems := checkQuery(q, selectable)
+		var known *knownUpstreamDefect
+		for i, d := range knownUpstreamDefects {
+			if d.dashboard == q.dashboard && d.panel == q.panel {
+				known = &knownUpstreamDefects[i]
+			}
+		}
+		if known == nil {
+			for _, p := range problems {
+				t.Error(p)
+			}
 			continue
 		}
-		if len(refs.selectors) == 0 {
-			t.Errorf("%s: %q selects no metric", q.where, q.expr)
-		}
-		var available []string // labels of every selected series
-		for _, sel := range refs.selectors {
-			s, ok := selectable[sel.name]
-			if !ok {
-				t.Errorf("%s: %q selects %s, which no operand program exports", q.where, q.expr, sel.name)
+		for _, p := range problems {
+			if !strings.Contains(p, known.problem) {
+				t.Errorf("%s (beyond the known upstream defect %q)", p, known.problem)
 				continue
 			}
-			available = append(available, s.labels...)
-			for _, m := range sel.matchers {
-				if !slices.Contains(s.labels, m.label) {
-					t.Errorf("%s: %q: %s has no label %s (it has %v)", q.where, q.expr, sel.name, m.label, s.labels)
-					continue
-				}
-				if values, known := s.values[m.label]; known && m.op == "=" && !slices.Contains(values, m.value) {
-					t.Errorf("%s: %q: %s{%s} is never %q (it is one of %v)", q.where, q.expr, sel.name, m.label, m.value, values)
-				}
-			}
+			found[*known] = true
+			t.Logf("known upstream defect: %s: %s", p, known.reason)
 		}
-		for _, l := range refs.grouping {
-			if !slices.Contains(available, l) {
-				t.Errorf("%s: %q groups or matches by %s, which no series it selects has", q.where, q.expr, l)
-			}
+	}
+	for _, d := range knownUpstreamDefects {
+		if !found[d] {
+			t.Errorf("known upstream defect %s panel %q (%s) no longer occurs: remove it from knownUpstreamDefects", d.dashboard, d.panel, d.problem)
 		}
-		for _, l := range q.legend {
-			kept := available
-			if refs.outer != nil {
-				kept = refs.outer
+	}
+}
+
+// checkQuery returns what is wrong with a query, given what the programs export.
+func checkQuery(q query, selectable map[string]series) []string {
+	var problems []string
+	bad := func(format string, args ...interface{}) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if q.labelValues {
+		m := labelValues.FindStringSubmatch(q.expr)
+		if m == nil {
+			bad("%s: %q is not label_values(metric, label)", q.where, q.expr)
+			return problems
+		}
+		s, ok := selectable[m[1]]
+		switch {
+		case !ok:
+			bad("%s: %q selects %s, which no operand program exports", q.where, q.expr, m[1])
+		case !slices.Contains(s.labels, m[2]):
+			bad("%s: %q: %s has no label %s (it has %v)", q.where, q.expr, m[1], m[2], s.labels)
+		}
+		return problems
+	}
+	refs, err := parsePromQL(q.expr)
+	if err != nil {
+		bad("%s: %q: %v", q.where, q.expr, err)
+		return problems
+	}
+	if len(refs.selectors) == 0 {
+		bad("%s: %q selects no metric", q.where, q.expr)
+	}
+	var available, shadowed []string // labels of every selected series; their own labels a target label hides
+	for _, sel := range refs.selectors {
+		s, ok := selectable[sel.name]
+		if !ok {
+			bad("%s: %q selects %s, which no operand program exports", q.where, q.expr, sel.name)
+			continue
+		}
+		available = append(available, s.labels...)
+		shadowed = append(shadowed, s.shadowed...)
+		for _, m := range sel.matchers {
+			if !slices.Contains(s.labels, m.label) {
+				bad("%s: %q: %s has no label %s (it has %v)", q.where, q.expr, sel.name, m.label, s.labels)
+				continue
 			}
-			if !slices.Contains(kept, l) {
-				t.Errorf("%s: the legend names {{%s}}, which %q does not keep (it keeps %v)", q.where, l, q.expr, kept)
+			if slices.Contains(s.shadowed, m.label) {
+				bad("%s: %q groups or matches by %s, the scrape target's label: %s's own is exported_%s", q.where, q.expr, m.label, sel.name, m.label)
+			}
+			if values, known := s.values[m.label]; known && m.op == "=" && !slices.Contains(values, m.value) {
+				bad("%s: %q: %s{%s} is never %q (it is one of %v)", q.where, q.expr, sel.name, m.label, m.value, values)
 			}
 		}
 	}
+	for _, l := range refs.grouping {
+		if !slices.Contains(available, l) {
+			bad("%s: %q groups or matches by %s, which no series it selects has", q.where, q.expr, l)
+		} else if slices.Contains(shadowed, l) {
+			bad("%s: %q groups or matches by %s, the scrape target's label: the metric's own is exported_%s", q.where, q.expr, l, l)
+		}
+	}
+	for _, l := range q.legend {
+		kept := available
+		if refs.outer != nil {
+			kept = refs.outer
+		}
+		switch {
+		case !slices.Contains(kept, l):
+			bad("%s: the legend names {{%s}}, which %q does not keep (it keeps %v)", q.where, l, q.expr, kept)
+		case slices.Contains(shadowed, l):
+			bad("%s: the legend names {{%s}}, the scrape target's label: the metric's own is exported_%s", q.where, l, l)
+		}
+	}
+	return problems
 }
 
 // --- a small PromQL reader ---
@@ -377,6 +524,31 @@ func parsePromQL(expr string) (promQLRefs, error) {
 			i++
 		}
 	}
+	// "sum(...) by (a)": the outer aggregation's label list after its argument.
+	if len(tokens) > 1 && tokens[0].kind == 'i' && slices.Contains(promQLAggregations, tokens[0].value) && is(1, 'p', "(") {
+		depth, end := 0, -1
+		for j := 1; j < len(tokens) && end < 0; j++ {
+			switch {
+			case is(j, 'p', "("):
+				depth++
+			case is(j, 'p', ")"):
+				depth--
+				if depth == 0 {
+					end = j
+				}
+			}
+		}
+		switch {
+		case end > 0 && is(end+1, 'i', "by"):
+			labels, _, err := labelList(end + 2)
+			if err != nil {
+				return refs, fmt.Errorf("by: %w", err)
+			}
+			refs.outer = labels
+		case end > 0 && is(end+1, 'i', "without"):
+			refs.outer = nil // what without keeps is not known here
+		}
+	}
 	return refs, nil
 }
 
@@ -396,6 +568,9 @@ func TestParsePromQL(t *testing.T) {
 		{expr: `sum(a{n="1"}) / clamp_min(sum(b), 1) > 0.9`, selectors: `a{n="1"} b`, outer: []string{}},
 		{expr: `a * on (x) group_left (y) b`, selectors: `a b`, grouping: []string{"x", "y"}},
 		{expr: "increase(c_total{namespace=\"ns\"}[65m]) > 0", selectors: `c_total{namespace="ns"}`},
+		{expr: `sum(rate(a{n="1"}[5m])) by (x, y)`, selectors: `a{n="1"}`, grouping: []string{"x", "y"}, outer: []string{"x", "y"}},
+		{expr: `histogram_quantile(0.5, sum(rate(b_bucket[5m])) by (le))`, selectors: `b_bucket`, grouping: []string{"le"}},
+		{expr: `sum(a) by (x) / sum(b) by (x)`, selectors: `a b`, grouping: []string{"x", "x"}, outer: []string{"x"}},
 		{expr: `foo(x)`, err: "unknown function foo"},
 		{expr: `{job="a"}`, err: "without a metric name"},
 		{expr: `x{a=b}`, err: "a matcher must be"},
@@ -426,6 +601,71 @@ func TestParsePromQL(t *testing.T) {
 		}
 		if strings.Join(got, " ") != tc.selectors || !slices.Equal(refs.grouping, tc.grouping) || !slices.Equal(refs.outer, tc.outer) || (refs.outer == nil) != (tc.outer == nil) {
 			t.Errorf("%q: selectors %q, grouping %q, outer %q; want %q, %q, %q", tc.expr, got, refs.grouping, refs.outer, tc.selectors, tc.grouping, tc.outer)
+		}
+	}
+}
+
+// TestUpstreamDashboardsKeptWithTheirUIDs: the dashboards ConfigMap holds upstream's dashboards
+// under upstream's uids and titles (upstream's docs link /d/batch-gateway-processor), every panel
+// of them, byte for byte as generated from the pinned chart (the sha256 its header records, which
+// make verify regenerates); this project's additions are dashboards of their own, under uids of
+// their own; no two dashboards of the operand share a uid.
+func TestUpstreamDashboardsKeptWithTheirUIDs(t *testing.T) {
+	dashboards := operandDashboards(t)
+	upstream := []struct {
+		file, uid, title string
+		panels           int
+	}{
+		{"apiserver.json", "batch-gateway-apiserver", "Batch Gateway — Apiserver", 4},
+		{"gc.json", "batch-gateway-gc", "Batch Gateway — GC Reconciler", 5},
+		{"processor.json", "batch-gateway-processor", "Batch Gateway — Processor", 17},
+	}
+	batch := dashboards[bindata.BatchGatewayDashboards]
+	for _, want := range upstream {
+		got, ok := batch[want.file]
+		if !ok {
+			t.Errorf("upstream's %s is missing", want.file)
+			continue
+		}
+		if got.UID != want.uid || got.Title != want.title || len(got.Panels) != want.panels {
+			t.Errorf("%s: uid %q, title %q, %d panels; upstream's are %q, %q, %d", want.file, got.UID, got.Title, len(got.Panels), want.uid, want.title, want.panels)
+		}
+	}
+	uids := map[string]string{}
+	for asset, files := range dashboards {
+		for file, d := range files {
+			upstreams := false
+			for _, u := range upstream {
+				upstreams = upstreams || (asset == bindata.BatchGatewayDashboards && file == u.file)
+			}
+			switch {
+			case d.UID == "":
+				t.Errorf("%s %s has no uid", asset, file)
+			case uids[d.UID] != "":
+				t.Errorf("%s %s and %s share the uid %q", asset, file, uids[d.UID], d.UID)
+			case !upstreams && strings.HasPrefix(d.UID, "batch-gateway-"):
+				t.Errorf("%s %s: the addition's uid %q is in upstream's batch-gateway-* names", asset, file, d.UID)
+			}
+			uids[d.UID] = asset + " " + file
+		}
+	}
+	if len(batch) <= len(upstream) {
+		t.Errorf("the dashboards ConfigMap holds %d dashboards: the project's additions are missing", len(batch))
+	}
+
+	// The header of the generated manifest records each file's sha256 (hack/dashboardgen).
+	manifest := string(bindata.MustAsset(bindata.BatchGatewayDashboards))
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal(bindata.MustAsset(bindata.BatchGatewayDashboards), &cm); err != nil {
+		t.Fatal(err)
+	}
+	recorded := regexp.MustCompile(`(?m)^#\s+(\S+\.json)\s+(upstream|addition)\s+uid\s+(\S+)\s+sha256\s+([0-9a-f]{64})$`).FindAllStringSubmatch(manifest, -1)
+	if len(recorded) != len(cm.Data) {
+		t.Fatalf("the header records %d dashboards, the data holds %d: regenerate with make generate", len(recorded), len(cm.Data))
+	}
+	for _, r := range recorded {
+		if sum := fmt.Sprintf("%x", sha256.Sum256([]byte(cm.Data[r[1]]))); sum != r[4] {
+			t.Errorf("%s was edited after it was generated (sha256 %s, generated %s): edit hack/dashboards/batch-gateway and run make generate", r[1], sum, r[4])
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -27,14 +29,16 @@ import (
 
 // The golden test renders each CR of test/golden/batch-gateway (upstream's operator's output,
 // see test/golden/README.md) and compares every object, field by field, with upstream's. Every
-// difference must be listed in intendedDifferences with its reason; a listed difference that
-// no longer occurs fails too, so the list stays honest.
+// difference must be listed in intendedDifferences with its reason, keyed by what causes it (the
+// objects' kind and component, a condition on the CR), never by a case's name; a listed
+// difference that does not occur in an object it applies to fails too, so the list stays honest.
+// The same CRs under other names and in another namespace must pass alike.
 //
 // Intended differences the golden CRs do not exercise are tested in render_test.go and
 // config_test.go instead: the resources merge that never makes requests exceed limits and
 // passes every resource name (TestMergeResources, reference §7.3), asyncConfig.replicas
 // (TestFieldMappings, §7.11), default Certificate dnsNames (§7.9), the scrape label on the
-// model-server PodMonitor, and the dashboards and alert texts, which are our own.
+// model-server PodMonitor, and the dashboards and alert texts (dashboards_test.go).
 
 const goldenDir = "../../../../test/golden/batch-gateway"
 
@@ -49,81 +53,157 @@ var goldenImages = Images{
 // absent stands for a field that one side does not have.
 var absent = &struct{ absent bool }{true}
 
-// intendedDifference is a difference from upstream's object that the operator means to make.
+// condition is when, by the CR's spec, an intended difference occurs.
+type condition struct {
+	says  string
+	holds func(spec *batchv1alpha1.LLMBatchGatewaySpec) bool
+}
+
+var (
+	everyCR = condition{"every CR", func(*batchv1alpha1.LLMBatchGatewaySpec) bool { return true }}
+	// asyncDispatch: the async-processor chart is rendered.
+	asyncDispatch = condition{"processor.dispatchMode: async", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
+		return s.Processor.DispatchMode == batchv1alpha1.DispatchModeAsync
+	}}
+	// asyncSingleQueue: upstream's chart falls back to its one queue request-sortedset.
+	asyncSingleQueue = condition{"processor.dispatchMode: async without asyncConfig.redis.queuesConfig", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
+		a := s.Processor.AsyncConfig
+		return s.Processor.DispatchMode == batchv1alpha1.DispatchModeAsync && a != nil && (a.Redis == nil || len(a.Redis.QueuesConfig) == 0)
+	}}
+	fsStorage = condition{"fileStorage.fs is set", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
+		return s.FileStorage != nil && s.FileStorage.FS != nil
+	}}
+)
+
+// intendedDifference is a difference from upstream's objects that the operator means to make,
+// keyed by what causes it: the objects it concerns (kinds, components) and the condition on the
+// CR under which it occurs. It must occur in every object it applies to, in every CR, whatever
+// its name.
 type intendedDifference struct {
-	// cases it occurs in; nil means every case. It must occur in each.
-	cases []string
 	// kinds and components select the objects (by upstream's component label); nil means all.
 	kinds      []string
 	components []string
-	// path is the field, as fieldDiff writes it.
+	when       condition
+	// path is the field, as fieldDiff writes it; "" is a whole object only one side has.
 	path string
 	// golden and ours, when not nil, are the values each side must have (absent for none).
 	golden, ours interface{}
 	reason       string
 }
 
-var (
-	asyncCases = []string{
-		"batch_v1alpha1_llmbatchgateway_async", "dev-async", "dev-async-gate-endpoint-scrape",
-		"dev-async-gate-prometheus-budget", "dev-async-gate-prometheus-query", "dev-async-gate-redis",
-	}
-	batchComponents = []string{componentAPIServer, componentProcessor, componentGC}
-	fsCases         = []string{"dev-sync-fs", "extra-minimal-sync-fs"}
-)
+var batchComponents = []string{componentAPIServer, componentProcessor, componentGC}
 
 var intendedDifferences = []intendedDifference{
-	{path: `metadata.labels["helm.sh/chart"]`, ours: absent,
+	{when: everyCR, path: `metadata.labels["helm.sh/chart"]`, ours: absent,
 		reason: "no Helm artefacts: the objects are not made by Helm"},
-	{path: `metadata.labels["app.kubernetes.io/managed-by"]`, golden: "Helm", ours: absent,
+	{when: everyCR, path: `metadata.labels["app.kubernetes.io/managed-by"]`, golden: "Helm", ours: absent,
 		reason: "the engine stamps app.kubernetes.io/managed-by: llm-infra-operator when it applies"},
-	{path: `metadata.labels["app.kubernetes.io/version"]`, ours: absent,
+	{when: everyCR, path: `metadata.labels["app.kubernetes.io/version"]`, ours: absent,
 		reason: "no chart version on objects: the images, not the manifests, carry the version"},
-	{path: `metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
+	{when: everyCR, path: `metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
 		reason: "one label set on every object (reference §7.8)"},
-	{path: `metadata.ownerReferences`, ours: absent,
+	{when: everyCR, path: `metadata.ownerReferences`, ours: absent,
 		reason: "the engine sets the owner reference to the CR when it applies"},
 
-	{kinds: []string{"Deployment"}, components: batchComponents,
+	{kinds: []string{"Deployment"}, components: batchComponents, when: everyCR,
 		path: `spec.template.metadata.labels["helm.sh/chart"]`, ours: absent,
 		reason: "no Helm artefacts in pod templates"},
-	{kinds: []string{"Deployment"}, components: batchComponents,
+	{kinds: []string{"Deployment"}, components: batchComponents, when: everyCR,
 		path: `spec.template.metadata.labels["app.kubernetes.io/managed-by"]`, golden: "Helm", ours: absent,
 		reason: "no Helm artefacts in pod templates; managed-by belongs to the objects the operator applies, not to pods"},
-	{kinds: []string{"Deployment"}, components: batchComponents,
+	{kinds: []string{"Deployment"}, components: batchComponents, when: everyCR,
 		path: `spec.template.metadata.labels["app.kubernetes.io/version"]`, ours: absent,
 		reason: "no chart version in pod templates"},
-	{kinds: []string{"Deployment"},
+	{kinds: []string{"Deployment"}, when: everyCR,
 		path: `spec.template.metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
 		reason: "one label set on every pod template (reference §7.8)"},
-	{kinds: []string{"Deployment"}, components: batchComponents,
+	{kinds: []string{"Deployment"}, components: batchComponents, when: everyCR,
 		path: `spec.template.metadata.annotations`, ours: absent,
 		reason: "no checksum/config: the engine's Deployment hooks add operator.llm-infra.io/hash-* annotations over the data of every mounted ConfigMap and Secret"},
-	{cases: asyncCases, kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor},
+	{kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor}, when: asyncDispatch,
 		path: `spec.template.metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentAsyncProcessor,
 		reason: "the async-processor's pods carry the component label like every other pod (reference §7.8); not in the selector, which stays upstream's"},
-	{cases: asyncCases, kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor},
-		path: `spec.template.spec.automountServiceAccountToken`, golden: absent,
+	{kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor}, when: asyncDispatch,
+		path: `spec.template.spec.automountServiceAccountToken`, golden: absent, ours: true,
 		reason: "llm-d-async builds a Kubernetes client at start-up and exits without a token (issue 16, defect 5): the pod asks for it whatever the ServiceAccount says"},
-	{cases: asyncCases, kinds: []string{"ServiceAccount"}, components: []string{componentAsyncProcessor},
-		path: `automountServiceAccountToken`, golden: absent,
+	{kinds: []string{"ServiceAccount"}, components: []string{componentAsyncProcessor}, when: asyncDispatch,
+		path: `automountServiceAccountToken`, golden: absent, ours: true,
 		reason: "the async processor needs its token (issue 16, defect 5), said as the other ServiceAccounts say it"},
-	{cases: fsCases, kinds: []string{"Deployment"}, components: batchComponents,
+	{kinds: []string{"Deployment"}, components: batchComponents, when: fsStorage,
 		path: `spec.template.spec.securityContext.fsGroup`, golden: absent,
 		reason: "a root-owned fs storage volume must be writable (issue 16, defect 4); on OpenShift the SCC sets it instead"},
-	{cases: fsCases, kinds: []string{"Deployment"}, components: batchComponents,
+	{kinds: []string{"Deployment"}, components: batchComponents, when: fsStorage,
 		path: `spec.template.spec.securityContext.fsGroupChangePolicy`, golden: absent, ours: "OnRootMismatch",
 		reason: "the volume's group is changed only when its root lacks it, not walked at every start"},
-	{cases: []string{"batch_v1alpha1_llmbatchgateway_async"}, kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor},
+	{kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor}, when: asyncSingleQueue,
 		path:   `spec.template.spec.containers[0].args`,
 		reason: "single-queue mode consumed the chart's queue request-sortedset, which nobody writes to (reference §7.1): one queue llm-d-async:requests:<pool> per inference pool of modelGateways, with the gate of asyncConfig.redis"},
 }
 
+func (d intendedDifference) String() string {
+	return fmt.Sprintf("%s of %v %v when %s (%s)", d.path, d.kinds, d.components, d.when.says, d.reason)
+}
+
+// appliesTo says whether d applies to an object of a case: its kinds and components, and its
+// condition on the CR. A field difference applies to objects both sides have, a whole-object one
+// to objects only one side has.
+func (d intendedDifference) appliesTo(cr *batchv1alpha1.LLMBatchGateway, o goldenObject) bool {
+	return (d.kinds == nil || slices.Contains(d.kinds, o.kind)) &&
+		(d.components == nil || slices.Contains(d.components, o.component)) &&
+		(d.path == "") == o.oneSided && d.when.holds(&cr.Spec)
+}
+
+// TestGolden: every difference between the rendering of each golden CR and upstream's objects is
+// an intended one, and every intended difference occurs wherever its shape and condition say.
 func TestGolden(t *testing.T) {
-	cases := goldenCases(t)
-	enginetest.CheckListedDifferences(t, cases, len(intendedDifferences), diffGoldenCase, matchIntendedDifference,
-		func(i int) []string { return casesOf(intendedDifferences[i], cases) },
-		func(i int) string { d := intendedDifferences[i]; return fmt.Sprintf("%s (%s)", d.path, d.reason) })
+	checkGolden(t, goldenCases(t), func(t *testing.T, name string) goldenInput {
+		return goldenInput{cr: goldenCR(t, name), golden: readGoldenObjects(t, name)}
+	})
+}
+
+// TestGoldenUnderAnotherName: each golden CR, copied under another name and into another
+// namespace, shows upstream's objects for that name (upstream's, renamed) with the same intended
+// differences: nothing depends on the name of a case, of a CR or of its namespace.
+func TestGoldenUnderAnotherName(t *testing.T) {
+	var cases []string
+	for _, name := range goldenCases(t) {
+		cases = append(cases, "copy-of-"+name)
+	}
+	checkGolden(t, cases, func(t *testing.T, copyName string) goldenInput {
+		cr := goldenCR(t, strings.TrimPrefix(copyName, "copy-of-"))
+		golden := readGoldenObjects(t, strings.TrimPrefix(copyName, "copy-of-"))
+		renamed := enginetest.Renaming{From: cr.Name, To: "copied-" + cr.Name, FromNamespace: cr.Namespace, ToNamespace: "golden-copy"}
+		copied := cr.DeepCopy()
+		copied.Name, copied.Namespace = renamed.To, renamed.ToNamespace
+		// Ours is rendered for the copy and named back; upstream's stays as it is.
+		return goldenInput{cr: copied, golden: golden, nameBack: renamed.Back}
+	})
+}
+
+// goldenInput is one case: the CR to render, upstream's objects, and how to name our objects
+// back when the CR is a copy under another name (nil: they are compared as rendered).
+type goldenInput struct {
+	cr       *batchv1alpha1.LLMBatchGateway
+	golden   []*unstructured.Unstructured
+	nameBack func(map[string]interface{}) map[string]interface{}
+}
+
+func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name string) goldenInput) {
+	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
+		func(t *testing.T, name string) enginetest.GoldenCase[fieldDiff] {
+			in := input(t, name)
+			diffs, objects := diffGoldenCase(t, in)
+			keys := slices.Sorted(maps.Keys(objects))
+			return enginetest.GoldenCase[fieldDiff]{
+				Diffs:   diffs,
+				Objects: keys,
+				Listed: func(d fieldDiff) (int, string) {
+					return matchIntendedDifference(in.cr, objects[d.kind+"/"+d.name], d), d.kind + "/" + d.name
+				},
+				Applies: func(i int, key string) bool { return intendedDifferences[i].appliesTo(in.cr, objects[key]) },
+			}
+		},
+		func(i int) string { return intendedDifferences[i].String() })
 }
 
 func goldenCases(tb testing.TB) []string {
@@ -142,13 +222,6 @@ func goldenCases(tb testing.TB) []string {
 		tb.Fatalf("found %d golden cases, want 11", len(cases))
 	}
 	return cases
-}
-
-func casesOf(d intendedDifference, all []string) []string {
-	if d.cases == nil {
-		return all
-	}
-	return d.cases
 }
 
 // goldenCR reads a case's CR. Strict decoding also checks that the API types take every field
@@ -185,12 +258,18 @@ func show(v interface{}) string {
 	return string(data)
 }
 
-// diffGoldenCase renders a case and returns every field that differs from upstream's objects,
-// and every object only one side has (path "").
-func diffGoldenCase(t *testing.T, name string) []fieldDiff {
+// goldenObject is an object of a case: its kind, upstream's component label (ours when upstream
+// has no such object), and whether only one side has it.
+type goldenObject struct {
+	kind, component string
+	oneSided        bool
+}
+
+// diffGoldenCase renders a case's CR and returns every field that differs from upstream's
+// objects, and every object only one side has (path ""), with the objects of either side.
+func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]goldenObject) {
 	t.Helper()
-	cr := goldenCR(t, name)
-	rendered, err := renderAll(renderInput{cr: cr, images: goldenImages, credentialsSecret: cr.Spec.SecretRef.Name})
+	rendered, err := renderAll(renderInput{cr: in.cr, images: goldenImages, credentialsSecret: in.cr.Spec.SecretRef.Name})
 	if err != nil {
 		t.Fatalf("renderAll: %v", err)
 	}
@@ -198,32 +277,41 @@ func diffGoldenCase(t *testing.T, name string) []fieldDiff {
 	for _, r := range rendered {
 		if r.wanted {
 			obj := normalize(t, r.obj)
+			if in.nameBack != nil {
+				obj = in.nameBack(obj)
+			}
 			ours[objectKey(obj)] = obj
 		}
 	}
 	golden := map[string]map[string]interface{}{}
-	for _, obj := range readGoldenObjects(t, name) {
+	for _, obj := range in.golden {
 		normalized := normalize(t, obj)
 		golden[objectKey(normalized)] = normalized
 	}
 	var diffs []fieldDiff
+	objects := map[string]goldenObject{}
 	for _, key := range sortedKeys(golden, ours) {
 		g, o := golden[key], ours[key]
 		kind, objName, _ := strings.Cut(key, "/")
+		labelled := g
+		if labelled == nil {
+			labelled = o
+		}
+		component, _, _ := unstructured.NestedString(labelled, "metadata", "labels", componentLabel)
+		objects[key] = goldenObject{kind: kind, component: component, oneSided: g == nil || o == nil}
 		switch {
 		case g == nil:
-			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: absent, ours: "object"})
+			diffs = append(diffs, fieldDiff{kind: kind, name: objName, component: component, golden: absent, ours: "object"})
 		case o == nil:
-			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: "object", ours: absent})
+			diffs = append(diffs, fieldDiff{kind: kind, name: objName, component: component, golden: "object", ours: absent})
 		default:
-			component, _, _ := unstructured.NestedString(g, "metadata", "labels", componentLabel)
 			for _, d := range diffValues("", g, o) {
 				d.kind, d.name, d.component = kind, objName, component
 				diffs = append(diffs, d)
 			}
 		}
 	}
-	return diffs
+	return diffs, objects
 }
 
 func objectKey(obj map[string]interface{}) string {
@@ -397,30 +485,18 @@ func sortedStrings(set map[string]bool) []string {
 	return out
 }
 
-// matchIntendedDifference returns the index of the listed difference d is, or -1.
-func matchIntendedDifference(caseName string, d fieldDiff) int {
+// matchIntendedDifference returns the index of the listed difference d is, or -1: one that
+// applies to d's object in this CR, at d's path, with d's values.
+func matchIntendedDifference(cr *batchv1alpha1.LLMBatchGateway, o goldenObject, d fieldDiff) int {
 	for i, want := range intendedDifferences {
-		if want.path != d.path ||
-			(want.cases != nil && !contains(want.cases, caseName)) ||
-			(want.kinds != nil && !contains(want.kinds, d.kind)) ||
-			(want.components != nil && !contains(want.components, d.component)) ||
-			!valueMatches(want.golden, d.golden) || !valueMatches(want.ours, d.ours) {
-			continue
+		if want.path == d.path && want.appliesTo(cr, o) &&
+			valueMatches(want.golden, d.golden) && valueMatches(want.ours, d.ours) {
+			return i
 		}
-		return i
 	}
 	return -1
 }
 
 func valueMatches(want, got interface{}) bool {
 	return want == nil || want == got || reflect.DeepEqual(want, got)
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }

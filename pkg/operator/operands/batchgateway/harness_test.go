@@ -28,8 +28,10 @@ import (
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	crfake "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/fake"
 	crinformers "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions"
+	batchlisters "github.com/llm-infra/llm-infra-operator/pkg/generated/listers/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
 // fakeEnv is the operand wired to fake clients (client-go's, the generated clientset's fake and
@@ -43,7 +45,7 @@ type fakeEnv struct {
 	dynamic  *dynamicfake.FakeDynamicClient
 	crs      *crfake.Clientset
 	recorder events.InMemoryRecorder
-	op       *Operand
+	op       *testOperand
 	syncCtx  factory.SyncContext
 	caches   *engine.Caches
 
@@ -51,6 +53,29 @@ type fakeEnv struct {
 	crInformer cache.SharedIndexInformer
 	optional   *engine.OptionalAPIs
 	controller factory.Controller
+}
+
+// testOperand is the operand's controller, as the starter builds it, and the lister of the CRs.
+type testOperand struct {
+	lister batchlisters.LLMBatchGatewayLister
+	ctl    *engine.Namespaced[*batchv1alpha1.LLMBatchGateway, *state]
+}
+
+func (o *testOperand) syncKey(ctx context.Context, _ factory.SyncContext, key string) error {
+	return o.ctl.Sync(ctx, key)
+}
+
+func (o *testOperand) keys() ([]string, error) {
+	var keys []string
+	for _, cr := range o.ctl.List() {
+		keys = append(keys, cr.Namespace+"/"+cr.Name)
+	}
+	return keys, nil
+}
+
+// secrets are the watches of the Secrets the CRs reference.
+func (o *testOperand) secrets() *engine.ReferenceWatches {
+	return o.ctl.References(engine.Secrets)
 }
 
 // optionalCRDs are the CRDs of every optional API of the operand.
@@ -137,24 +162,32 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), caches: engine.NewCaches()}
 	env.managed = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
-	env.crInformer = crinformers.NewSharedInformerFactory(env.crs, 0).Batch().V1alpha1().LLMBatchGateways().Informer()
 	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs()...)
-	watched := RegisterInformers(env.caches, env.managed)
-
-	env.op, env.controller = New(ctx, Config{
-		Images:    setup.images,
-		Client:    env.crs,
-		Informer:  env.crInformer,
-		Clients:   &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
-		Informers: watched,
-		Optional:  env.optional,
-		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
-			return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+	images := map[string]string{APIServerImageEnv: setup.images.APIServer, ProcessorImageEnv: setup.images.Processor,
+		GCImageEnv: setup.images.GC, AsyncProcessorImageEnv: setup.images.AsyncProcessor}
+	crInformers := crinformers.NewSharedInformerFactory(env.crs, 0)
+	env.crInformer = crInformers.Batch().V1alpha1().LLMBatchGateways().Informer()
+	deps := &registry.Deps{
+		NamespacedDeps: engine.NamespacedDeps{
+			Clients:  &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
+			Managed:  env.managed,
+			Optional: env.optional,
+			ReferenceInformer: func(_ schema.GroupResource, ns, name string) cache.SharedIndexInformer {
+				return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+			},
+			Events:   func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
+			Recorder: env.recorder,
 		},
-		Events:   func(*batchv1alpha1.LLMBatchGateway) events.Recorder { return env.recorder },
-		Recorder: env.recorder,
-		Clock:    clock.RealClock{},
-	})
+		CR:          crs,
+		CRInformers: crInformers,
+		Image:       func(env string) string { return images[env] },
+	}
+	ctl, err := engine.NewNamespaced(ctx, Kind(deps), deps.NamespacedDeps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.op = &testOperand{lister: batchlisters.NewLLMBatchGatewayLister(env.crInformer.GetIndexer()), ctl: ctl}
+	env.controller = ctl.Controller()
 	env.syncCtx = factory.NewSyncContext("test", env.recorder)
 
 	env.managed.Start(ctx.Done())
@@ -349,4 +382,13 @@ func (e *fakeEnv) eventReasons() []string {
 		out = append(out, ev.Reason)
 	}
 	return out
+}
+
+// metaOf is a rendered object's metadata (every rendered object has some).
+func metaOf(obj runtime.Object) metav1.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

@@ -1,29 +1,22 @@
 package batchgateway
 
 import (
-	"context"
-	"time"
+	"errors"
+	"fmt"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/openshift/library-go/pkg/controller/factory"
-	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
-
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
-	"github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
-	batchlisters "github.com/llm-infra/llm-infra-operator/pkg/generated/listers/batch/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
 // ControllerName names the controller (in logs and events).
@@ -35,246 +28,202 @@ const OperandName = "batch-gateway"
 // groupKind is the kind of the CR; objects it controls map back to its queue key.
 var groupKind = schema.GroupKind{Group: batchv1alpha1.GroupName, Kind: "LLMBatchGateway"}
 
-// Operand reconciles every LLMBatchGateway in the cluster, each in its own namespace: one queue
-// key per CR ("namespace/name"). Objects are applied by the engine with a controller owner
-// reference to their CR, so deleting the CR deletes them through garbage collection; the
-// operator needs no finalizer.
-type Operand struct {
-	images   Images
-	client   versioned.Interface
-	lister   batchlisters.LLMBatchGatewayLister
-	clients  *engine.CachedClients
-	cache    resourceapply.ResourceCache
-	optional *engine.OptionalAPIs
-	// secrets watches exactly the Secrets the CRs reference (credentials, TLS), in whatever
-	// namespace, so the operator never caches every Secret of the cluster.
-	secrets  *engine.ReferenceWatches
-	events   EventSink
-	recorder events.Recorder
-	clock    clock.PassiveClock
-	steps    []engine.Step[*syncRun]
-	// platform says whether the cluster is OpenShift (withFSGroup).
+// Registrations is the LLMBatchGateway kind. Every LLMBatchGateway syncs in its own namespace,
+// one queue key per CR; its objects get a controller owner reference to it, so deleting the CR
+// deletes them through garbage collection: the operator needs no finalizer.
+func Registrations() []registry.Registration {
+	return []registry.Registration{registry.Namespaced(registry.Registration{
+		Operand:        OperandName,
+		GVK:            batchv1alpha1.GroupVersion.WithKind(groupKind.Kind),
+		Resource:       "llmbatchgateways",
+		APIPackage:     "pkg/apis/batch/v1alpha1",
+		OperandPackage: "pkg/operator/operands/batchgateway",
+		Images: []registry.Image{
+			{Env: APIServerImageEnv, Component: "the LLM batch gateway's API server"},
+			{Env: ProcessorImageEnv, Component: "the LLM batch gateway's processor"},
+			{Env: GCImageEnv, Component: "the LLM batch gateway's garbage collector"},
+			{Env: AsyncProcessorImageEnv, Component: "the LLM batch gateway's async processor"},
+		},
+		Admission: registry.Admission{Base: testcases.BaseSync, Golden: "batch-gateway",
+			Rejected: testcases.Rejected, Accepted: testcases.Accepted},
+		Example: "llmbatchgateway_sync.yaml",
+	}, Kind)}
+}
+
+// syncRun is the sync of one LLMBatchGateway.
+type syncRun = engine.Run[*batchv1alpha1.LLMBatchGateway, *state]
+
+// state is what the steps of one sync produce for the render and the status.
+type state struct {
+	images Images
+	names  Names
+	// credentialsSecret is the Secret in the CR's namespace that the pods mount.
+	credentialsSecret string
+	// credentials is the referenced Secret (the source of a cross-namespace copy), once read;
+	// only its data's hash leaves the operator.
+	credentials *corev1.Secret
+	// platform says whether the cluster is OpenShift (withFSGroup); nil in a render without a
+	// cluster, which renders for plain Kubernetes.
 	platform *platformProbe
 }
 
-// EventSink builds the recorder of one CR, so that events land on the LLMBatchGateway they
-// are about (`kubectl describe lbg`).
-type EventSink func(cr *batchv1alpha1.LLMBatchGateway) events.Recorder
-
-// KubeEventSink records events with the API through the core client. library-go's plain
-// recorder creates each event synchronously and starts no goroutine, so one per sync is cheap;
-// the operand emits events on transitions only.
-func KubeEventSink(client corev1client.EventsGetter, clk clock.PassiveClock) EventSink {
-	return func(cr *batchv1alpha1.LLMBatchGateway) events.Recorder {
-		return events.NewRecorder(client.Events(cr.Namespace), "llm-infra-operator", &corev1.ObjectReference{
-			APIVersion: batchv1alpha1.GroupVersion.String(),
-			Kind:       groupKind.Kind,
-			Namespace:  cr.Namespace,
-			Name:       cr.Name,
-			UID:        cr.UID,
-		}, clk)
+// Kind is the LLMBatchGateway kind on the engine. deps without clients (a render without a
+// cluster) builds a kind that only renders.
+func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *state] {
+	getenv := deps.Image
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-}
-
-// Config holds what New needs.
-type Config struct {
-	Images Images
-	// Client writes the CRs' status; Informer is the CRs' informer (every namespace).
-	Client   versioned.Interface
-	Informer cache.SharedIndexInformer
-	// Clients read through the engine's caches; the caller registers Informers in them.
-	Clients *engine.CachedClients
-	// Informers are the informers of the built-in kinds the operand creates, selecting the
-	// operator's managed-by label in every namespace. Their events trigger the sync of the CR
-	// that controls the object.
-	Informers []factory.Informer
-	// Optional holds the optional APIs of OptionalAPIs.
-	Optional *engine.OptionalAPIs
-	// SecretInformer builds the informer of one Secret, for the Secrets a CR references.
-	SecretInformer func(namespace, name string) cache.SharedIndexInformer
-	Events         EventSink
-	Recorder       events.Recorder
-	Clock          clock.PassiveClock
-	Resync         time.Duration
-}
-
-// New builds the operand and the controller that runs it.
-func New(ctx context.Context, cfg Config) (*Operand, factory.Controller) {
-	recorder := cfg.Recorder.WithComponentSuffix("llm-batch-gateway")
-	o := &Operand{
-		images:   cfg.Images,
-		client:   cfg.Client,
-		lister:   batchlisters.NewLLMBatchGatewayLister(cfg.Informer.GetIndexer()),
-		clients:  cfg.Clients,
-		cache:    resourceapply.NewResourceCache(),
-		optional: cfg.Optional,
-		events:   cfg.Events,
-		recorder: recorder,
-		clock:    cfg.Clock,
-		steps:    reconcileSteps(),
-		platform: &platformProbe{discovery: cfg.Clients.Kube.Discovery()},
+	images := ImagesFromEnv(getenv)
+	var platform *platformProbe
+	if deps.Kube != nil {
+		platform = &platformProbe{discovery: deps.Kube.Discovery()}
 	}
-	syncCtx := factory.NewSyncContext(ControllerName, recorder)
-	queue := func(key string) { syncCtx.Queue().Add(key) }
-	o.secrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, queue)
-
-	ownerKey := engine.ControllerKey(groupKind)
-	cfg.Optional.AddEventHandler(engine.QueueingHandler(func(obj any) []string {
-		ro, _ := obj.(runtime.Object)
-		if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			ro, _ = tombstone.Obj.(runtime.Object)
-		}
-		if ro == nil {
+	k := &engine.Kind[*batchv1alpha1.LLMBatchGateway, *state]{
+		Operand:        OperandName,
+		ControllerName: ControllerName,
+		GVK:            batchv1alpha1.GroupVersion.WithKind(groupKind.Kind),
+		Resource:       "llmbatchgateways",
+		PartOf:         PartOfValue,
+		Workers:        4,
+		Conditions:     func(cr *batchv1alpha1.LLMBatchGateway) []metav1.Condition { return cr.Status.Conditions },
+		Generations:    func(cr *batchv1alpha1.LLMBatchGateway) []operatorv1.GenerationStatus { return cr.Status.Generations },
+		Manifests:      bindata.FS,
+		// The one asset list, bindata.BatchGatewayAssets: each object after what it mounts or
+		// runs as, the optional kinds last.
+		Assets:    engine.AssetTable(bindata.BatchGatewayAssets, optionalFeatures),
+		StepNames: stepOfKind,
+		// The copy of a credentials Secret of another namespace (applyCredentials).
+		Writes:       []schema.GroupVersionResource{{Version: "v1", Resource: "secrets"}},
+		OptionalAPIs: OptionalAPIs(),
+		References:   []schema.GroupResource{engine.Secrets},
+		Validate:     func(cr *batchv1alpha1.LLMBatchGateway) field.ErrorList { return cr.ValidateSpec() },
+		Precondition: func(run *syncRun) *engine.StepError {
+			if missing := run.State.images.missingEnv(&run.CR.Spec); len(missing) > 0 {
+				return readyProblem(engine.ReasonImageMissing, true,
+					"the operator has no image for %v: set the environment variables %v on the operator's Deployment (the CSV's relatedImages)", missing.components(), missing.envVars())
+			}
 			return nil
-		}
-		if grant, ok := referenceGrantNamespace(ro); ok {
-			return o.keysReferencingNamespace(grant)
-		}
-		return ownerKey(ro)
-	}, queue))
-
-	crKey := func(obj runtime.Object) []string {
-		m, ok := obj.(metav1.Object)
-		if !ok {
-			return nil
-		}
-		return []string{engine.ObjectKey(m)}
+		},
+		NewState: func(cr *batchv1alpha1.LLMBatchGateway) *state {
+			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr), platform: platform}
+		},
+		// The credentials Secret comes first: every object depends on it.
+		Steps:  []engine.Step[*syncRun]{{Name: "credentials Secret", Apply: applyCredentials}},
+		Render: renderRun,
+		RenderFailed: func(err error) *engine.StepError {
+			var pe *platformError
+			if errors.As(err, &pe) {
+				// Discovery failed: an API error, retried; nothing is rendered meanwhile.
+				se := engine.AsStepError("render", engine.ReasonApplyFailed, pe.err)
+				se.Blocking = true
+				return se
+			}
+			return readyProblem(reasonRenderFailed, true, "the spec cannot be rendered: %v", err)
+		},
+		PrepareDeployment: prepareDeployment,
+		PodHooks:          []engine.DeploymentHook{engine.WithRestrictedSecurityContext},
+		Status:            status,
+		Events:            transitionEvents,
+		// A ReferenceGrant in a namespace may allow or forbid the credentials Secret of the
+		// CRs that reference a Secret there.
+		Related: func(obj runtime.Object, crs func() []*batchv1alpha1.LLMBatchGateway) ([]string, bool) {
+			if engine.KindOf(obj).Kind != "ReferenceGrant" {
+				return nil, false
+			}
+			m, ok := obj.(metav1.Object)
+			if !ok {
+				return nil, true
+			}
+			return keysReferencingNamespace(crs(), m.GetNamespace()), true
+		},
 	}
-	allKeys := func(runtime.Object) []string { keys, _ := o.keys(); return keys }
-	var crdInformers []factory.Informer
-	for _, w := range cfg.Optional.CRDWatches() {
-		crdInformers = append(crdInformers, w.Informer)
+	if deps.CRInformers != nil {
+		k.Client = func(namespace string) engine.StatusClient[*batchv1alpha1.LLMBatchGateway] {
+			return deps.CR.BatchV1alpha1().LLMBatchGateways(namespace)
+		}
+		k.Informer = deps.CRInformers.Batch().V1alpha1().LLMBatchGateways().Informer()
 	}
-
-	controller := factory.New().
-		WithSyncContext(syncCtx).
-		WithSync(engine.KeyedSync(OperandName, o.keys, o.syncKey)).
-		WithInformersQueueKeysFunc(crKey, cfg.Informer).
-		WithInformersQueueKeysFunc(ownerKey, cfg.Informers...).
-		WithInformersQueueKeysFunc(allKeys, crdInformers...).
-		ResyncEvery(cfg.Resync).
-		ToController(ControllerName, recorder)
-	return o, controller
+	return k
 }
 
-// keys lists the queue keys of every CR.
-func (o *Operand) keys() ([]string, error) {
-	crs, err := o.lister.List(labels.Everything())
+// renderRun renders every asset for the CR from the sync's state: the credentials Secret the
+// pods mount, the CA of the apiserver's TLS Secret (watched; "" in a render without a cluster)
+// and, with filesystem storage, whether the cluster is OpenShift.
+func renderRun(run *syncRun) ([]engine.Rendered, error) {
+	var openShift bool
+	if fs := run.CR.Spec.FileStorage; fs != nil && fs.FS != nil && run.State.platform != nil {
+		var err error
+		if openShift, err = run.State.platform.OpenShift(); err != nil {
+			return nil, &platformError{err}
+		}
+	}
+	objs, err := renderAll(renderInput{cr: run.CR, images: run.State.images, credentialsSecret: run.State.credentialsSecret,
+		backendCA: backendCA(run), openShift: openShift})
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(crs))
-	for _, cr := range crs {
-		keys = append(keys, engine.ObjectKey(cr))
+	out := make([]engine.Rendered, len(objs))
+	for i, ro := range objs {
+		out[i] = engine.Rendered{Asset: ro.asset, Object: ro.obj, Wanted: ro.wanted}
 	}
-	return keys, nil
+	return out, nil
 }
 
-// keysReferencingNamespace lists the CRs whose credentials Secret is in namespace: a
-// ReferenceGrant there may allow or forbid their reference.
-func (o *Operand) keysReferencingNamespace(namespace string) []string {
-	crs, err := o.lister.List(labels.Everything())
-	if err != nil {
-		return nil
-	}
+// platformError is a failed platform probe: the render could not start, the spec is fine.
+type platformError struct{ err error }
+
+func (e *platformError) Error() string { return e.err.Error() }
+
+// keysReferencingNamespace lists the CRs whose credentials Secret is in namespace (another
+// namespace than theirs).
+func keysReferencingNamespace(crs []*batchv1alpha1.LLMBatchGateway, namespace string) []string {
 	var keys []string
 	for _, cr := range crs {
 		if cr.Spec.SecretRef.Namespace == namespace && namespace != cr.Namespace {
-			keys = append(keys, engine.ObjectKey(cr))
+			keys = append(keys, cr.Namespace+"/"+cr.Name)
 		}
 	}
 	return keys
 }
 
-// syncKey reconciles one CR.
-func (o *Operand) syncKey(ctx context.Context, _ factory.SyncContext, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil // not a key of ours; nothing to retry
+// prepareDeployment adds to a component's Deployment the hash of everything it mounts, so a
+// change of a ConfigMap's or Secret's data rolls its pods.
+func prepareDeployment(run *syncRun, d *appsv1.Deployment) error {
+	component := d.Labels[componentLabel]
+	configMaps := renderedConfigMaps(run.Rendered, component)
+	var secrets []*corev1.Secret
+	if run.State.credentials != nil {
+		secrets = append(secrets, run.State.credentials)
 	}
-	cr, err := o.lister.LLMBatchGateways(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		o.secrets.Forget(key)
-		return nil
+	for _, ref := range tlsSecretsFor(run.CR, run.State.names, component) {
+		if s, err := watchedSecret(run, ref); err == nil {
+			secrets = append(secrets, s)
+		}
 	}
+	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
 	if err != nil {
 		return err
 	}
-	if cr.DeletionTimestamp != nil {
-		// Garbage collection deletes what the CR owns; nothing is left to do.
-		o.secrets.Forget(key)
-		return nil
-	}
-	run := o.newRun(cr.DeepCopy())
-	result := o.reconcile(ctx, run)
-	if err := o.writeStatus(ctx, run, result); err != nil {
-		return err
-	}
-	return result.RetryError()
+	return engine.WithPodTemplateAnnotations(hashes)(d)
 }
 
-// newRun prepares the sync of one CR.
-func (o *Operand) newRun(cr *batchv1alpha1.LLMBatchGateway) *syncRun {
-	recorder := o.events(cr)
-	return &syncRun{
-		Operand:  o,
-		cr:       cr,
-		key:      engine.ObjectKey(cr),
-		names:    NamesFor(cr.Name),
-		applied:  map[string]*appsv1.Deployment{},
-		recorder: recorder,
-		applier: engine.Applier{
-			Clients:  o.clients,
-			Cache:    o.cache,
-			Recorder: recorder,
-			Adopt:    engine.ControlledBy(cr),
-			// spec.httpRoute.annotations: one taken out of the spec is removed.
-			TrackAnnotations: true,
-		},
-		stamp: ownerStamp(cr),
+// renderedConfigMaps are the ConfigMaps a component's pods mount, as rendered.
+func renderedConfigMaps(rendered map[string]engine.Rendered, component string) []*corev1.ConfigMap {
+	var configMaps []*corev1.ConfigMap
+	for _, asset := range configMapsOf[component] {
+		if ro, ok := rendered[asset]; ok && ro.Wanted {
+			if cm, ok := ro.Object.(*corev1.ConfigMap); ok {
+				configMaps = append(configMaps, cm)
+			}
+		}
 	}
+	return configMaps
 }
 
-// ownerStamp is the Renderer that stamps the operator's labels and a controller owner reference
-// to the CR.
-func ownerStamp(cr *batchv1alpha1.LLMBatchGateway) engine.Renderer {
-	return engine.Renderer{
-		Labels: map[string]string{PartOfLabel: PartOfValue},
-		Owner: &metav1.OwnerReference{
-			APIVersion:         batchv1alpha1.GroupVersion.String(),
-			Kind:               groupKind.Kind,
-			Name:               cr.Name,
-			UID:                cr.UID,
-			Controller:         ptr.To(true),
-			BlockOwnerDeletion: ptr.To(true),
-		},
-	}
-}
-
-// referenceGrantNamespace returns the namespace of a ReferenceGrant event's object.
-func referenceGrantNamespace(obj runtime.Object) (string, bool) {
-	if engine.KindOf(obj).Kind != "ReferenceGrant" {
-		return "", false
-	}
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return "", false
-	}
-	return m.GetNamespace(), true
-}
-
-// reconcile validates the CR and walks the table. An invalid spec (one stored before the
-// CRD's rules existed) changes nothing: the objects already running keep running.
-func (o *Operand) reconcile(ctx context.Context, run *syncRun) *engine.Outcome {
-	if errs := run.cr.ValidateSpec(); len(errs) > 0 {
-		run.invalid = errs.ToAggregate()
-		return &engine.Outcome{}
-	}
-	if missing := o.images.missingEnv(&run.cr.Spec); len(missing) > 0 {
-		result := &engine.Outcome{}
-		result.Add(readyProblem(engine.ReasonImageMissing, true,
-			"the operator has no image for %v: set the environment variables %v on the operator's Deployment (the CSV's relatedImages)", missing.components(), missing.envVars()))
-		return result
-	}
-	return engine.Walk(ctx, o.steps, run, engine.Forward)
+// readyProblem reports something in the CR or its references that stops the gateway from
+// working: Ready is False with reason. Blocking stops the later steps (the objects already
+// running are left alone).
+func readyProblem(reason string, blocking bool, format string, args ...any) *engine.StepError {
+	return &engine.StepError{Condition: conditionReady, Reason: reason, Message: fmt.Sprintf(format, args...), Blocking: blocking}
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -47,7 +48,7 @@ func wantedObjects(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) (wanted, unw
 
 func (e *fakeEnv) objectOf(ro renderedObject) metav1.Object {
 	m := metaOf(ro.obj)
-	return e.object(engine.GVRFor(engine.KindOf(ro.obj)), m.GetNamespace(), m.GetName())
+	return e.object(engine.MustResourceFor(engine.KindOf(ro.obj)), m.GetNamespace(), m.GetName())
 }
 
 func TestAppliesEveryWantedObjectOwnedAndLabelled(t *testing.T) {
@@ -363,6 +364,6 @@ func TestAdoptsWhatUpstreamCreated(t *testing.T) {
 }
 
 // podConfigMaps is the resource of ConfigMaps, for env.object.
-var podConfigMaps = engine.GVRFor(engine.KindOf(&corev1.ConfigMap{}))
+var podConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
 var _ = []any{unstructured.Unstructured{}, runtime.Object(nil), bindata.BatchGatewayAssets}

@@ -120,7 +120,7 @@ func (r *renderer) render(asset string) (runtime.Object, bool, error) {
 // manifest parses an embedded manifest with its placeholders substituted (inside string
 // values only: engine.Renderer).
 func (r *renderer) manifest(asset string) (map[string]interface{}, error) {
-	obj, err := engine.Renderer{Placeholders: r.placeholders()}.Manifest(asset)
+	obj, err := engine.Renderer{Manifests: bindata.FS, Placeholders: r.placeholders()}.Manifest(asset)
 	if err != nil {
 		return nil, err
 	}

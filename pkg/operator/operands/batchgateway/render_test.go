@@ -3,6 +3,7 @@ package batchgateway
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -348,7 +349,7 @@ func TestFieldMappings(t *testing.T) {
 			if want := "LOG_LEVEL POD_NAME NAMESPACE OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_INSECURE OTEL_TRACES_SAMPLER OTEL_TRACES_SAMPLER_ARG OTEL_RESOURCE_ATTRIBUTES OTEL_SERVICE_NAME REDIS_URL"; strings.Join(names, " ") != want {
 				t.Errorf("async env %v", names)
 			}
-			if !contains(async.Args, "--redis-tracing=true") {
+			if !slices.Contains(async.Args, "--redis-tracing=true") {
 				t.Errorf("async args %v", async.Args)
 			}
 		}},

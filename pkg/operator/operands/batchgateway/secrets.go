@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
@@ -20,7 +19,7 @@ import (
 
 // ReferenceGrantGVR is Gateway API's ReferenceGrant, which allows a cross-namespace
 // spec.secretRef (as upstream).
-var ReferenceGrantGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1beta1", Resource: "referencegrants"}
+var ReferenceGrantGVR = engine.ReferenceGrantGVR
 
 // copiedFromAnnotation records, on the copy of a cross-namespace credentials Secret, where it
 // was copied from (upstream's annotation).
@@ -89,13 +88,9 @@ func tlsSecretsFor(cr *batchv1alpha1.LLMBatchGateway, names Names, component str
 	return []types.NamespacedName{{Namespace: cr.Namespace, Name: name}}
 }
 
-func (run *syncRun) tlsSecretsOf(component string) []types.NamespacedName {
-	return tlsSecretsFor(run.cr, run.names, component)
-}
-
 // watchedSecret reads a referenced Secret from its watch.
-func (run *syncRun) watchedSecret(ref types.NamespacedName) (*corev1.Secret, error) {
-	obj, err := run.secrets.Get(ref)
+func watchedSecret(run *syncRun, ref types.NamespacedName) (*corev1.Secret, error) {
+	obj, err := run.References(engine.Secrets).Get(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +105,9 @@ func (run *syncRun) watchedSecret(ref types.NamespacedName) (*corev1.Secret, err
 // (watched): ca.crt when it has one (cert-manager writes it), else tls.crt, the served chain (a
 // self-signed certificate, or a chain that ends in its root). "" without TLS or while the
 // Secret does not exist. Certificates are public; the key is never read.
-func (run *syncRun) backendCA() string {
-	for _, ref := range run.tlsSecretsOf(componentAPIServer) {
-		s, err := run.watchedSecret(ref)
+func backendCA(run *syncRun) string {
+	for _, ref := range tlsSecretsFor(run.CR, run.State.names, componentAPIServer) {
+		s, err := watchedSecret(run, ref)
 		if err != nil {
 			return ""
 		}
@@ -130,32 +125,32 @@ func (run *syncRun) backendCA() string {
 // source: a changed secretRef is refused (SecretRefImmutable). The keys the backends need are
 // checked; values never leave the operator except in the copy.
 func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
-	cr := run.cr
+	cr := run.CR
 	source := credentialsSource(cr)
-	run.secrets.Set(ctx, run.key, referencedSecrets(cr, run.names)...)
+	run.References(engine.Secrets).Set(ctx, run.Key, referencedSecrets(cr, run.State.names)...)
 
+	// The Secret the pods mount (credentialsSecretFor, in the run's state) is the source or
+	// its copy.
 	crossNamespace := source.Namespace != cr.Namespace
 	copyObj := &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: run.names.Credentials, Namespace: cr.Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: run.State.names.Credentials, Namespace: cr.Namespace},
 	}
 	if !crossNamespace {
-		run.credentialsSecret = source.Name
 		// A copy left from an earlier cross-namespace reference is not mounted any more.
-		if err := run.applier.DeleteObject(ctx, copyObj, engine.ControlledBy(cr), engine.FromCache); err != nil {
+		if err := run.Applier.DeleteObject(ctx, copyObj, engine.ControlledBy(cr), engine.FromCache); err != nil {
 			return err
 		}
 	} else {
-		if err := run.checkCopySource(source); err != nil {
+		if err := checkCopySource(run, source); err != nil {
 			return err
 		}
-		if err := run.checkReferenceGrant(source); err != nil {
+		if err := checkReferenceGrant(run, source); err != nil {
 			return err
 		}
-		run.credentialsSecret = run.names.Credentials
 	}
 
-	secret, err := run.watchedSecret(source)
+	secret, err := watchedSecret(run, source)
 	if apierrors.IsNotFound(err) {
 		return readyProblem(engine.ReasonSecretMissing, false,
 			"the Secret %s named by spec.secretRef does not exist: create it with the keys %v; the pods start once it exists", source, requiredKeys(&cr.Spec))
@@ -163,13 +158,13 @@ func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 	if err != nil {
 		return err
 	}
-	run.credentials = secret
+	run.State.credentials = secret
 	if crossNamespace {
 		copyObj.Type = secret.Type
 		copyObj.Data = secret.Data
 		copyObj.Annotations = map[string]string{copiedFromAnnotation: source.String()}
-		run.stamp.Stamp(copyObj)
-		if err := run.applier.Apply(ctx, copyObj); err != nil {
+		run.Stamp.Stamp(copyObj)
+		if err := run.Applier.Apply(ctx, copyObj); err != nil {
 			return err
 		}
 	}
@@ -181,8 +176,8 @@ func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 }
 
 // checkCopySource refuses a secretRef that changed after its Secret was copied, as upstream.
-func (run *syncRun) checkCopySource(source types.NamespacedName) error {
-	existing, err := run.clients.Caches.GetMeta(engine.Secrets, run.cr.Namespace, run.names.Credentials)
+func checkCopySource(run *syncRun, source types.NamespacedName) error {
+	existing, err := run.Caches().GetMeta(engine.Secrets, run.CR.Namespace, run.State.names.Credentials)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -192,15 +187,15 @@ func (run *syncRun) checkCopySource(source types.NamespacedName) error {
 	if from := existing.GetAnnotations()[copiedFromAnnotation]; from != "" && from != source.String() {
 		return readyProblem(batchv1alpha1.ReasonSecretRefImmutable, true,
 			"spec.secretRef changed to %s after the Secret %s was copied to %s/%s: the reference cannot change; set it back, or delete the copy %s/%s to copy the new Secret",
-			source, from, run.cr.Namespace, run.names.Credentials, run.cr.Namespace, run.names.Credentials)
+			source, from, run.CR.Namespace, run.State.names.Credentials, run.CR.Namespace, run.State.names.Credentials)
 	}
 	return nil
 }
 
 // checkReferenceGrant looks for a ReferenceGrant in the Secret's namespace that lets
 // LLMBatchGateways of the CR's namespace reference it.
-func (run *syncRun) checkReferenceGrant(source types.NamespacedName) error {
-	grants, err := run.optional.List(ReferenceGrantGVR, source.Namespace)
+func checkReferenceGrant(run *syncRun, source types.NamespacedName) error {
+	grants, err := run.Optional().List(ReferenceGrantGVR, source.Namespace)
 	var missing *engine.MissingCRDsError
 	switch {
 	case errors.As(err, &missing):
@@ -210,13 +205,13 @@ func (run *syncRun) checkReferenceGrant(source types.NamespacedName) error {
 		return err
 	}
 	for _, g := range grants {
-		if u, ok := g.(*unstructured.Unstructured); ok && grantAllows(u, run.cr.Namespace, source.Name) {
+		if u, ok := g.(*unstructured.Unstructured); ok && grantAllows(u, run.CR.Namespace, source.Name) {
 			return nil
 		}
 	}
 	return readyProblem(batchv1alpha1.ReasonReferenceNotPermitted, true,
 		"spec.secretRef names the Secret %s in another namespace, and no ReferenceGrant in %s allows it: create one from group %s, kind %s, namespace %s to kind Secret (name %s, or any)",
-		source, source.Namespace, groupKind.Group, groupKind.Kind, run.cr.Namespace, source.Name)
+		source, source.Namespace, groupKind.Group, groupKind.Kind, run.CR.Namespace, source.Name)
 }
 
 // grantAllows says whether a ReferenceGrant lets LLMBatchGateways of namespace reference the

@@ -108,7 +108,7 @@ func TestCrossNamespaceSecretIsCopiedAndFollowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("the rotated source in its watch", func() bool {
-		s, err := env.op.secrets.Get(credentialsSource(env.get(ns, "gw")))
+		s, err := env.op.secrets().Get(credentialsSource(env.get(ns, "gw")))
 		return err == nil && string(s.(*corev1.Secret).Data[keyRedisURL]) == "redis://rotated"
 	})
 	if err := env.sync(ns, "gw"); err != nil {
@@ -141,7 +141,7 @@ func TestCrossNamespaceSecretIsCopiedAndFollowed(t *testing.T) {
 	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err == nil {
 		t.Error("the copy outlived its cross-namespace reference")
 	}
-	if got := env.op.secrets.Len(); got != 1 {
+	if got := env.op.secrets().Len(); got != 1 {
 		t.Errorf("%d Secrets watched, want only the new reference", got)
 	}
 }
@@ -166,7 +166,7 @@ func TestMissingSecretAndKeysAreReportedWithoutValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitFor("the Secret in its watch", func() bool {
-		_, err := env.op.secrets.Get(credentialsSource(env.get(ns, "gw")))
+		_, err := env.op.secrets().Get(credentialsSource(env.get(ns, "gw")))
 		return err == nil
 	})
 	if err := env.sync(ns, "gw"); err != nil {

@@ -1,16 +1,12 @@
 package batchgateway
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
@@ -50,12 +46,13 @@ func componentsOf(cr *batchv1alpha1.LLMBatchGateway) []component {
 	return components[:3]
 }
 
-// deploymentOf is a component's Deployment: as this sync applied it, else as cached.
-func (run *syncRun) deploymentOf(c component) *appsv1.Deployment {
-	if d := run.applied[c.name]; d != nil {
+// componentDeployment is a component's Deployment: as this sync applied it, else as cached.
+func componentDeployment(run *syncRun, c component) *appsv1.Deployment {
+	name := c.deployment(run.State.names)
+	if d := run.Applied[name]; d != nil {
 		return d
 	}
-	obj, err := run.clients.Caches.Get(engine.Deployments, run.cr.Namespace, c.deployment(run.names))
+	obj, err := run.Caches().Get(engine.Deployments, run.CR.Namespace, name)
 	if err != nil {
 		return nil
 	}
@@ -85,11 +82,10 @@ func componentCondition(c component, d *appsv1.Deployment, namespace, name strin
 	return cond, rollout.Exists && !rollout.Complete
 }
 
-// statusFor computes the CR's status from the sync's outcome and the components' Deployments.
-// This is the one place where this operand's step outcomes become conditions.
-func (run *syncRun) statusFor(result *engine.Outcome) *batchv1alpha1.LLMBatchGatewayStatus {
-	cr := run.cr
-	status := cr.Status.DeepCopy()
+// status sets the CR's status from the sync's outcome and the components' Deployments. This
+// is the one place where this operand's step outcomes become conditions.
+func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGateway) {
+	status := &cr.Status
 	gen := cr.Generation
 	set := func(c engine.Condition) { meta.SetStatusCondition(&status.Conditions, c.MetaCondition(gen)) }
 	status.ObservedGeneration = gen
@@ -97,24 +93,24 @@ func (run *syncRun) statusFor(result *engine.Outcome) *batchv1alpha1.LLMBatchGat
 		meta.RemoveStatusCondition(&status.Conditions, batchv1alpha1.ConditionAsyncProcessorAvailable)
 	}
 
-	if run.invalid != nil {
+	if run.Invalid != nil {
 		// Upstream's ValidationFailed: every condition says so; the objects running stay.
-		msg := fmt.Sprintf("the spec is invalid, nothing was changed: %v", run.invalid)
+		msg := run.Invalid.Message
 		for _, c := range componentsOf(cr) {
 			set(engine.Condition{Type: c.condition, Reason: batchv1alpha1.ReasonValidationFailed, Message: msg})
 		}
 		set(engine.Condition{Type: batchv1alpha1.ConditionReady, Reason: batchv1alpha1.ReasonValidationFailed, Message: msg})
 		set(engine.Condition{Type: batchv1alpha1.ConditionProgressing, Reason: batchv1alpha1.ReasonValidationFailed, Message: msg})
 		set(engine.Condition{Type: batchv1alpha1.ConditionDegraded, Status: true, Reason: batchv1alpha1.ReasonValidationFailed, Message: msg})
-		return status
+		return
 	}
 
 	allAvailable := true
 	var notReady, rolling []string
 	replicas := &batchv1alpha1.ComponentStatus{}
 	for _, c := range componentsOf(cr) {
-		d := run.deploymentOf(c)
-		cond, rollingOut := componentCondition(c, d, cr.Namespace, c.deployment(run.names))
+		d := componentDeployment(run, c)
+		cond, rollingOut := componentCondition(c, d, cr.Namespace, c.deployment(run.State.names))
 		set(cond)
 		if !cond.Status {
 			allAvailable = false
@@ -145,10 +141,7 @@ func (run *syncRun) statusFor(result *engine.Outcome) *batchv1alpha1.LLMBatchGat
 	degraded, _ := engine.FromOutcome(result, engine.ConditionDegraded, engine.ReasonAsExpected, "")
 	set(degraded)
 
-	for _, d := range run.applied {
-		resourcemerge.SetDeploymentGeneration(&status.Generations, d)
-	}
-	return status
+	run.RecordGenerations(&status.Generations)
 }
 
 func setComponentReplicas(s *batchv1alpha1.ComponentStatus, name string, d *appsv1.Deployment) {
@@ -168,48 +161,26 @@ func setComponentReplicas(s *batchv1alpha1.ComponentStatus, name string, d *apps
 	}
 }
 
-// writeStatus writes the status once per sync, and only when it changed; events mark
-// transitions of Ready and Degraded.
-func (o *Operand) writeStatus(ctx context.Context, run *syncRun, result *engine.Outcome) error {
-	status := run.statusFor(result)
-	if equality.Semantic.DeepEqual(status, &run.cr.Status) {
-		return nil
-	}
-	reportTransitions(run, &run.cr.Status, status)
-	updated := run.cr.DeepCopy()
-	updated.Status = *status
-	if _, err := o.client.BatchV1alpha1().LLMBatchGateways(updated.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update status of LLMBatchGateway %s: %w", run.key, err)
-	}
-	return nil
-}
-
-// reportTransitions records an event when Ready or Degraded changes (status or reason), with
-// upstream's reasons: Normal Ready, Warning NotReady, and a Warning named after the reason of
-// a configuration problem.
-func reportTransitions(run *syncRun, old, updated *batchv1alpha1.LLMBatchGatewayStatus) {
-	changed := func(condType string) (now *metav1.Condition, first, ok bool) {
-		now = meta.FindStatusCondition(updated.Conditions, condType)
-		before := meta.FindStatusCondition(old.Conditions, condType)
-		if now == nil {
-			return nil, false, false
-		}
-		return now, before == nil, before == nil || before.Status != now.Status || before.Reason != now.Reason
-	}
-	if ready, first, ok := changed(batchv1alpha1.ConditionReady); ok {
+// transitionEvents announces transitions of Ready and Degraded (status or reason) with upstream's
+// reasons: Normal Ready, Warning NotReady, and a Warning named after the reason of a
+// configuration problem. A new CR is not ready until its pods start: only losing readiness is
+// a warning.
+func transitionEvents(t engine.Transition) (engine.Event, bool) {
+	switch now := t.After; now.Type {
+	case batchv1alpha1.ConditionReady:
 		switch {
-		case ready.Status == metav1.ConditionTrue:
-			run.recorder.Eventf("Ready", "%s", ready.Message)
-		case ready.Reason == batchv1alpha1.ReasonComponentsNotReady:
-			// A new CR is not ready until its pods start: only losing readiness is a warning.
-			if !first {
-				run.recorder.Warningf("NotReady", "%s", ready.Message)
-			}
+		case now.Status == metav1.ConditionTrue:
+			return engine.Event{Reason: "Ready"}, true
+		case now.Reason == batchv1alpha1.ReasonComponentsNotReady:
+			return engine.Event{Warning: true, Reason: "NotReady"}, t.Before != nil
 		default:
-			run.recorder.Warningf(ready.Reason, "%s", ready.Message)
+			return engine.Event{Warning: true, Reason: now.Reason}, true
+		}
+	case batchv1alpha1.ConditionDegraded:
+		// An invalid spec is reported by Ready's event already.
+		if now.Status == metav1.ConditionTrue && now.Reason != batchv1alpha1.ReasonValidationFailed {
+			return engine.Event{Warning: true, Reason: now.Reason}, true
 		}
 	}
-	if degraded, _, ok := changed(batchv1alpha1.ConditionDegraded); ok && degraded.Status == metav1.ConditionTrue && degraded.Reason != batchv1alpha1.ReasonValidationFailed {
-		run.recorder.Warningf(degraded.Reason, "%s", degraded.Message)
-	}
+	return engine.Event{}, false
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -34,10 +33,13 @@ import (
 
 // The golden test renders each Gateway of test/golden/inference-gateway (the upstream
 // operator's output, see test/golden/README.md) and compares every field of every object, and
-// the status fields rendering computes, with upstream's. Every difference must be listed in
-// intendedDifferences with its reason; a listed difference that does not occur fails too, so
-// the list stays honest. Env is compared as data, by name (its order changes nothing: no
-// variable is set twice and none refers to another).
+// the status fields upstream's status has too (specStatus: url, serviceAccountName,
+// providerSummary, mcpServers, mcpServerCount), with upstream's. Every difference must be listed
+// in intendedDifferences with its reason, keyed by what causes it (the object's kind, a
+// condition on the Gateway), never by a case's name; a listed difference that does not occur in
+// an object it applies to fails too, so the list stays honest. The same Gateways under other
+// names and in another namespace must pass alike. Env is compared as data, by name (its order
+// changes nothing: no variable is set twice and none refers to another).
 //
 // Intended differences the golden CRs do not exercise are tested in render_test.go and
 // env_test.go: TLS served with the referenced certificate on the server's port and HTTPS probes
@@ -53,116 +55,261 @@ const (
 // absent stands for a field that one side does not have.
 var absent = &struct{ absent bool }{true}
 
+// fromCR stands for a value that follows from the Gateway (a port it declares).
+type fromCR func(gw *v1alpha1.Gateway) interface{}
+
+// statusKind is the kind the Gateway's status is compared under.
+const statusKind = "status"
+
+// condition is when, by the Gateway's spec, an intended difference occurs.
+type condition struct {
+	says  string
+	holds func(spec *v1alpha1.GatewaySpec) bool
+}
+
+// declaredServerPort and declaredServicePort are the ports the spec declares, with the CRD's
+// default and the Service's fallback to the server's port.
+func declaredServerPort(spec *v1alpha1.GatewaySpec) int32 {
+	if spec.Server != nil && spec.Server.Port != 0 {
+		return spec.Server.Port
+	}
+	return 8080
+}
+
+func declaredServicePort(spec *v1alpha1.GatewaySpec) int32 {
+	if spec.Service != nil && spec.Service.Port != 0 {
+		return spec.Service.Port
+	}
+	return declaredServerPort(spec)
+}
+
+var (
+	everyGateway = condition{"every Gateway", func(*v1alpha1.GatewaySpec) bool { return true }}
+	// Upstream's gateway always listened on 8080, whatever spec.server.port said.
+	serverOnUpstreamsPort = condition{"spec.server.port is 8080 (or unset)", func(s *v1alpha1.GatewaySpec) bool {
+		return declaredServerPort(s) == 8080
+	}}
+	serverOnOtherPort = condition{"spec.server.port is not 8080", func(s *v1alpha1.GatewaySpec) bool {
+		return declaredServerPort(s) != 8080
+	}}
+	serviceOnServerPort = condition{"the Service's port is the server's", func(s *v1alpha1.GatewaySpec) bool {
+		return declaredServicePort(s) == declaredServerPort(s)
+	}}
+	serviceOnOtherPort = condition{"spec.service.port differs from the server's", func(s *v1alpha1.GatewaySpec) bool {
+		return declaredServicePort(s) != declaredServerPort(s)
+	}}
+	serviceTypeSet = condition{"spec.service.type is set", func(s *v1alpha1.GatewaySpec) bool {
+		return s.Service != nil && s.Service.Type != ""
+	}}
+	telemetryOn = condition{"spec.telemetry.enabled", func(s *v1alpha1.GatewaySpec) bool {
+		return s.Telemetry != nil && s.Telemetry.Enabled
+	}}
+	metricsOn = condition{"spec.telemetry.enabled and spec.telemetry.metrics.enabled", func(s *v1alpha1.GatewaySpec) bool {
+		return s.Telemetry != nil && s.Telemetry.Enabled && s.Telemetry.Metrics != nil && s.Telemetry.Metrics.Enabled
+	}}
+	mcpOn = condition{"spec.mcp.enabled", func(s *v1alpha1.GatewaySpec) bool { return s.MCP != nil && s.MCP.Enabled }}
+	// exposedByService: no Ingress or HTTPRoute host names the gateway, so status.url is the
+	// Service's.
+	exposedByService = condition{"no Ingress host and no HTTPRoute hostname", func(s *v1alpha1.GatewaySpec) bool {
+		if s.Ingress != nil && s.Ingress.Enabled && s.Ingress.Host != "" {
+			return false
+		}
+		return !(s.GatewayAPI != nil && s.GatewayAPI.Enabled && s.GatewayAPI.HTTPRoute != nil && len(s.GatewayAPI.HTTPRoute.Hostnames) > 0)
+	}}
+)
+
 // intendedDifference is a difference from upstream's objects or status that the operator means
-// to make.
+// to make, keyed by what causes it: the objects it concerns (kinds, or every kind but
+// notKinds) and the condition on the Gateway under which it occurs. It must occur in every
+// object it applies to, in every Gateway, whatever its name.
 type intendedDifference struct {
-	// cases it occurs in; nil means every case. It must occur in each.
-	cases []string
-	// kinds selects the objects; nil means all ("status" is the Gateway's status).
-	kinds []string
+	// kinds selects the objects (statusKind is the Gateway's status); nil means all but notKinds.
+	kinds, notKinds []string
+	when            condition
 	// path is the field, as flatten writes it; "" is a whole object only one side has.
 	path string
-	// golden and ours, when not nil, are the values each side must have (absent for none).
+	// golden and ours, when not nil, are the values each side must have: a value, absent for
+	// none, or a fromCR.
 	golden, ours interface{}
 	reason       string
 }
 
 var (
-	allCases = []string{
-		"extra-empty-spec", "extra-hpa-ports-gatewayapi-tls", "gateway-minimal",
-		"gateway-with-model-routing", "gpu", "orchestrator",
-	}
-	withoutHostname = []string{"extra-empty-spec", "gateway-minimal", "gateway-with-model-routing", "gpu", "orchestrator"}
+	// labelledByUpstream: upstream gave the app.kubernetes.io labels to its ServiceAccount only.
+	labelledByUpstream = []string{"ServiceAccount", statusKind}
+	objectsOnly        = []string{statusKind}
 )
+
+func serverPortString(gw *v1alpha1.Gateway) interface{} {
+	return fmt.Sprint(declaredServerPort(&gw.Spec))
+}
 
 var intendedDifferences = []intendedDifference{
 	// One label set on every object and pod template (reference §7.18).
-	{kinds: []string{"Deployment", "Service"}, path: `metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: nameValue,
-		reason: "one label set on every object (§7.18): upstream labelled only the ServiceAccount"},
-	{kinds: []string{"Deployment", "Service"}, path: `metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
+	{notKinds: labelledByUpstream, when: everyGateway, path: `metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: nameValue,
+		reason: "one label set on every object (§7.18): upstream labelled only the ServiceAccount; upstream's app label stays"},
+	{notKinds: labelledByUpstream, when: everyGateway, path: `metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
 		reason: "one label set on every object (§7.18)"},
-	{kinds: []string{"Deployment", "Service"}, path: `metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentGateway,
+	{notKinds: labelledByUpstream, when: everyGateway, path: `metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentGateway,
 		reason: "one label set on every object (§7.18)"},
-	{cases: []string{"gateway-with-model-routing"}, kinds: []string{"ConfigMap"}, path: `metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: nameValue,
-		reason: "one label set on every object (§7.18); upstream's app label stays"},
-	{cases: []string{"gateway-with-model-routing"}, kinds: []string{"ConfigMap"}, path: `metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
-		reason: "one label set on every object (§7.18)"},
-	{cases: []string{"gateway-with-model-routing"}, kinds: []string{"ConfigMap"}, path: `metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentGateway,
-		reason: "one label set on every object (§7.18)"},
-	{cases: []string{"extra-hpa-ports-gatewayapi-tls"}, kinds: []string{"HorizontalPodAutoscaler", "Gateway", "HTTPRoute"},
-		path: `metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: nameValue,
-		reason: "one label set on every object (§7.18); upstream's app label stays"},
-	{cases: []string{"extra-hpa-ports-gatewayapi-tls"}, kinds: []string{"HorizontalPodAutoscaler", "Gateway", "HTTPRoute"},
-		path: `metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
-		reason: "one label set on every object (§7.18)"},
-	{cases: []string{"extra-hpa-ports-gatewayapi-tls"}, kinds: []string{"HorizontalPodAutoscaler", "Gateway", "HTTPRoute"},
-		path: `metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentGateway,
-		reason: "one label set on every object (§7.18)"},
-	{path: `metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
 		reason: "one label set on every object (§7.18), part-of included"},
-	{kinds: []string{"ServiceAccount"}, path: `metadata.labels["app.kubernetes.io/managed-by"]`, golden: "inference-gateway-operator", ours: absent,
+	{kinds: []string{"ServiceAccount"}, when: everyGateway, path: `metadata.labels["app.kubernetes.io/managed-by"]`, golden: "inference-gateway-operator", ours: absent,
 		reason: "the engine stamps app.kubernetes.io/managed-by: llm-infra-operator on every object it applies"},
-	{path: `metadata.ownerReferences[0].apiVersion`, ours: absent, reason: "the engine sets the owner reference to the CR when it applies"},
-	{path: `metadata.ownerReferences[0].blockOwnerDeletion`, ours: absent, reason: "the engine sets the owner reference"},
-	{path: `metadata.ownerReferences[0].controller`, ours: absent, reason: "the engine sets the owner reference"},
-	{path: `metadata.ownerReferences[0].kind`, ours: absent, reason: "the engine sets the owner reference"},
-	{path: `metadata.ownerReferences[0].name`, ours: absent, reason: "the engine sets the owner reference"},
-	{path: `metadata.ownerReferences[0].uid`, ours: absent, reason: "the engine sets the owner reference"},
-	{kinds: []string{"Deployment"}, path: `spec.template.metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: nameValue,
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.ownerReferences[0].apiVersion`, ours: absent, reason: "the engine sets the owner reference to the CR when it applies"},
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.ownerReferences[0].blockOwnerDeletion`, ours: absent, reason: "the engine sets the owner reference"},
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.ownerReferences[0].controller`, ours: absent, reason: "the engine sets the owner reference"},
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.ownerReferences[0].kind`, ours: absent, reason: "the engine sets the owner reference"},
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.ownerReferences[0].name`, ours: absent, reason: "the engine sets the owner reference"},
+	{notKinds: objectsOnly, when: everyGateway, path: `metadata.ownerReferences[0].uid`, ours: absent, reason: "the engine sets the owner reference"},
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: nameValue,
 		reason: "the pods carry the label set too (§7.18); the selector stays upstream's app label"},
-	{kinds: []string{"Deployment"}, path: `spec.template.metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
 		reason: "the pods carry the label set too (§7.18)"},
-	{kinds: []string{"Deployment"}, path: `spec.template.metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentGateway,
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: componentGateway,
 		reason: "the pods carry the label set too (§7.18)"},
-	{kinds: []string{"Deployment"}, path: `spec.template.metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.metadata.labels["app.kubernetes.io/part-of"]`, golden: absent, ours: PartOfValue,
 		reason: "the pods carry the label set too (§7.18)"},
 
 	// The environment contract (env.go).
-	{kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.SERVER_HOST.value`, golden: absent, ours: "0.0.0.0",
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.spec.containers[0].env.SERVER_HOST.value`, golden: absent, ours: "0.0.0.0",
 		reason: "SERVER_HOST is set: the gateway's own default is 127.0.0.1 since v0.4x, and only the image's ENV made it reachable (§7.17)"},
-	{cases: withoutHostname, kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.SERVER_PORT.value`, golden: absent, ours: "8080",
+	{kinds: []string{"Deployment"}, when: serverOnUpstreamsPort, path: `spec.template.spec.containers[0].env.SERVER_PORT.value`, golden: absent, ours: "8080",
 		reason: "SERVER_PORT is set, so the gateway listens where the container port, the probes and the Service point (§7.2)"},
-	{cases: []string{"extra-hpa-ports-gatewayapi-tls"}, kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.SERVER_PORT.value`, golden: absent, ours: "8081",
-		reason: "SERVER_PORT is set: upstream's gateway listened on 8080 while the container port and the probes said 8081, so the pod never became ready (§7.2)"},
-	{kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.SERVER_READ_TIMEOUT.value`, golden: absent, ours: "60s",
+	{kinds: []string{"Deployment"}, when: serverOnOtherPort, path: `spec.template.spec.containers[0].env.SERVER_PORT.value`, golden: absent, ours: fromCR(serverPortString),
+		reason: "SERVER_PORT is set: upstream's gateway listened on 8080 while the container port and the probes said spec.server.port, so the pod never became ready (§7.2)"},
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.spec.containers[0].env.SERVER_READ_TIMEOUT.value`, golden: absent, ours: "60s",
 		reason: "the server timeouts are passed, with the API's documented defaults (§7.4)"},
-	{kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.SERVER_WRITE_TIMEOUT.value`, golden: absent, ours: "60s",
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.spec.containers[0].env.SERVER_WRITE_TIMEOUT.value`, golden: absent, ours: "60s",
 		reason: "the server timeouts are passed: the gateway's own 30s cut long streamed completions (§7.4)"},
-	{kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.SERVER_IDLE_TIMEOUT.value`, golden: absent, ours: "300s",
+	{kinds: []string{"Deployment"}, when: everyGateway, path: `spec.template.spec.containers[0].env.SERVER_IDLE_TIMEOUT.value`, golden: absent, ours: "300s",
 		reason: "the server timeouts are passed (§7.4)"},
-	{cases: []string{"gateway-minimal"}, kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.TELEMETRY_METRICS_PORT.value`, golden: absent, ours: "9464",
+	{kinds: []string{"Deployment"}, when: telemetryOn, path: `spec.template.spec.containers[0].env.TELEMETRY_METRICS_PORT.value`, golden: absent,
+		ours:   fromCR(func(gw *v1alpha1.Gateway) interface{} { return fmt.Sprint(metricsPortOf(&gw.Spec)) }),
 		reason: "TELEMETRY_METRICS_PORT follows spec.telemetry.metrics.port, where the container and the Service declare it (§7.3)"},
-	{cases: []string{"orchestrator"}, kinds: []string{"Deployment"}, path: `spec.template.spec.containers[0].env.MCP_REQUEST_TIMEOUT.value`, golden: absent, ours: "5s",
+	{kinds: []string{"Deployment"}, when: mcpOn, path: `spec.template.spec.containers[0].env.MCP_REQUEST_TIMEOUT.value`, golden: absent,
 		reason: "MCP_REQUEST_TIMEOUT is passed like the other MCP timeouts (§7.4); without spec.mcp.timeouts, the gateway's own default"},
 
 	// Ports.
-	{cases: withoutHostname, kinds: []string{"Service"}, path: `spec.ports[0].targetPort`, golden: int64(8080), ours: portHTTP,
+	{kinds: []string{"Service"}, when: serviceOnServerPort, path: `spec.ports[0].targetPort`,
+		golden: fromCR(func(gw *v1alpha1.Gateway) interface{} { return int64(declaredServicePort(&gw.Spec)) }), ours: portHTTP,
 		reason: "the Service targets the container's port by name, so it always reaches the port the gateway listens on (§7.6)"},
-	{cases: []string{"extra-hpa-ports-gatewayapi-tls"}, kinds: []string{"Service"}, path: `spec.ports[0].targetPort`, golden: int64(9000), ours: portHTTP,
-		reason: "upstream's targetPort was the Service's port 9000, where nothing listens (the gateway is on 8081): the Service targets the container port http (§7.6)"},
-	{cases: []string{"gateway-minimal"}, kinds: []string{"Service"}, path: `spec.ports[1].targetPort`, golden: int64(9464), ours: portMetrics,
+	{kinds: []string{"Service"}, when: serviceOnOtherPort, path: `spec.ports[0].targetPort`,
+		golden: fromCR(func(gw *v1alpha1.Gateway) interface{} { return int64(declaredServicePort(&gw.Spec)) }), ours: portHTTP,
+		reason: "upstream's targetPort was the Service's port, where nothing listens (the gateway is on spec.server.port): the Service targets the container port http (§7.6)"},
+	{kinds: []string{"Service"}, when: metricsOn, path: `spec.ports[1].targetPort`,
+		golden: fromCR(func(gw *v1alpha1.Gateway) interface{} { return int64(metricsPortOf(&gw.Spec)) }), ours: portMetrics,
 		reason: "the metrics port targets the container's port by name, like http"},
-
-	{cases: []string{"extra-hpa-ports-gatewayapi-tls"}, kinds: []string{"Service"}, path: `spec.type`, golden: absent, ours: "ClusterIP",
+	{kinds: []string{"Service"}, when: serviceTypeSet, path: `spec.type`, golden: absent,
+		ours:   fromCR(func(gw *v1alpha1.Gateway) interface{} { return string(gw.Spec.Service.Type) }),
 		reason: "spec.service.type is honoured (§7.6); the API defaults it to ClusterIP, which the API server would also choose"},
 
 	// Objects upstream does not create.
-	{cases: []string{"gateway-minimal"}, kinds: []string{"ServiceMonitor"}, golden: absent,
+	{kinds: []string{"ServiceMonitor"}, when: metricsOn, golden: absent,
 		reason: "a ServiceMonitor scrapes the metrics port the spec declares (§7.15; upstream's users wrote their own)"},
 
 	// Status.
-	{cases: withoutHostname, kinds: []string{"status"}, path: "url",
+	{kinds: []string{statusKind}, when: exposedByService, path: "url",
+		golden: fromCR(func(gw *v1alpha1.Gateway) interface{} {
+			return fmt.Sprintf("http://%s.%s.svc.cluster.local", gw.Name, gw.Namespace)
+		}),
 		reason: "status.url carries the Service's port: upstream's had none, so it did not work as written (§7.11)"},
 }
 
+// metricsPortOf is the metrics port the spec declares, with the CRD's default.
+func metricsPortOf(spec *v1alpha1.GatewaySpec) int32 {
+	if t := spec.Telemetry; t != nil && t.Metrics != nil && t.Metrics.Port != 0 {
+		return t.Metrics.Port
+	}
+	return 9464
+}
+
+func (d intendedDifference) String() string {
+	return fmt.Sprintf("%q of %v (not %v) when %s (%s)", d.path, d.kinds, d.notKinds, d.when.says, d.reason)
+}
+
+// appliesTo says whether d applies to an object of a case: its kinds, and its condition on the
+// Gateway. A field difference applies to objects both sides have, a whole-object one to objects
+// only one side has.
+func (d intendedDifference) appliesTo(gw *v1alpha1.Gateway, o goldenObject) bool {
+	return (d.kinds == nil || slices.Contains(d.kinds, o.kind)) && !slices.Contains(d.notKinds, o.kind) &&
+		(d.path == "") == o.oneSided && d.when.holds(&gw.Spec)
+}
+
+// TestGolden: every difference between the rendering (and status) of each golden Gateway and
+// upstream's is an intended one, and every intended difference occurs wherever its kind and
+// condition say.
 func TestGolden(t *testing.T) {
-	cases := goldenCases(t)
-	enginetest.CheckListedDifferences(t, cases, len(intendedDifferences), diffGoldenCase, matchIntendedDifference,
-		func(i int) []string { return casesOf(intendedDifferences[i]) },
-		func(i int) string {
-			d := intendedDifferences[i]
-			return fmt.Sprintf("%s %q (%s)", d.kinds, d.path, d.reason)
-		})
+	checkGolden(t, goldenCases(t), func(t *testing.T, name string) goldenInput {
+		return goldenInput{cr: goldenCR(t, name), golden: readGoldenObjects(t, name), status: readGoldenStatus(t, name)}
+	})
+}
+
+// TestGoldenUnderAnotherName: each golden Gateway, copied under another name and into another
+// namespace, shows upstream's objects and status for that name (upstream's, renamed) with the
+// same intended differences: nothing depends on the name of a case, of a Gateway or of its
+// namespace.
+func TestGoldenUnderAnotherName(t *testing.T) {
+	var cases []string
+	for _, name := range goldenCases(t) {
+		cases = append(cases, "copy-of-"+name)
+	}
+	checkGolden(t, cases, func(t *testing.T, copyName string) goldenInput {
+		original := strings.TrimPrefix(copyName, "copy-of-")
+		cr := goldenCR(t, original)
+		renamed := enginetest.Renaming{From: cr.Name, To: "copied-" + cr.Name, FromNamespace: cr.Namespace, ToNamespace: "golden-copy"}
+		copied := cr.DeepCopy()
+		copied.Name, copied.Namespace = renamed.To, renamed.ToNamespace
+		// Ours is rendered for the copy and named back; upstream's stays as it is, and the
+		// conditions are read on the copy.
+		return goldenInput{cr: copied, golden: readGoldenObjects(t, original), status: readGoldenStatus(t, original), nameBack: renamed.Back}
+	})
+}
+
+// goldenInput is one case: the Gateway to render, upstream's objects and status, and how to name
+// our objects back when the Gateway is a copy under another name (nil: compared as rendered).
+type goldenInput struct {
+	cr       *v1alpha1.Gateway
+	golden   []*unstructured.Unstructured
+	status   map[string]interface{}
+	nameBack func(map[string]interface{}) map[string]interface{}
+}
+
+func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name string) goldenInput) {
+	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
+		func(t *testing.T, name string) enginetest.GoldenCase[fieldDiff] {
+			in := input(t, name)
+			diffs, objects := diffGoldenCase(t, in)
+			// Conditions and values that follow from the Gateway are read on the CR as named
+			// back (a copy's status.url names the original's Service).
+			cr := in.cr
+			if in.nameBack != nil {
+				cr = namedBack(t, in.cr, in.nameBack)
+			}
+			return enginetest.GoldenCase[fieldDiff]{
+				Diffs:   diffs,
+				Objects: slices.Sorted(maps.Keys(objects)),
+				Listed: func(d fieldDiff) (int, string) {
+					return matchIntendedDifference(cr, objects[d.kind+"/"+d.name], d), d.kind + "/" + d.name
+				},
+				Applies: func(i int, key string) bool { return intendedDifferences[i].appliesTo(cr, objects[key]) },
+			}
+		},
+		func(i int) string { return intendedDifferences[i].String() })
+}
+
+// namedBack is a copied Gateway named back as the original.
+func namedBack(t *testing.T, cr *v1alpha1.Gateway, nameBack func(map[string]interface{}) map[string]interface{}) *v1alpha1.Gateway {
+	t.Helper()
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := &v1alpha1.Gateway{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(nameBack(content), back); err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
 
 func goldenCases(tb testing.TB) []string {
@@ -177,17 +324,10 @@ func goldenCases(tb testing.TB) []string {
 			cases = append(cases, e.Name())
 		}
 	}
-	if !reflect.DeepEqual(cases, allCases) {
-		tb.Fatalf("golden cases %v, want %v", cases, allCases)
+	if len(cases) != 6 {
+		tb.Fatalf("found %d golden cases %v, want 6", len(cases), cases)
 	}
 	return cases
-}
-
-func casesOf(d intendedDifference) []string {
-	if d.cases == nil {
-		return allCases
-	}
-	return d.cases
 }
 
 // goldenCR reads a case's Gateway with the CRD's defaults applied, as the API server stores it
@@ -256,35 +396,58 @@ func show(v interface{}) string {
 	return string(data)
 }
 
-// diffGoldenCase renders a case and returns every field that differs from upstream's objects
-// and status, and every object only one side has (path "").
-func diffGoldenCase(t *testing.T, name string) []fieldDiff {
+// goldenObject is an object of a case (or the Gateway's status, kind statusKind): its kind, and
+// whether only one side has it.
+type goldenObject struct {
+	kind     string
+	oneSided bool
+}
+
+// diffGoldenCase renders a case's Gateway and returns every field that differs from upstream's
+// objects and status, and every object only one side has (path ""), with the objects of either
+// side.
+func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]goldenObject) {
 	t.Helper()
-	cr := goldenCR(t, name)
-	// No MCP objects existed when the golden objects were made.
-	rendered, err := renderAll(renderInput{cr: cr, mcpServers: mcpServerURLs(cr, nil)})
+	cr := in.cr
+	// No MCP objects and no provider Secrets existed when the golden objects were made.
+	mcpServers := mcpServerURLs(cr, nil)
+	rendered, err := renderAll(renderInput{cr: cr, mcpServers: mcpServers})
 	if err != nil {
 		t.Fatalf("renderAll: %v", err)
+	}
+	nameBack := in.nameBack
+	if nameBack == nil {
+		nameBack = func(obj map[string]interface{}) map[string]interface{} { return obj }
 	}
 	ours := map[string]map[string]interface{}{}
 	for _, r := range rendered {
 		if r.wanted {
-			obj := normalize(t, r.obj)
-			ours[objectKey(obj)] = flatten(obj)
+			obj := nameBack(normalize(t, r.obj))
+			ours[objectKey(obj)] = enginetest.Flatten(obj)
 		}
 	}
 	golden := map[string]map[string]interface{}{}
-	for _, obj := range readGoldenObjects(t, name) {
+	for _, obj := range in.golden {
 		normalized := normalize(t, obj)
-		golden[objectKey(normalized)] = flatten(normalized)
+		golden[objectKey(normalized)] = enginetest.Flatten(normalized)
 	}
-	golden["status/"+cr.Name] = flatten(readGoldenStatus(t, name))
-	ours["status/"+cr.Name] = flatten(statusOf(cr))
+	// The status as the operand writes it, of the fields upstream's has too.
+	var status v1alpha1.GatewayStatus
+	specStatus(&status, cr, mcpServers, func(string) *corev1.Secret { return nil })
+	statusContent, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statusKey := statusKind + "/" + nameBack(map[string]interface{}{"name": cr.Name})["name"].(string)
+	golden[statusKey] = enginetest.Flatten(in.status)
+	ours[statusKey] = enginetest.Flatten(nameBack(statusContent))
 
 	var diffs []fieldDiff
+	objects := map[string]goldenObject{}
 	for _, key := range sortedKeys(golden, ours) {
 		g, o := golden[key], ours[key]
 		kind, objName, _ := strings.Cut(key, "/")
+		objects[key] = goldenObject{kind: kind, oneSided: g == nil || o == nil}
 		switch {
 		case g == nil:
 			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: absent, ours: "object"})
@@ -306,21 +469,7 @@ func diffGoldenCase(t *testing.T, name string) []fieldDiff {
 			}
 		}
 	}
-	return diffs
-}
-
-// statusOf is the part of a Gateway's status that rendering computes, as upstream's status.yaml
-// holds it. No provider Secret existed when the golden objects were made.
-func statusOf(cr *v1alpha1.Gateway) map[string]interface{} {
-	status := map[string]interface{}{
-		"url":                gatewayURL(cr),
-		"serviceAccountName": serviceAccountName(cr),
-		"mcpServerCount":     int64(len(mcpServerURLs(cr, nil))),
-	}
-	if summary := providerSummary(&cr.Spec, func(string) *corev1.Secret { return nil }); summary != "" {
-		status["providerSummary"] = summary
-	}
-	return status
+	return diffs, objects
 }
 
 func readGoldenStatus(t *testing.T, name string) map[string]interface{} {
@@ -411,58 +560,21 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 	return content
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
-
-// flatten maps every leaf of an object to its path (metadata.labels["app"],
-// spec.ports[0].port); empty maps and lists, nulls and empty strings mean "not set" on either
-// side and are left out.
-func flatten(obj map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	var walk func(path string, v interface{})
-	walk = func(path string, v interface{}) {
-		switch n := v.(type) {
-		case map[string]interface{}:
-			for k, e := range n {
-				sub := path + "." + k
-				if !identifier.MatchString(k) {
-					sub = fmt.Sprintf("%s[%q]", path, k)
-				}
-				walk(sub, e)
-			}
-		case []interface{}:
-			for i, e := range n {
-				walk(fmt.Sprintf("%s[%d]", path, i), e)
-			}
-		case nil:
-		case float64:
-			// JSON numbers of the unstructured kinds; every number here is an integer.
-			out[strings.TrimPrefix(path, ".")] = int64(n)
-		case string:
-			if n != "" {
-				out[strings.TrimPrefix(path, ".")] = n
-			}
-		default:
-			out[strings.TrimPrefix(path, ".")] = n
-		}
-	}
-	walk("", obj)
-	return out
-}
-
-// matchIntendedDifference returns the index of the listed difference d is, or -1.
-func matchIntendedDifference(caseName string, d fieldDiff) int {
+// matchIntendedDifference returns the index of the listed difference d is, or -1: one that
+// applies to d's object in this Gateway, at d's path, with d's values.
+func matchIntendedDifference(gw *v1alpha1.Gateway, o goldenObject, d fieldDiff) int {
 	for i, want := range intendedDifferences {
-		if want.path != d.path ||
-			(want.cases != nil && !slices.Contains(want.cases, caseName)) ||
-			(want.kinds != nil && !slices.Contains(want.kinds, d.kind)) ||
-			!valueMatches(want.golden, d.golden) || !valueMatches(want.ours, d.ours) {
-			continue
+		if want.path == d.path && want.appliesTo(gw, o) &&
+			valueMatches(gw, want.golden, d.golden) && valueMatches(gw, want.ours, d.ours) {
+			return i
 		}
-		return i
 	}
 	return -1
 }
 
-func valueMatches(want, got interface{}) bool {
+func valueMatches(gw *v1alpha1.Gateway, want, got interface{}) bool {
+	if f, ok := want.(fromCR); ok {
+		want = f(gw)
+	}
 	return want == nil || want == got || reflect.DeepEqual(want, got)
 }

@@ -27,11 +27,32 @@ import (
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	crfake "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/fake"
 	crinformers "github.com/llm-infra/llm-infra-operator/pkg/generated/informers/externalversions"
+	igwlisters "github.com/llm-infra/llm-infra-operator/pkg/generated/listers/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
 const ns = "llm"
+
+// testOperand is the operand's two controllers, as the starter builds them, and the listers of
+// the CRs.
+type testOperand struct {
+	gateways   igwlisters.GatewayLister
+	mcps       igwlisters.MCPLister
+	gatewayCtl *engine.Namespaced[*v1alpha1.Gateway, *gatewayState]
+	mcpCtl     *engine.Namespaced[*v1alpha1.MCP, *mcpState]
+}
+
+func (o *testOperand) syncGateway(ctx context.Context, _ factory.SyncContext, key string) error {
+	return o.gatewayCtl.Sync(ctx, key)
+}
+
+func (o *testOperand) syncMCP(ctx context.Context, _ factory.SyncContext, key string) error {
+	return o.mcpCtl.Sync(ctx, key)
+}
+
+func (o *testOperand) newGatewayRun(gw *v1alpha1.Gateway) *gatewayRun { return o.gatewayCtl.NewRun(gw) }
 
 // fakeEnv is the operand wired to fake clients (client-go's, the generated clientset's fake
 // and library-go's in-memory event recorder).
@@ -43,7 +64,7 @@ type fakeEnv struct {
 	dynamic  *dynamicfake.FakeDynamicClient
 	crs      *crfake.Clientset
 	recorder events.InMemoryRecorder
-	op       *Operand
+	op       *testOperand
 	syncCtx  factory.SyncContext
 	caches   *engine.Caches
 	optional *engine.OptionalAPIs
@@ -80,23 +101,34 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 	env.gateways = crInformers.Core().V1alpha1().Gateways().Informer()
 	env.mcps = crInformers.Core().V1alpha1().MCPs().Informer()
 	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs()...)
-	env.op, _, _ = New(ctx, Config{
-		Client:          crs,
-		GatewayInformer: env.gateways,
-		MCPInformer:     env.mcps,
-		Clients:         &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
-		Informers:       RegisterInformers(env.caches, managed),
-		Optional:        env.optional,
-		SecretInformer: func(ns, name string) cache.SharedIndexInformer {
-			return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+	deps := &registry.Deps{
+		NamespacedDeps: engine.NamespacedDeps{
+			Clients:  &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
+			Managed:  managed,
+			Optional: env.optional,
+			ReferenceInformer: func(gr schema.GroupResource, ns, name string) cache.SharedIndexInformer {
+				if gr == engine.ConfigMaps {
+					return coreinformers.NewFilteredConfigMapInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+				}
+				return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+			},
+			Events:   func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
+			Recorder: env.recorder,
 		},
-		ConfigMapInformer: func(ns, name string) cache.SharedIndexInformer {
-			return coreinformers.NewFilteredConfigMapInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
-		},
-		Events:   func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
-		Recorder: env.recorder,
-		Clock:    clock.RealClock{},
-	})
+		CR:          crs,
+		CRInformers: crInformers,
+	}
+	env.op = &testOperand{
+		gateways: igwlisters.NewGatewayLister(env.gateways.GetIndexer()),
+		mcps:     igwlisters.NewMCPLister(env.mcps.GetIndexer()),
+	}
+	var err error
+	if env.op.gatewayCtl, err = engine.NewNamespaced(ctx, GatewayKind(deps), deps.NamespacedDeps); err != nil {
+		t.Fatal(err)
+	}
+	if env.op.mcpCtl, err = engine.NewNamespaced(ctx, MCPKind(deps), deps.NamespacedDeps); err != nil {
+		t.Fatal(err)
+	}
 	env.syncCtx = factory.NewSyncContext("test", env.recorder)
 	managed.Start(ctx.Done())
 	managed.WaitForCacheSync(ctx.Done())
@@ -284,4 +316,27 @@ func (e *fakeEnv) syncMCP(name string) error {
 	err := e.op.syncMCP(e.ctx, e.syncCtx, ns+"/"+name)
 	e.settle()
 	return err
+}
+
+// byAsset indexes rendered objects by asset.
+func byAsset(objs []renderedObject) map[string]renderedObject {
+	out := make(map[string]renderedObject, len(objs))
+	for _, ro := range objs {
+		out[ro.asset] = ro
+	}
+	return out
+}
+
+// secrets are the Gateways' watches of the Secrets their pods read; mcpSecrets the MCPs'.
+func (o *testOperand) secrets() *engine.ReferenceWatches {
+	return o.gatewayCtl.References(engine.Secrets)
+}
+
+func (o *testOperand) mcpSecrets() *engine.ReferenceWatches {
+	return o.mcpCtl.References(engine.Secrets)
+}
+
+// gatewaysDiscovering is the keys an MCP's event queues (the Gateway kind's Related).
+func (o *testOperand) gatewaysDiscovering(mcp *v1alpha1.MCP) []string {
+	return gatewaysDiscovering(mcp, o.gatewayCtl.List())
 }

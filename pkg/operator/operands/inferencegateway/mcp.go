@@ -7,7 +7,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -155,6 +154,12 @@ func mcpURL(mcp *v1alpha1.MCP) string {
 		MCPNamesFor(mcp.Name).Service, mcp.Namespace, mcpPort(&mcp.Spec), mcpPath(&mcp.Spec))
 }
 
+// MCPEndpoint is where clients of an MCP object (a Gateway's or an Orchestrator's discovery)
+// call it: its status.url, else the URL its spec gives (an MCP the operator has not synced yet).
+func MCPEndpoint(mcp *v1alpha1.MCP) string {
+	return orDefault(mcp.Status.URL, mcpURL(mcp))
+}
+
 // mcpPodInputs lists what an MCP's pods read at start-up: the TLS Secret.
 func mcpPodInputs(mcp *v1alpha1.MCP) podInputs {
 	return podInputs{Secrets: namespaced(mcp.Namespace, []string{mcpTLSSecret(&mcp.Spec)})}
@@ -170,15 +175,21 @@ func mcpDiscovery(gw *v1alpha1.Gateway) (namespace string, selector labels.Selec
 		return "", nil, false, nil
 	}
 	sd := mcp.ServiceDiscovery
-	namespace = orDefault(sd.Namespace, gw.Namespace)
-	if sd.Selector == nil {
-		return namespace, labels.Everything(), true, nil
-	}
-	selector, err = metav1.LabelSelectorAsSelector(sd.Selector)
+	s, err := engine.NewLabelSelection(gw.Namespace, sd.Namespace, sd.Selector, "spec.mcp.serviceDiscovery.selector")
 	if err != nil {
-		return "", nil, false, fmt.Errorf("spec.mcp.serviceDiscovery.selector: %w", err)
+		return "", nil, false, err
 	}
-	return namespace, selector, true, nil
+	return s.Namespace, s.Selector, true, nil
+}
+
+// mcpSelections is what a Gateway's discovery selects, for the MCP informer's events: nothing
+// while discovery is off or its selector does not parse.
+func mcpSelections(gw *v1alpha1.Gateway) []engine.LabelSelection {
+	namespace, selector, enabled, err := mcpDiscovery(gw)
+	if err != nil || !enabled {
+		return nil
+	}
+	return []engine.LabelSelection{{Namespace: namespace, Selector: selector}}
 }
 
 // mcpServerURLs is MCP_SERVERS and status.mcpServers: the URLs of spec.mcp.servers and of the
@@ -201,7 +212,7 @@ func mcpServerURLs(gw *v1alpha1.Gateway, discovered []v1alpha1.MCP) []string {
 	}
 	if _, _, enabled, _ := mcpDiscovery(gw); enabled {
 		for i := range discovered {
-			add(orDefault(discovered[i].Status.URL, mcpURL(&discovered[i])))
+			add(MCPEndpoint(&discovered[i]))
 		}
 	}
 	urls := make([]string, 0, len(seen))

@@ -150,7 +150,7 @@ func TestMCPWritableHome(t *testing.T) {
 					t.Errorf("volume %s twice", n)
 				}
 			}
-			if err := engine.RunHooks(d, podSecurity...); err != nil {
+			if err := engine.RunHooks(d, PodSecurity...); err != nil {
 				t.Fatal(err)
 			}
 			if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != nonRootUser {

@@ -1,29 +1,19 @@
 package inferencegateway
 
 import (
-	"context"
-	"time"
-
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	operatorv1 "github.com/openshift/api/operator/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 
-	"github.com/openshift/library-go/pkg/controller/factory"
-	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
-
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
-	"github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	igwlisters "github.com/llm-infra/llm-infra-operator/pkg/generated/listers/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
 // Controller names (logs, events) and the operand's metric labels.
@@ -35,275 +25,162 @@ const (
 )
 
 var (
-	gatewayKind = schema.GroupKind{Group: v1alpha1.GroupName, Kind: "Gateway"}
-	mcpKind     = schema.GroupKind{Group: v1alpha1.GroupName, Kind: "MCP"}
-	gatewayGVK  = v1alpha1.GroupVersion.WithKind("Gateway")
-	mcpGVK      = v1alpha1.GroupVersion.WithKind("MCP")
+	gatewayGVK = v1alpha1.GroupVersion.WithKind("Gateway")
+	mcpGVK     = v1alpha1.GroupVersion.WithKind("MCP")
 )
 
-// Operand reconciles every inference Gateway and MCP server in the cluster, each in its own
-// namespace: one controller per kind, one queue key per CR ("namespace/name"). Objects get a
-// controller owner reference to their CR, so deleting the CR deletes them through garbage
-// collection.
-type Operand struct {
-	client   versioned.Interface
-	gateways igwlisters.GatewayLister
-	mcps     igwlisters.MCPLister
-	clients  *engine.CachedClients
-	cache    resourceapply.ResourceCache
-	optional *engine.OptionalAPIs
-	// secrets and configMaps watch exactly what the gateways' pods read (provider keys, OIDC,
-	// TLS, routing, guardrails, CA), so a change rolls the pods and nothing else is cached.
-	secrets    *engine.ReferenceWatches
-	configMaps *engine.ReferenceWatches
-	// mcpSecrets watch the TLS Secrets the MCP servers' pods mount, so a rotation rolls them.
-	mcpSecrets *engine.ReferenceWatches
-	events     EventSink
-	clock      clock.PassiveClock
-
-	gatewaySteps []engine.Step[*gatewayRun]
-	mcpSteps     []engine.Step[*mcpRun]
-}
-
-// EventSink builds the recorder of one CR, so that events land on the object they are about.
-type EventSink func(gvk schema.GroupVersionKind, cr metav1.Object) events.Recorder
-
-// KubeEventSink records events with the API through the core client (library-go's plain
-// recorder: synchronous, no goroutine per recorder).
-func KubeEventSink(client corev1client.EventsGetter, clk clock.PassiveClock) EventSink {
-	return func(gvk schema.GroupVersionKind, m metav1.Object) events.Recorder {
-		return events.NewRecorder(client.Events(m.GetNamespace()), "llm-infra-operator", &corev1.ObjectReference{
-			APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
-			Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
-		}, clk)
+// Registrations are the inference gateway's two kinds: Gateway and MCP. Each CR syncs in its
+// own namespace, one queue key per CR; its objects get a controller owner reference to it, so
+// deleting the CR deletes them through garbage collection.
+func Registrations() []registry.Registration {
+	const api, operand = "pkg/apis/inferencegateway/v1alpha1", "pkg/operator/operands/inferencegateway"
+	return []registry.Registration{
+		registry.Namespaced(registry.Registration{
+			Operand: GatewayOperandName, GVK: gatewayGVK, Resource: "gateways",
+			APIPackage: api, OperandPackage: operand,
+			OptionalAPIs: func(string) []engine.OptionalAPI { return OptionalAPIs() },
+			Admission: registry.Admission{Base: testcases.BaseGateway, Golden: "inference-gateway",
+				Rejected: testcases.GatewayRejected, Accepted: testcases.GatewayAccepted},
+			Example: "gateway_minimal.yaml",
+		}, GatewayKind),
+		registry.Namespaced(registry.Registration{
+			Operand: MCPOperandName, GVK: mcpGVK, Resource: "mcps",
+			APIPackage: api, OperandPackage: operand,
+			OptionalAPIs: func(string) []engine.OptionalAPI { return nil },
+			Admission:    registry.Admission{Base: testcases.BaseMCP, Rejected: testcases.MCPRejected, Accepted: testcases.MCPAccepted},
+			Example:      "mcp_memory.yaml",
+		}, MCPKind),
 	}
 }
 
-// Config holds what New needs.
-type Config struct {
-	Client versioned.Interface
-	// GatewayInformer and MCPInformer watch the CRs in every namespace.
-	GatewayInformer cache.SharedIndexInformer
-	MCPInformer     cache.SharedIndexInformer
-	Clients         *engine.CachedClients
-	// Informers are those of the built-in kinds the operand creates, selecting the operator's
-	// managed-by label in every namespace.
-	Informers []factory.Informer
-	Optional  *engine.OptionalAPIs
-	// SecretInformer and ConfigMapInformer build the informer of one referenced object.
-	SecretInformer    func(namespace, name string) cache.SharedIndexInformer
-	ConfigMapInformer func(namespace, name string) cache.SharedIndexInformer
-	Events            EventSink
-	Recorder          events.Recorder
-	Clock             clock.PassiveClock
-	Resync            time.Duration
-}
+// gatewayRun and mcpRun are the syncs of one Gateway and one MCP.
+type (
+	gatewayRun = engine.Run[*v1alpha1.Gateway, *gatewayState]
+	mcpRun     = engine.Run[*v1alpha1.MCP, *mcpState]
+)
 
-// New builds the operand and its two controllers: Gateways, and MCP servers.
-func New(ctx context.Context, cfg Config) (*Operand, factory.Controller, factory.Controller) {
-	recorder := cfg.Recorder.WithComponentSuffix("inference-gateway")
-	o := &Operand{
-		client:       cfg.Client,
-		gateways:     igwlisters.NewGatewayLister(cfg.GatewayInformer.GetIndexer()),
-		mcps:         igwlisters.NewMCPLister(cfg.MCPInformer.GetIndexer()),
-		clients:      cfg.Clients,
-		cache:        resourceapply.NewResourceCache(),
-		optional:     cfg.Optional,
-		events:       cfg.Events,
-		clock:        cfg.Clock,
-		gatewaySteps: gatewaySteps(),
-		mcpSteps:     mcpSteps(),
+// GatewayKind is the Gateway kind on the engine. deps without clients (a render without a
+// cluster) builds a kind that only renders.
+func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewayState] {
+	k := &engine.Kind[*v1alpha1.Gateway, *gatewayState]{
+		Operand:        GatewayOperandName,
+		ControllerName: GatewayControllerName,
+		GVK:            gatewayGVK,
+		Resource:       "gateways",
+		PartOf:         PartOfValue,
+		Workers:        4,
+		Conditions:     func(gw *v1alpha1.Gateway) []metav1.Condition { return gw.Status.Conditions },
+		Generations:    func(gw *v1alpha1.Gateway) []operatorv1.GenerationStatus { return gw.Status.Generations },
+		Manifests:      bindata.FS,
+		// The asset list's order: the ServiceAccount before the Deployment, the optional kinds
+		// last.
+		Assets: engine.AssetTable(bindata.InferenceGatewayAssets, map[string]engine.Asset{
+			bindata.InferenceGatewayGatewayAPIGateway: {Feature: "spec.gatewayAPI.enabled"},
+			bindata.InferenceGatewayHTTPRoute:         {Feature: "spec.gatewayAPI.enabled"},
+			bindata.InferenceGatewayBackendTLSPolicy:  {Feature: "spec.server.tls.enabled with spec.gatewayAPI.enabled"},
+			// The ServiceMonitor follows from serving metrics unless
+			// spec.telemetry.metrics.serviceMonitor.enabled is true (Required): without its
+			// CRD, or with someone else's object of its name, it is skipped and noted. The
+			// Gateway API objects, which spec.gatewayAPI asks for, are a problem instead.
+			bindata.InferenceGatewayServiceMonitor: {Feature: "spec.telemetry.metrics.serviceMonitor",
+				SkippedWithoutCRD: "install the Prometheus operator to have the gateway's metrics scraped; the operator picks it up without a restart"},
+		}),
+		OptionalAPIs:  OptionalAPIs(),
+		References:    []schema.GroupResource{engine.Secrets, engine.ConfigMaps},
+		Validate:      func(gw *v1alpha1.Gateway) field.ErrorList { return gw.ValidateSpec() },
+		InvalidReason: v1alpha1.ReasonFor,
+		Steps: []engine.Step[*gatewayRun]{
+			{Name: "referenced Secrets and ConfigMaps", Apply: watchReferences},
+			{Name: "MCP server discovery", Apply: discoverMCPServers},
+		},
+		Render: func(run *gatewayRun) ([]engine.Rendered, error) {
+			return toRendered(renderAll(renderInput{cr: run.CR, mcpServers: run.State.mcpServers,
+				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run))}))
+		},
+		PrepareDeployment: prepareGatewayDeployment,
+		PodHooks:          PodSecurity,
+		Required: func(gw *v1alpha1.Gateway, asset string) bool {
+			return asset == bindata.InferenceGatewayServiceMonitor && serviceMonitorRequired(&gw.Spec)
+		},
+		Status: gatewayStatus,
 	}
-	gatewaySync := factory.NewSyncContext(GatewayControllerName, recorder)
-	mcpSync := factory.NewSyncContext(MCPControllerName, recorder)
-	queueGateway := func(key string) { gatewaySync.Queue().Add(key) }
-	o.secrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, queueGateway)
-	o.configMaps = engine.NewReferenceWatches(ctx, engine.ConfigMaps, cfg.ConfigMapInformer, queueGateway)
-	o.mcpSecrets = engine.NewReferenceWatches(ctx, engine.Secrets, cfg.SecretInformer, func(key string) { mcpSync.Queue().Add(key) })
-
-	gatewayOwner, mcpOwner := engine.ControllerKey(gatewayKind), engine.ControllerKey(mcpKind)
-	cfg.Optional.AddEventHandler(engine.QueueingHandler(func(obj any) []string {
-		ro := runtimeObject(obj)
-		if ro == nil {
-			return nil
+	var mcps igwlisters.MCPLister
+	if deps.CRInformers != nil {
+		gateways := deps.CRInformers.Core().V1alpha1().Gateways()
+		mcpInformer := deps.CRInformers.Core().V1alpha1().MCPs()
+		k.Client = func(namespace string) engine.StatusClient[*v1alpha1.Gateway] {
+			return deps.CR.CoreV1alpha1().Gateways(namespace)
 		}
-		return gatewayOwner(ro)
-	}, queueGateway))
-
-	crKey := func(obj runtime.Object) []string {
-		m, ok := obj.(metav1.Object)
-		if !ok {
-			return nil
+		k.Informer = gateways.Informer()
+		mcps = mcpInformer.Lister()
+		// MCP events reach the Gateways that discover the MCP before and after the change: one
+		// relabelled out of a selector leaves that Gateway's MCP_SERVERS at once.
+		k.RelatedInformers = []cache.SharedIndexInformer{mcpInformer.Informer()}
+		k.Related = func(obj runtime.Object, gateways func() []*v1alpha1.Gateway) ([]string, bool) {
+			mcp, ok := obj.(*v1alpha1.MCP)
+			if !ok {
+				return nil, false
+			}
+			return gatewaysDiscovering(mcp, gateways()), true
 		}
-		return []string{engine.ObjectKey(m)}
 	}
-	allGateways := func(runtime.Object) []string { keys, _ := o.gatewayKeys(); return keys }
-	// MCP events reach the Gateways that discover the MCP before and after the change: one
-	// relabelled out of a selector leaves that Gateway's MCP_SERVERS at once. (library-go's
-	// informer keys look at the new object only.)
-	_, _ = cfg.MCPInformer.AddEventHandler(engine.QueueingHandler(func(obj any) []string {
-		ro := runtimeObject(obj)
-		if ro == nil {
-			return nil
-		}
-		return o.gatewaysDiscovering(ro)
-	}, queueGateway))
-	var crdInformers []factory.Informer
-	for _, w := range cfg.Optional.CRDWatches() {
-		crdInformers = append(crdInformers, w.Informer)
+	k.NewState = func(gw *v1alpha1.Gateway) *gatewayState {
+		return &gatewayState{mcps: mcps, names: NamesFor(gw), mcpServers: mcpServerURLs(gw, nil), inputs: gatewayPodInputs(gw)}
 	}
-
-	gateways := factory.New().
-		WithSyncContext(gatewaySync).
-		WithSync(engine.KeyedSync(GatewayOperandName, o.gatewayKeys, o.syncGateway)).
-		WithInformersQueueKeysFunc(crKey, cfg.GatewayInformer).
-		WithInformersQueueKeysFunc(gatewayOwner, cfg.Informers...).
-		WithInformersQueueKeysFunc(allGateways, crdInformers...).
-		ResyncEvery(cfg.Resync).
-		ToController(GatewayControllerName, recorder)
-	mcps := factory.New().
-		WithSyncContext(mcpSync).
-		WithSync(engine.KeyedSync(MCPOperandName, o.mcpKeys, o.syncMCP)).
-		WithInformersQueueKeysFunc(crKey, cfg.MCPInformer).
-		WithInformersQueueKeysFunc(mcpOwner, cfg.Informers...).
-		ResyncEvery(cfg.Resync).
-		ToController(MCPControllerName, recorder)
-	return o, gateways, mcps
+	return k
 }
 
-func runtimeObject(obj any) runtime.Object {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
+// MCPKind is the MCP kind on the engine.
+func MCPKind(deps *registry.Deps) *engine.Kind[*v1alpha1.MCP, *mcpState] {
+	k := &engine.Kind[*v1alpha1.MCP, *mcpState]{
+		Operand:        MCPOperandName,
+		ControllerName: MCPControllerName,
+		GVK:            mcpGVK,
+		Resource:       "mcps",
+		PartOf:         PartOfValue,
+		Workers:        1,
+		Conditions:     func(mcp *v1alpha1.MCP) []metav1.Condition { return mcp.Status.Conditions },
+		Generations:    func(mcp *v1alpha1.MCP) []operatorv1.GenerationStatus { return mcp.Status.Generations },
+		Manifests:      bindata.FS,
+		Assets:         engine.AssetTable(bindata.MCPAssets, nil),
+		References:     []schema.GroupResource{engine.Secrets},
+		Validate:       func(mcp *v1alpha1.MCP) field.ErrorList { return mcp.ValidateSpec() },
+		Steps: []engine.Step[*mcpRun]{
+			{Name: "referenced Secrets", Apply: watchMCPReferences},
+		},
+		Render: func(run *mcpRun) ([]engine.Rendered, error) {
+			return toRendered(renderMCP(run.CR))
+		},
+		PrepareDeployment: prepareMCPDeployment,
+		PodHooks:          PodSecurity,
+		Status:            mcpStatus,
+		NewState: func(mcp *v1alpha1.MCP) *mcpState {
+			return &mcpState{inputs: mcpPodInputs(mcp)}
+		},
 	}
-	ro, _ := obj.(runtime.Object)
-	return ro
+	if deps.CRInformers != nil {
+		k.Client = func(namespace string) engine.StatusClient[*v1alpha1.MCP] {
+			return deps.CR.CoreV1alpha1().MCPs(namespace)
+		}
+		k.Informer = deps.CRInformers.Core().V1alpha1().MCPs().Informer()
+	}
+	return k
 }
 
-func (o *Operand) gatewayKeys() ([]string, error) {
-	gws, err := o.gateways.List(labels.Everything())
+// toRendered is the render's result as the engine takes it.
+func toRendered(objs []renderedObject, err error) ([]engine.Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(gws))
-	for _, gw := range gws {
-		keys = append(keys, engine.ObjectKey(gw))
+	out := make([]engine.Rendered, len(objs))
+	for i, ro := range objs {
+		out[i] = engine.Rendered{Asset: ro.asset, Object: ro.obj, Wanted: ro.wanted}
 	}
-	return keys, nil
-}
-
-func (o *Operand) mcpKeys() ([]string, error) {
-	mcps, err := o.mcps.List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(mcps))
-	for _, m := range mcps {
-		keys = append(keys, engine.ObjectKey(m))
-	}
-	return keys, nil
+	return out, nil
 }
 
 // gatewaysDiscovering maps an MCP's event to the Gateways whose service discovery lists it:
 // the MCP server list follows MCP CRs being added, changed and removed.
-func (o *Operand) gatewaysDiscovering(obj runtime.Object) []string {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil
-	}
-	gws, err := o.gateways.List(labels.Everything())
-	if err != nil {
-		return nil
-	}
-	var keys []string
-	for _, gw := range gws {
-		namespace, selector, enabled, err := mcpDiscovery(gw)
-		if err != nil || !enabled || namespace != m.GetNamespace() {
-			continue
-		}
-		if selector.Matches(labels.Set(m.GetLabels())) {
-			keys = append(keys, engine.ObjectKey(gw))
-		}
-	}
-	return keys
-}
-
-// syncGateway reconciles one Gateway.
-func (o *Operand) syncGateway(ctx context.Context, _ factory.SyncContext, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	gw, err := o.gateways.Gateways(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		o.secrets.Forget(key)
-		o.configMaps.Forget(key)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if gw.DeletionTimestamp != nil {
-		o.secrets.Forget(key)
-		o.configMaps.Forget(key)
-		return nil
-	}
-	run := o.newGatewayRun(gw.DeepCopy())
-	result := o.reconcileGateway(ctx, run)
-	if err := o.writeGatewayStatus(ctx, run, result); err != nil {
-		return err
-	}
-	return result.RetryError()
-}
-
-// syncMCP reconciles one MCP server.
-func (o *Operand) syncMCP(ctx context.Context, _ factory.SyncContext, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	mcp, err := o.mcps.MCPs(namespace).Get(name)
-	if apierrors.IsNotFound(err) || (err == nil && mcp.DeletionTimestamp != nil) {
-		o.mcpSecrets.Forget(key)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	run := o.newMCPRun(mcp.DeepCopy())
-	result := o.reconcileMCP(ctx, run)
-	if err := o.writeMCPStatus(ctx, run, result); err != nil {
-		return err
-	}
-	return result.RetryError()
-}
-
-// ownerStamp is the Renderer that stamps the operator's labels and a controller owner
-// reference to the CR.
-func ownerStamp(gvk schema.GroupVersionKind, m metav1.Object) engine.Renderer {
-	return engine.Renderer{
-		Labels: map[string]string{PartOfLabel: PartOfValue},
-		Owner: &metav1.OwnerReference{
-			APIVersion:         gvk.GroupVersion().String(),
-			Kind:               gvk.Kind,
-			Name:               m.GetName(),
-			UID:                m.GetUID(),
-			Controller:         ptr.To(true),
-			BlockOwnerDeletion: ptr.To(true),
-		},
-	}
-}
-
-// cachedDeployment is the cached Deployment of that name that owner controls, or nil. A
-// Gateway and an MCP of the same name share Deployment names: each sees only its own, so one
-// never reports the other's replicas as its availability.
-func (o *Operand) cachedDeployment(owner metav1.Object, name string) *appsv1.Deployment {
-	obj, err := o.clients.Caches.Get(engine.Deployments, owner.GetNamespace(), name)
-	if err != nil {
-		return nil
-	}
-	d, _ := obj.(*appsv1.Deployment)
-	if d == nil || !engine.ControlledBy(owner)(d) {
-		return nil
-	}
-	return d
+func gatewaysDiscovering(mcp *v1alpha1.MCP, gateways []*v1alpha1.Gateway) []string {
+	return engine.SelectingKeys(func() ([]*v1alpha1.Gateway, error) { return gateways, nil }, mcpSelections)(mcp)
 }

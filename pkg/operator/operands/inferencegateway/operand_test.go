@@ -67,7 +67,7 @@ func TestGatewayAppliesOwnedObjectsAndReportsStatus(t *testing.T) {
 
 	env.makeAvailable(gw.Name)
 	enginetest.WaitFor(t, "the available Deployment cached", func() bool {
-		d := env.op.cachedDeployment(gw, gw.Name)
+		d := env.op.newGatewayRun(gw).CachedDeployment(gw.Name)
 		return d != nil && d.Status.AvailableReplicas == 1
 	})
 	if err := env.syncGateway(gw.Name); err != nil {
@@ -167,7 +167,7 @@ func TestProviderSecretRotationRollsThePods(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.WaitFor(t, "the rotated Secret in its watch", func() bool {
-		s := env.op.secrets
+		s := env.op.secrets()
 		obj, err := s.Get(typesName(ns, "openai-secret"))
 		return err == nil && string(obj.(*corev1.Secret).Data["api_key"]) == "sk-rotated"
 	})
@@ -339,7 +339,7 @@ func TestMCPTLSSecretRotationRollsThePods(t *testing.T) {
 		t.Fatal(err)
 	}
 	hashKey := engine.ConfigHashAnnotationPrefix + "secret-memory-tls"
-	enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := env.op.mcpSecrets.Get(typesName(ns, "memory-tls")); return err == nil })
+	enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := env.op.mcpSecrets().Get(typesName(ns, "memory-tls")); return err == nil })
 	if c := meta.FindStatusCondition(syncMCP().Status.Conditions, v1alpha1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("with its TLS Secret: Degraded = %+v", c)
 	}
@@ -353,7 +353,7 @@ func TestMCPTLSSecretRotationRollsThePods(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.WaitFor(t, "the rotated Secret in its watch", func() bool {
-		obj, err := env.op.mcpSecrets.Get(typesName(ns, "memory-tls"))
+		obj, err := env.op.mcpSecrets().Get(typesName(ns, "memory-tls"))
 		return err == nil && string(obj.(*corev1.Secret).Data["tls.key"]) == "rotated"
 	})
 	syncMCP()
@@ -397,8 +397,8 @@ func TestUnparsableSelectorKeepsStaticServers(t *testing.T) {
 	if err := discoverMCPServers(env.ctx, run, nil); err == nil || strings.Count(err.Error(), "spec.mcp.serviceDiscovery.selector") != 1 {
 		t.Errorf("err = %v, want one naming the selector once", err)
 	}
-	if !slices.Equal(run.mcpServers, []string{"http://static.example:8080/mcp"}) {
-		t.Errorf("mcpServers = %v, want the static server kept", run.mcpServers)
+	if !slices.Equal(run.State.mcpServers, []string{"http://static.example:8080/mcp"}) {
+		t.Errorf("mcpServers = %v, want the static server kept", run.State.mcpServers)
 	}
 }
 

@@ -86,7 +86,7 @@ func TestServerCertificateInvalidIsReported(t *testing.T) {
 		Server: &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("gw-tls", "tls.crt"), KeyRef: secretRef("gw-tls", "tls.key")}},
 	}})
 	_ = env.syncGateway("gw") // the Secret's watch starts in this sync
-	enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := env.op.secrets.Get(typesName(ns, "gw-tls")); return err == nil })
+	enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := env.op.secrets().Get(typesName(ns, "gw-tls")); return err == nil })
 	if err := env.syncGateway("gw"); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestServerCertificateInvalidIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.WaitFor(t, "the new certificate in the watch", func() bool {
-		obj, err := env.op.secrets.Get(typesName(ns, "gw-tls"))
+		obj, err := env.op.secrets().Get(typesName(ns, "gw-tls"))
 		return err == nil && serverCertificateProblem(secretData(obj, "tls.crt"), "gw.llm.svc") == ""
 	})
 	if err := env.syncGateway("gw"); err != nil {

@@ -142,7 +142,7 @@ func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
 
 // testRenderer renders manifests as the operand does, without an owner reference.
 func testRenderer() engine.Renderer {
-	return engine.Renderer{Placeholders: map[string]string{bindata.NamespacePlaceholder: testNamespace, bindata.OperandImagePlaceholder: testImage}}
+	return engine.Renderer{Manifests: bindata.FS, Placeholders: map[string]string{bindata.NamespacePlaceholder: testNamespace, bindata.OperandImagePlaceholder: testImage}}
 }
 
 func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {

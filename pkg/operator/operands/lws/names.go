@@ -4,8 +4,6 @@
 package lws
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
@@ -39,7 +37,7 @@ const (
 )
 
 // ServiceMonitorGVR is the Prometheus operator's ServiceMonitor.
-var ServiceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+var ServiceMonitorGVR = engine.ServiceMonitorGVR
 
 // OptionalAPIs are the optional APIs this operand uses, all in its namespace.
 func OptionalAPIs(namespace string) []engine.OptionalAPI {

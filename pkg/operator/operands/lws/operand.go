@@ -157,6 +157,7 @@ func (o *Operand) newRun(cr *lwsoperatorv1.LeaderWorkerSetOperator) *syncRun {
 		Operand: o,
 		cr:      cr,
 		render: engine.Renderer{
+			Manifests:    bindata.FS,
 			Placeholders: map[string]string{bindata.NamespacePlaceholder: o.namespace, bindata.OperandImagePlaceholder: o.image},
 			Labels:       map[string]string{engine.PartOfLabel: PartOfValue},
 			Owner: &metav1.OwnerReference{
@@ -192,7 +193,7 @@ func (o *Operand) sync(ctx context.Context, _ factory.SyncContext) error {
 
 	switch cr.Spec.ManagementState {
 	case operatorv1.Managed, operatorv1.Force:
-		result := engine.Walk(ctx, o.steps, run, engine.Forward)
+		result := engine.Walk(ctx, o.steps, run)
 		if run.deployment == nil {
 			run.deployment = o.cachedDeployment()
 		}
@@ -201,7 +202,7 @@ func (o *Operand) sync(ctx context.Context, _ factory.SyncContext) error {
 		}
 		return result.RetryError()
 	case operatorv1.Removed:
-		result := engine.Walk(ctx, o.steps, run, engine.Backward)
+		result := engine.WalkBackward(ctx, o.steps, run)
 		if err := o.writeStatus(ctx, run, removedConditions(result)); err != nil {
 			return err
 		}
@@ -228,7 +229,7 @@ func (o *Operand) cachedDeployment() *appsv1.Deployment {
 
 // finalize cleans up when the CR is being deleted, then lets it go.
 func (o *Operand) finalize(ctx context.Context, run *syncRun) error {
-	if err := engine.Walk(ctx, o.steps, run, engine.Backward).RetryError(); err != nil {
+	if err := engine.WalkBackward(ctx, o.steps, run).RetryError(); err != nil {
 		return err
 	}
 	if err := o.operatorClient.RemoveFinalizer(ctx, Finalizer); err != nil {

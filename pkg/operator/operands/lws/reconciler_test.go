@@ -34,7 +34,11 @@ func (e *fakeEnv) exists(asset string) bool {
 		_, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, obj.GetName(), metav1.GetOptions{})
 		return err == nil
 	}
-	_, err = e.dynamic.Resource(engine.GVRFor(obj.GroupVersionKind())).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
+	gvr, err := engine.ResourceFor(obj.GroupVersionKind())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	_, err = e.dynamic.Resource(gvr).Namespace(obj.GetNamespace()).Get(e.ctx, obj.GetName(), metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		e.t.Fatalf("get %s: %v", asset, err)
 	}
@@ -94,7 +98,11 @@ func TestManagedInstallsEveryObjectAndConverges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := env.caches.Get(engine.GVRFor(obj.GroupVersionKind()).GroupResource(), obj.GetNamespace(), obj.GetName()); err != nil {
+			gvr, err := engine.ResourceFor(obj.GroupVersionKind())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.caches.Get(gvr.GroupResource(), obj.GetNamespace(), obj.GetName()); err != nil {
 				return false
 			}
 		}
@@ -235,7 +243,7 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 	if got := *env.deployment().Spec.Replicas; got != 3 {
 		t.Errorf("manual scaling was reverted while Unmanaged: replicas = %d", got)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, engine.ReasonUnmanaged)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, lwsoperatorv1.ReasonUnmanaged)
 
 	// Back to Managed: the operator's spec returns.
 	env.setState(operatorv1.Managed)
@@ -313,8 +321,8 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.NoneConverter {
 		t.Errorf("the CRD's conversion must no longer point at the deleted webhook Service: %+v", crd.Spec.Conversion)
 	}
-	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, engine.ReasonRemoved)
-	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, engine.ReasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, lwsoperatorv1.ReasonRemoved)
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, lwsoperatorv1.ReasonRemoved)
 
 	// Back to Managed: cert-manager issues the Secrets again, and everything returns, the
 	// CRD with its conversion webhook.

@@ -41,7 +41,7 @@ func servingCertificatesCondition(run *syncRun) (engine.Condition, bool) {
 		if servingSourceOf(run.cr) != "" {
 			return engine.Condition{}, false
 		}
-		return engine.Condition{Type: lwsoperatorv1.ConditionServingCertificates, Reason: engine.ReasonWaitingForCertificates,
+		return engine.Condition{Type: lwsoperatorv1.ConditionServingCertificates, Reason: lwsoperatorv1.ReasonWaitingForCertificates,
 			Message: "the webhook and metrics serving certificates are not issued yet; Progressing and Degraded say why"}, true
 	}
 	return engine.Condition{Type: lwsoperatorv1.ConditionServingCertificates, Status: true, Reason: string(run.servingSource),
@@ -66,11 +66,11 @@ func availableCondition(run *syncRun) engine.Condition {
 }
 
 func removedConditions(result *engine.Outcome) []engine.Condition {
-	degraded, _ := engine.FromOutcome(result, engine.ConditionDegraded, engine.ReasonRemoved, "")
+	degraded, _ := engine.FromOutcome(result, engine.ConditionDegraded, lwsoperatorv1.ReasonRemoved, "")
 	return []engine.Condition{
-		{Type: engine.ConditionAvailable, Reason: engine.ReasonRemoved,
+		{Type: engine.ConditionAvailable, Reason: lwsoperatorv1.ReasonRemoved,
 			Message: "managementState is Removed: the LeaderWorkerSet controller is removed; the LeaderWorkerSet CRD and users' LeaderWorkerSets are kept"},
-		{Type: engine.ConditionProgressing, Reason: engine.ReasonRemoved},
+		{Type: engine.ConditionProgressing, Reason: lwsoperatorv1.ReasonRemoved},
 		degraded,
 	}
 }
@@ -79,8 +79,8 @@ func unmanagedConditions(run *syncRun) []engine.Condition {
 	const message = "managementState is Unmanaged: the operator makes no change to the LeaderWorkerSet controller's objects"
 	return []engine.Condition{
 		availableCondition(run),
-		{Type: engine.ConditionProgressing, Reason: engine.ReasonUnmanaged, Message: message},
-		{Type: engine.ConditionDegraded, Reason: engine.ReasonUnmanaged, Message: message},
+		{Type: engine.ConditionProgressing, Reason: lwsoperatorv1.ReasonUnmanaged, Message: message},
+		{Type: engine.ConditionDegraded, Reason: lwsoperatorv1.ReasonUnmanaged, Message: message},
 	}
 }
 

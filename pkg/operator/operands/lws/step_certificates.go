@@ -129,7 +129,7 @@ func chooseCertificateSource(_ context.Context, run *syncRun, _ []string) error 
 	switch c.wanted {
 	case lwsoperatorv1.CertificateSourceCertManager:
 		if certManager != nil {
-			return engine.MissingDependency(engine.ReasonCertManagerMissing,
+			return engine.MissingDependency(lwsoperatorv1.ReasonCertManagerMissing,
 				"cert-manager is not installed (%v): install cert-manager, or set spec.certificates.source to Automatic or Operator; the LeaderWorkerSet controller needs certificates for its webhooks and metrics, and the operator continues by itself once cert-manager is installed", certManager)
 		}
 	case lwsoperatorv1.CertificateSourceServiceCA:
@@ -188,7 +188,7 @@ func (run *syncRun) liveBundlesTrust(ca []byte) bool {
 		return false
 	}
 	for _, b := range bundles {
-		if !engine.BundleTrusts(b, ca) {
+		if !BundleTrusts(b, ca) {
 			return false
 		}
 	}
@@ -272,7 +272,7 @@ func applyCertificates(ctx context.Context, run *syncRun, assets []string) error
 // issuedByCertManager: cert-manager's self-signed Issuer writes the certificate as its own CA
 // (ca.crt); a Secret another source wrote has no ca.crt, or one that did not sign tls.crt.
 func issuedByCertManager(secret *corev1.Secret) bool {
-	return engine.CertificateSignedBy(secret, secret.Data["ca.crt"])
+	return CertificateSignedBy(secret, secret.Data["ca.crt"])
 }
 
 // removeCertManagerObjects deletes the operator's cert-manager objects, looked up in the
@@ -295,8 +295,8 @@ func removeCertManagerObjects(ctx context.Context, run *syncRun, assets []string
 }
 
 // operatorCA is the operator's own CA for this operand.
-func (run *syncRun) operatorCA() engine.OperatorCA {
-	return engine.OperatorCA{
+func (run *syncRun) operatorCA() OperatorCA {
+	return OperatorCA{
 		Namespace:        run.namespace,
 		SignerSecret:     operatorCASecretName,
 		BundleConfigMap:  operatorCABundleName,
@@ -384,7 +384,7 @@ func deleteSecretsNotFrom(ctx context.Context, run *syncRun, ca []byte) error {
 		if err != nil {
 			return err
 		}
-		if secret != nil && !engine.CertificateSignedBy(secret, ca) {
+		if secret != nil && !CertificateSignedBy(secret, ca) {
 			if err := run.applier.DeleteOwned(ctx, secretsGVR, run.namespace, name, run.ownsSecret, engine.FromCache); err != nil {
 				return err
 			}
@@ -434,7 +434,7 @@ func waitForCertificateSecrets(_ context.Context, run *syncRun, _ []string) erro
 		issued = append(issued, secret)
 	}
 	if len(missing) > 0 {
-		return engine.WaitingFor(engine.ReasonWaitingForCertificates,
+		return engine.WaitingFor(lwsoperatorv1.ReasonWaitingForCertificates,
 			"waiting for %s to issue the Secrets %v in namespace %s%s", describeSource(c.wanted), missing, run.namespace, waitingHint(c.wanted, run.namespace))
 	}
 	c.fromWanted = !c.switching() || !slices.ContainsFunc(issued, func(s *corev1.Secret) bool { return !c.issuedByWanted(s) })
@@ -443,13 +443,13 @@ func waitForCertificateSecrets(_ context.Context, run *syncRun, _ []string) erro
 	}
 	switch {
 	case c.switching():
-		bundle, err := engine.MergeCABundles(append(run.liveCABundles(), c.ca)...)
+		bundle, err := MergeCABundles(append(run.liveCABundles(), c.ca)...)
 		if err != nil {
 			return err
 		}
 		c.bundle = bundle
 		if c.mayIssue() && !c.fromWanted {
-			return engine.WaitingFor(engine.ReasonWaitingForCertificates,
+			return engine.WaitingFor(lwsoperatorv1.ReasonWaitingForCertificates,
 				"switching certificates to %s: waiting for it to issue the Secrets %v in namespace %s%s", describeSource(c.wanted), certificateSecrets, run.namespace, waitingHint(c.wanted, run.namespace))
 		}
 	case c.wanted == lwsoperatorv1.CertificateSourceOperator:
@@ -470,7 +470,7 @@ func (c *certificates) issuedByWanted(secret *corev1.Secret) bool {
 	if c.wanted == lwsoperatorv1.CertificateSourceCertManager {
 		return issuedByCertManager(secret)
 	}
-	return engine.CertificateSignedBy(secret, c.ca)
+	return CertificateSignedBy(secret, c.ca)
 }
 
 func describeSource(s lwsoperatorv1.CertificateSource) string {

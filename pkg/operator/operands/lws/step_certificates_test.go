@@ -80,12 +80,12 @@ func (e *fakeEnv) expectBundles(trust, distrust [][]byte) {
 	e.t.Helper()
 	for where, bundle := range e.caBundles() {
 		for _, ca := range trust {
-			if !engine.BundleTrusts(bundle, ca) {
+			if !BundleTrusts(bundle, ca) {
 				e.t.Errorf("%s caBundle does not trust a CA it must trust", where)
 			}
 		}
 		for _, ca := range distrust {
-			if engine.BundleTrusts(bundle, ca) {
+			if BundleTrusts(bundle, ca) {
 				e.t.Errorf("%s caBundle still trusts a CA it must not", where)
 			}
 		}
@@ -255,7 +255,7 @@ func TestAutomaticWithoutCertManagerIssuesWithTheOperatorsCA(t *testing.T) {
 
 	bundle := env.operatorCABundle()
 	for _, name := range certificateSecrets {
-		if s := env.secretData(name); !engine.CertificateSignedBy(s, bundle) {
+		if s := env.secretData(name); !CertificateSignedBy(s, bundle) {
 			t.Errorf("Secret %s is not signed by the operator's CA", name)
 		}
 	}
@@ -294,7 +294,7 @@ func TestServiceCAFollowsTheAnnotationContract(t *testing.T) {
 	// Automatic picks the service CA: the Services ask it for the Secrets, and the operand
 	// waits for them.
 	env.mustSync()
-	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, engine.ReasonWaitingForCertificates)
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, lwsoperatorv1.ReasonWaitingForCertificates)
 	for _, sc := range servingCertificates {
 		svc, err := env.kube.CoreV1().Services(testNamespace).Get(env.ctx, sc.service, metav1.GetOptions{})
 		if err != nil {
@@ -359,7 +359,7 @@ func TestSwitchingSourcesTrustsBothCAsUntilTheRolloutIsDone(t *testing.T) {
 	env.mustSync()
 	operatorCA := env.operatorCABundle()
 	env.expectBundles([][]byte{certManagerCA, operatorCA}, nil)
-	if !engine.CertificateSignedBy(env.secretData(webhookSecretName), certManagerCA) {
+	if !CertificateSignedBy(env.secretData(webhookSecretName), certManagerCA) {
 		t.Error("the Secret must not change before every caBundle trusts the new CA")
 	}
 	if got := env.deployment().Spec.Template.Annotations[hashKey]; got != certManagerHash {
@@ -377,7 +377,7 @@ func TestSwitchingSourcesTrustsBothCAsUntilTheRolloutIsDone(t *testing.T) {
 
 	// Then the new certificates; the pods roll; both CAs stay trusted.
 	env.mustSync()
-	if !engine.CertificateSignedBy(env.secretData(webhookSecretName), operatorCA) {
+	if !CertificateSignedBy(env.secretData(webhookSecretName), operatorCA) {
 		t.Fatal("the operator should have issued the webhook certificate")
 	}
 	if got := env.deployment().Spec.Template.Annotations[hashKey]; got == certManagerHash {
@@ -486,7 +486,7 @@ func TestOperatorCARenewsADueCertificate(t *testing.T) {
 	if string(after.Data["tls.crt"]) == string(before.Data["tls.crt"]) {
 		t.Fatal("a certificate past its refresh time should be renewed")
 	}
-	if !engine.CertificateSignedBy(after, env.operatorCABundle()) {
+	if !CertificateSignedBy(after, env.operatorCABundle()) {
 		t.Error("the renewed certificate should be signed by the operator's CA")
 	}
 	if got := env.deployment().Spec.Template.Annotations[hashKey]; got == hashBefore {

@@ -35,7 +35,7 @@ import (
 )
 
 // defaultScenarios are the scenarios BENCH_SCENARIOS selects when unset: all.
-const defaultScenarios = "1,2,3,4,5,6,7"
+const defaultScenarios = "1,2,3,4,5,6,7,9"
 
 type bench struct {
 	root           string
@@ -72,6 +72,7 @@ type bench struct {
 	scaleSecrets int
 	scaleQuiet   time.Duration
 	gatewayCRs   int
+	agentCRs     int
 }
 
 var titles = map[string]string{
@@ -82,6 +83,7 @@ var titles = map[string]string{
 	"5-startup":     "5. Start-up: restart with nothing changed",
 	scBatchScale:    "6. LLM batch gateway at scale: many LLMBatchGateways (LWS managed too)",
 	scGatewayScale:  "7. Inference gateway at scale: many Gateways next to as many LLMBatchGateways (LWS managed too)",
+	scAgentScale:    "9. Agents at scale: many Agents (LWS managed too)",
 }
 
 func logf(format string, args ...any) {
@@ -156,6 +158,7 @@ func run() error {
 		scaleSecrets:   envInt("BENCH_SCALE_SECRETS", 5000),
 		scaleQuiet:     time.Duration(envInt("BENCH_SCALE_QUIET_SECONDS", 30)) * time.Second,
 		gatewayCRs:     envInt("BENCH_GATEWAY_CRS", 200),
+		agentCRs:       envInt("BENCH_AGENT_CRS", 200),
 	}
 	if b.runs < 1 {
 		b.runs = 1
@@ -232,6 +235,7 @@ func run() error {
 			"BENCH_SCALE_SECRETS":       strconv.Itoa(b.scaleSecrets),
 			"BENCH_SCALE_QUIET_SECONDS": strconv.Itoa(int(b.scaleQuiet.Seconds())),
 			"BENCH_GATEWAY_CRS":         strconv.Itoa(b.gatewayCRs),
+			"BENCH_AGENT_CRS":           strconv.Itoa(b.agentCRs),
 			"OPERAND_IMAGE":             b.operandImage,
 			"audit log":                 auditPath,
 		},
@@ -256,6 +260,7 @@ func run() error {
 		// Last and longest: hundreds of CRs and pods, removed at their end.
 		{"6", b.scenarioBatchScale},
 		{"7", b.scenarioGatewayScale},
+		{"9", b.scenarioAgentScale},
 	}
 	var failures []string
 	for _, s := range steps {

@@ -448,6 +448,7 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 
 	// Convergence.
 	stopRSS := b.sampleRSS()
+	cpu0, cpuErr := live.CPUSeconds(b.op.Pid)
 	t0 := time.Now()
 	if err := parallel(ctx, len(s.crs), b.loadConc, func(i int) error { return b.createScaleCR(ctx, s.crs[i]) }); err != nil {
 		stopRSS()
@@ -467,6 +468,10 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 		}
 	}
 	logf("  all %d converged after %.1fs", len(s.crs), tDone.Sub(t0).Seconds())
+	if cpu1, err := live.CPUSeconds(b.op.Pid); err == nil && cpuErr == nil {
+		b.res.Add(sc, "operator CPU from the first CR's creation until all converged", "CPU-s", "", "lower", cpu1-cpu0).Note =
+			"utime+stime of the operator process (/proc/<pid>/stat), read when the last kind was seen converged"
+	}
 	quietAt, _ := b.waitOperatorQuiet(ctx, 3*time.Second, 2*time.Minute)
 	if err := b.findRendered(ctx, s); err != nil {
 		return err
@@ -807,6 +812,8 @@ func (b *bench) scaleFootprint(ctx context.Context, s *scaleScenario) error {
 	}
 	b.res.Add(sc, fmt.Sprintf("RSS with LWS and %s", pop), "MiB", "< 150", "lower", before.rss...).Note =
 		fmt.Sprintf("VmRSS of the operator process, every second over a quiet %s window", b.scaleQuiet)
+	b.res.Add(sc, fmt.Sprintf("CPU over a quiet window with LWS and %s", pop), "CPU-s", "", "lower", before.cpu).Note =
+		fmt.Sprintf("utime+stime of the operator process over the quiet %s window", b.scaleQuiet)
 	b.res.Add(sc, fmt.Sprintf("Go heap in use with LWS and %s", pop), "MiB", "", "lower", before.heap).Note =
 		heapInUseMetric + " from the operator's /metrics at the end of the window"
 	if b.audit != nil {

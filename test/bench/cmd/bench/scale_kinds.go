@@ -16,6 +16,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegatewayagents"
 )
 
 // The kinds of the scale scenarios, and the scenarios.
@@ -23,10 +24,13 @@ import (
 // 6. The LLM batch gateway at scale: many LLMBatchGateways spread over namespaces.
 // 7. The inference gateway at scale: as many Gateways next to as many LLMBatchGateways, in the
 //    same namespaces, so the operator carries both operands (and LWS) at once.
+// 9. Agents at scale: many Agents spread over namespaces (LWS managed too); each one's card is
+//    asked for once it is Available, and no pod of the local cluster answers it.
 
 const (
 	scBatchScale   = "6-batch-scale"
 	scGatewayScale = "7-gateway-scale"
+	scAgentScale   = "9-agent-scale"
 
 	// batchCRManifest is the CR every LLMBatchGateway is made from: sync dispatch, PostgreSQL,
 	// S3 file storage (no PVC), no optional API.
@@ -34,6 +38,9 @@ const (
 	// gatewayCRManifest is the CR every Gateway is made from: upstream's minimal gateway (one
 	// replica, the OpenAI provider with its key from a Secret, metrics on).
 	gatewayCRManifest = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
+	// agentCRManifest is the CR every Agent is made from: the smallest golden Agent (an image,
+	// upstream's defaults).
+	agentCRManifest = "test/golden/inference-gateway-agents/extra-agent-minimal/cr.yaml"
 )
 
 // The operand label values of the sync metrics (engine.KeyedSync's operand name).
@@ -44,6 +51,7 @@ const (
 var (
 	batchGVR   = schema.GroupVersionResource{Group: batchv1alpha1.GroupName, Version: "v1alpha1", Resource: "llmbatchgateways"}
 	gatewayGVR = igwv1alpha1.GroupVersion.WithResource("gateways")
+	agentGVR   = igwv1alpha1.GroupVersion.WithResource("agents")
 )
 
 // credentialKeys are the keys of the credentials Secret an LLMBatchGateway names (fake values).
@@ -80,7 +88,7 @@ func batchKind() *scaleKind {
 // (batchgateway.NamesFor, the manifests' placeholders).
 func candidatesFor(namespace, name string) ([]objRef, error) {
 	names := batchgateway.NamesFor(name)
-	return renderRefs(batchgateway.Assets(), map[string]string{
+	return renderRefs(bindata.BatchGatewayAssets, map[string]string{
 		bindata.NamespacePlaceholder:                      namespace,
 		bindata.BatchGatewayInstancePlaceholder:           name,
 		bindata.BatchGatewayAPIServerNamePlaceholder:      names.APIServer,
@@ -91,7 +99,7 @@ func candidatesFor(namespace, name string) ([]objRef, error) {
 }
 
 // gatewayKind is the inference Gateway: its objects are named by inferencegateway.NamesFor and
-// listed by inferencegateway.Assets().
+// listed by bindata.InferenceGatewayAssets.
 func gatewayKind() *scaleKind {
 	return &scaleKind{
 		kind:      "Gateway",
@@ -123,7 +131,7 @@ func toGateway(cr *unstructured.Unstructured) (*igwv1alpha1.Gateway, error) {
 // operand does (inferencegateway.NamesFor, the manifests' placeholders).
 func gatewayCandidates(gw *igwv1alpha1.Gateway) ([]objRef, error) {
 	names := inferencegateway.NamesFor(gw)
-	return renderRefs(inferencegateway.Assets(), map[string]string{
+	return renderRefs(bindata.InferenceGatewayAssets, map[string]string{
 		bindata.NamespacePlaceholder:                      gw.Namespace,
 		bindata.InferenceGatewayInstancePlaceholder:       gw.Name,
 		bindata.InferenceGatewayServiceAccountPlaceholder: names.ServiceAccount,
@@ -158,9 +166,32 @@ func gatewaySecrets(t *unstructured.Unstructured) ([]*corev1.Secret, error) {
 	return out, nil
 }
 
+// agentKind is the Agent: its objects are named after it, listed by bindata.AgentAssets. It is
+// converged once Available (its Deployment has an available replica): Ready needs the agent's
+// card, which no pod of the local cluster serves.
+func agentKind() *scaleKind {
+	return &scaleKind{
+		kind:      "Agent",
+		gvr:       agentGVR,
+		operand:   inferencegatewayagents.AgentOperandName,
+		manifest:  agentCRManifest,
+		condition: igwv1alpha1.ConditionAvailable,
+		partOf:    inferencegateway.PartOfLabel + "=" + inferencegateway.PartOfValue,
+		secrets:   func(*unstructured.Unstructured) ([]*corev1.Secret, error) { return nil, nil },
+		candidates: func(cr *unstructured.Unstructured) ([]objRef, error) {
+			image, _, _ := unstructured.NestedString(cr.Object, "spec", "image")
+			return renderRefs(bindata.AgentAssets, map[string]string{
+				bindata.NamespacePlaceholder:                cr.GetNamespace(),
+				bindata.InferenceGatewayInstancePlaceholder: cr.GetName(),
+				bindata.InferenceGatewayImagePlaceholder:    image,
+			})
+		},
+	}
+}
+
 // renderRefs names the object of each asset with the placeholders substituted.
 func renderRefs(assets []string, placeholders map[string]string) ([]objRef, error) {
-	r := engine.Renderer{Placeholders: placeholders}
+	r := engine.Renderer{Manifests: bindata.FS, Placeholders: placeholders}
 	refs := make([]objRef, 0, len(assets))
 	for _, asset := range assets {
 		obj, err := r.Manifest(asset)
@@ -201,5 +232,20 @@ func (b *bench) scenarioGatewayScale(ctx context.Context) error {
 		kinds:           []*scaleKind{gateway, batch},
 		counts:          []int{b.gatewayCRs, b.scaleCRs},
 		resync:          []*scaleKind{gateway},
+	})
+}
+
+// scenarioAgentScale is scenario 9: BENCH_AGENT_CRS Agents in BENCH_SCALE_NAMESPACES namespaces;
+// the forced resync touches them all. The unrelated Secrets are scenario 6's.
+func (b *bench) scenarioAgentScale(ctx context.Context) error {
+	logf("scenario 9: %d Agents in %d namespaces (LWS managed too)", b.agentCRs, b.scaleNS)
+	agent := agentKind()
+	return b.runScale(ctx, &scaleScenario{
+		sc:              scAgentScale,
+		namespacePrefix: "bench-agents",
+		namespaces:      b.scaleNS,
+		kinds:           []*scaleKind{agent},
+		counts:          []int{b.agentCRs},
+		resync:          []*scaleKind{agent},
 	})
 }

@@ -93,7 +93,7 @@ func main() {
 	flag.StringVar(&s.out, "out", "", "directory to write faults.json into (required)")
 	flag.StringVar(&s.root, "root", ".", "the repository (hack/lib/operator.sh, deploy/, examples)")
 	flag.IntVar(&s.killPoints, "kill-points", 20, "SIGKILLs spread over each convergence, removal and deletion")
-	flag.StringVar(&s.operandNames, "operands", "lws,batch-gateway,inference-gateway", "operands of the kill points, comma-separated")
+	flag.StringVar(&s.operandNames, "operands", "all", "operands of the kill points, comma-separated (all: every row of the table, which covers every registered kind)")
 	flag.DurationVar(&s.timeout, "timeout", 3*time.Minute, "how long a convergence may take after a fault")
 	flag.DurationVar(&s.quiet, "quiet", 20*time.Second, "window in which a converged operator must make no write")
 	flag.IntVar(&s.leaseSeconds, "lease-seconds", 10, "the operator's leader lease duration (renew deadline 70%, retry period 20%)")

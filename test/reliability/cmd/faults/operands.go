@@ -29,6 +29,9 @@ var (
 	batchGVR       = batchv1alpha1.GroupVersion.WithResource("llmbatchgateways")
 	gatewayGVR     = igwv1alpha1.GroupVersion.WithResource("gateways")
 	mcpGVR         = igwv1alpha1.GroupVersion.WithResource("mcps")
+	agentGVR       = igwv1alpha1.GroupVersion.WithResource("agents")
+	orchGVR        = igwv1alpha1.GroupVersion.WithResource("orchestrators")
+	gpuGVR         = igwv1alpha1.GroupVersion.WithResource("gpus")
 	userLWSGVR     = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
 	secretGVR      = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	pvcGVR         = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
@@ -39,8 +42,9 @@ type crSpec struct {
 	gvr       schema.GroupVersionResource
 	namespace string
 	manifest  string // relative to the repository
-	// ready names the condition that must be True once it converged ("" for none).
-	ready string
+	// ready names the condition that must be True once it converged; readyStatus, when set,
+	// is the status it must have instead (a converged state that is not True).
+	ready, readyStatus string
 }
 
 // operand is one row of the operand table: how to create its CRs, how to tell it converged,
@@ -83,6 +87,18 @@ func (s *suite) operandTable() []*operand {
 				{gvr: mcpGVR, namespace: "rel-igw", manifest: "deploy/examples/mcp_memory.yaml", ready: igwv1alpha1.ConditionAvailable},
 			},
 		},
+		{
+			name: "inference-gateway-agents",
+			crs: []crSpec{
+				// Ready needs the agent's card, which no pod of the local cluster serves.
+				{gvr: agentGVR, namespace: "rel-agents", manifest: "deploy/examples/agent_google_calendar.yaml", ready: igwv1alpha1.ConditionAvailable},
+				{gvr: orchGVR, namespace: "rel-agents", manifest: "deploy/examples/orchestrator_telegram.yaml", ready: igwv1alpha1.ConditionReady},
+				// No provider's key (no Secret runpod-credentials): the GPU converges to Failed,
+				// ProviderUnavailable without a request to any provider, so nothing leaves the
+				// machine; with no allocation its finalizer lets it go at once.
+				{gvr: gpuGVR, namespace: "rel-agents", manifest: "deploy/examples/gpu_ornith.yaml", ready: igwv1alpha1.ConditionReady, readyStatus: "False"},
+			},
+		},
 	}
 	want := map[string]bool{}
 	for _, n := range splitList(s.operandNames) {
@@ -90,7 +106,7 @@ func (s *suite) operandTable() []*operand {
 	}
 	var out []*operand
 	for _, o := range all {
-		if want[o.name] {
+		if want[o.name] || want["all"] {
 			out = append(out, o)
 		}
 	}
@@ -176,7 +192,11 @@ func (s *suite) ready(o *operand) func(context.Context) (bool, error) {
 			if err != nil {
 				return false, nil
 			}
-			if st, _, _ := condition(cur, c.ready); st != "True" {
+			want := c.readyStatus
+			if want == "" {
+				want = "True"
+			}
+			if st, _, _ := condition(cur, c.ready); st != want {
 				return false, nil
 			}
 		}
@@ -242,7 +262,7 @@ func (s *suite) seed(key string) []byte {
 // batch gateway's credentials Secret and PVC, the inference gateway's provider Secret, every
 // Secret value seeded.
 func (s *suite) createUserData(ctx context.Context) error {
-	for _, ns := range []string{"rel-users", "rel-batch", "rel-igw", "rel-hostile"} {
+	for _, ns := range []string{"rel-users", "rel-batch", "rel-igw", "rel-agents", "rel-hostile"} {
 		_, err := s.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
@@ -256,6 +276,9 @@ func (s *suite) createUserData(ctx context.Context) error {
 			"redis-url": s.seed("redis-url"), "postgresql-url": s.seed("postgresql-url"), "s3-secret-access-key": s.seed("s3"),
 		}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "openai-secret", Namespace: "rel-igw"}, Data: map[string][]byte{"api_key": s.seed("api-key")}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "inference-gateway-providers-secret", Namespace: "rel-agents"}, Data: map[string][]byte{"OPENAI_API_KEY": s.seed("agent-api-key")}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "telegram-bot-credentials", Namespace: "rel-agents"}, Data: map[string][]byte{
+			"token": s.seed("telegram-token"), "allowedUsers": s.seed("telegram-users")}},
 	}
 	for _, sec := range secrets {
 		created, err := s.kube.CoreV1().Secrets(sec.Namespace).Create(ctx, sec, metav1.CreateOptions{})

@@ -18,6 +18,22 @@ limitations under the License.
 
 package v1alpha1
 
+// AgentListerExpansion allows custom methods to be added to
+// AgentLister.
+type AgentListerExpansion interface{}
+
+// AgentNamespaceListerExpansion allows custom methods to be added to
+// AgentNamespaceLister.
+type AgentNamespaceListerExpansion interface{}
+
+// GPUListerExpansion allows custom methods to be added to
+// GPULister.
+type GPUListerExpansion interface{}
+
+// GPUNamespaceListerExpansion allows custom methods to be added to
+// GPUNamespaceLister.
+type GPUNamespaceListerExpansion interface{}
+
 // GatewayListerExpansion allows custom methods to be added to
 // GatewayLister.
 type GatewayListerExpansion interface{}
@@ -33,3 +49,11 @@ type MCPListerExpansion interface{}
 // MCPNamespaceListerExpansion allows custom methods to be added to
 // MCPNamespaceLister.
 type MCPNamespaceListerExpansion interface{}
+
+// OrchestratorListerExpansion allows custom methods to be added to
+// OrchestratorLister.
+type OrchestratorListerExpansion interface{}
+
+// OrchestratorNamespaceListerExpansion allows custom methods to be added to
+// OrchestratorNamespaceLister.
+type OrchestratorNamespaceListerExpansion interface{}

@@ -24,10 +24,16 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// Agents returns a AgentInformer.
+	Agents() AgentInformer
+	// GPUs returns a GPUInformer.
+	GPUs() GPUInformer
 	// Gateways returns a GatewayInformer.
 	Gateways() GatewayInformer
 	// MCPs returns a MCPInformer.
 	MCPs() MCPInformer
+	// Orchestrators returns a OrchestratorInformer.
+	Orchestrators() OrchestratorInformer
 }
 
 type version struct {
@@ -41,6 +47,16 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
+// Agents returns a AgentInformer.
+func (v *version) Agents() AgentInformer {
+	return &agentInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// GPUs returns a GPUInformer.
+func (v *version) GPUs() GPUInformer {
+	return &gPUInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
 // Gateways returns a GatewayInformer.
 func (v *version) Gateways() GatewayInformer {
 	return &gatewayInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
@@ -49,4 +65,9 @@ func (v *version) Gateways() GatewayInformer {
 // MCPs returns a MCPInformer.
 func (v *version) MCPs() MCPInformer {
 	return &mCPInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// Orchestrators returns a OrchestratorInformer.
+func (v *version) Orchestrators() OrchestratorInformer {
+	return &orchestratorInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

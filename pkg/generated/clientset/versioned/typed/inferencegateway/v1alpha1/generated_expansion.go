@@ -18,6 +18,12 @@ limitations under the License.
 
 package v1alpha1
 
+type AgentExpansion interface{}
+
+type GPUExpansion interface{}
+
 type GatewayExpansion interface{}
 
 type MCPExpansion interface{}
+
+type OrchestratorExpansion interface{}

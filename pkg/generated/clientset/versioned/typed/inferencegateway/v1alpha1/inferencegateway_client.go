@@ -28,13 +28,24 @@ import (
 
 type CoreV1alpha1Interface interface {
 	RESTClient() rest.Interface
+	AgentsGetter
+	GPUsGetter
 	GatewaysGetter
 	MCPsGetter
+	OrchestratorsGetter
 }
 
 // CoreV1alpha1Client is used to interact with features provided by the core.inference-gateway.com group.
 type CoreV1alpha1Client struct {
 	restClient rest.Interface
+}
+
+func (c *CoreV1alpha1Client) Agents(namespace string) AgentInterface {
+	return newAgents(c, namespace)
+}
+
+func (c *CoreV1alpha1Client) GPUs(namespace string) GPUInterface {
+	return newGPUs(c, namespace)
 }
 
 func (c *CoreV1alpha1Client) Gateways(namespace string) GatewayInterface {
@@ -43,6 +54,10 @@ func (c *CoreV1alpha1Client) Gateways(namespace string) GatewayInterface {
 
 func (c *CoreV1alpha1Client) MCPs(namespace string) MCPInterface {
 	return newMCPs(c, namespace)
+}
+
+func (c *CoreV1alpha1Client) Orchestrators(namespace string) OrchestratorInterface {
+	return newOrchestrators(c, namespace)
 }
 
 // NewForConfig creates a new CoreV1alpha1Client for the given config.

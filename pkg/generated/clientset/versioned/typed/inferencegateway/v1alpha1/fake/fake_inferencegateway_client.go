@@ -28,12 +28,24 @@ type FakeCoreV1alpha1 struct {
 	*testing.Fake
 }
 
+func (c *FakeCoreV1alpha1) Agents(namespace string) v1alpha1.AgentInterface {
+	return newFakeAgents(c, namespace)
+}
+
+func (c *FakeCoreV1alpha1) GPUs(namespace string) v1alpha1.GPUInterface {
+	return newFakeGPUs(c, namespace)
+}
+
 func (c *FakeCoreV1alpha1) Gateways(namespace string) v1alpha1.GatewayInterface {
 	return newFakeGateways(c, namespace)
 }
 
 func (c *FakeCoreV1alpha1) MCPs(namespace string) v1alpha1.MCPInterface {
 	return newFakeMCPs(c, namespace)
+}
+
+func (c *FakeCoreV1alpha1) Orchestrators(namespace string) v1alpha1.OrchestratorInterface {
+	return newFakeOrchestrators(c, namespace)
 }
 
 // RESTClient returns a RESTClient that is used to communicate

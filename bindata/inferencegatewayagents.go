@@ -1,0 +1,35 @@
+package bindata
+
+// Manifests of the inference gateway's Agent, Orchestrator and GPU kinds
+// (assets/inferencegatewayagents): one object per file, authored from the objects the upstream
+// inference-gateway/operator creates, with upstream's names and selectors. Each manifest is what
+// a minimal CR yields; pkg/operator/operands/inferencegatewayagents applies the CR's fields. The
+// placeholders are the inference gateway's (${NAMESPACE}, ${INSTANCE}: the CR's name, ${IMAGE}:
+// spec.image), substituted inside string values after the manifest is parsed.
+
+// An Agent's manifests, in apply order: the Service, then the Deployment.
+const (
+	AgentService    = "assets/inferencegatewayagents/agent-service.yaml"
+	AgentDeployment = "assets/inferencegatewayagents/agent-deployment.yaml"
+)
+
+// An Orchestrator's manifests, in apply order: the ConfigMaps its pod mounts, the receiver's
+// Service, its Deployment.
+const (
+	OrchestratorAgentsConfigMap = "assets/inferencegatewayagents/orchestrator-agents-configmap.yaml"
+	OrchestratorMCPsConfigMap   = "assets/inferencegatewayagents/orchestrator-mcps-configmap.yaml"
+	OrchestratorDeployment      = "assets/inferencegatewayagents/orchestrator-deployment.yaml"
+	OrchestratorReceiverService = "assets/inferencegatewayagents/orchestrator-receiver-service.yaml"
+)
+
+// GPUConnectionSecret is a GPU's connection Secret, <gpu>-connection.
+const GPUConnectionSecret = "assets/inferencegatewayagents/gpu-connection-secret.yaml"
+
+// AgentAssets is every manifest of an Agent, in apply order.
+var AgentAssets = []string{AgentService, AgentDeployment}
+
+// OrchestratorAssets is every manifest of an Orchestrator, in apply order.
+var OrchestratorAssets = []string{OrchestratorAgentsConfigMap, OrchestratorMCPsConfigMap, OrchestratorReceiverService, OrchestratorDeployment}
+
+// GPUAssets is every manifest of a GPU.
+var GPUAssets = []string{GPUConnectionSecret}

@@ -1,0 +1,369 @@
+package inferencegatewayagents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegatewayagents/gpuprovider"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegatewayagents/gpuprovider/fakerunpod"
+)
+
+// The provider's key in these tests; it must never show in a status, a condition or an error.
+const providerKey = "rp-key-that-must-not-leak"
+
+// gpuWorld is a GPU's sync against the fake RunPod API: the clock, the runtime's readiness
+// answer and the connection Secret the operator applied carry over from one sync to the next.
+type gpuWorld struct {
+	t       *testing.T
+	runpod  *fakerunpod.Server
+	api     *httptest.Server
+	gpu     *v1alpha1.GPU
+	now     time.Time
+	secret  *corev1.Secret
+	ready   bool
+	probes  []string
+	mu      sync.Mutex
+	noCreds bool
+}
+
+func newGPUWorld(t *testing.T) *gpuWorld {
+	w := &gpuWorld{t: t, runpod: fakerunpod.New(providerKey), now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	w.api = httptest.NewServer(w.runpod)
+	t.Cleanup(w.api.Close)
+	w.gpu = &v1alpha1.GPU{}
+	if err := yaml.UnmarshalStrict([]byte(testcases.UpstreamGPU), w.gpu); err != nil {
+		t.Fatal(err)
+	}
+	w.gpu.UID, w.gpu.Generation = types.UID("00000000-0000-0000-0000-000000000001"), 1
+	w.gpu.Finalizers = []string{v1alpha1.GPUFinalizer}
+	return w
+}
+
+func (w *gpuWorld) env() gpuEnv {
+	return gpuEnv{
+		credentials: func() (string, error) {
+			if w.noCreds {
+				return "", errors.New(`Secret inference-gateway/runpod-credentials has no key "api-key"`)
+			}
+			return providerKey, nil
+		},
+		provider: func(name, key string) (gpuprovider.Provider, error) {
+			return gpuprovider.New(name, key, gpuprovider.Endpoints{RunPod: w.api.URL})
+		},
+		probe: func(_ context.Context, url, token string) error {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.probes = append(w.probes, url+" "+token)
+			if !w.ready {
+				return fmt.Errorf("%s answered 503 Service Unavailable", url)
+			}
+			return nil
+		},
+		now:        func() time.Time { return w.now },
+		connection: w.secret,
+	}
+}
+
+// sync runs one sync, keeps its status and Secret, and checks that no credential leaked into
+// either the status or the Secret.
+func (w *gpuWorld) sync() gpuResult {
+	w.t.Helper()
+	r := syncGPU(context.Background(), w.gpu, w.env())
+	w.gpu.Status = r.status
+	if r.connection != nil {
+		w.secret = r.connection
+	}
+	raw, err := yaml.Marshal(r.status)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if strings.Contains(string(raw), providerKey) {
+		w.t.Errorf("the provider's key is in the status:\n%s", raw)
+	}
+	if w.secret != nil && strings.Contains(fmt.Sprint(w.secret.Data), providerKey) {
+		w.t.Errorf("the provider's key is in the connection Secret")
+	}
+	if w.secret != nil && len(w.secret.Data[connectionTokenKey]) > 0 && strings.Contains(string(raw), string(w.secret.Data[connectionTokenKey])) {
+		w.t.Errorf("the allocation's token is in the status:\n%s", raw)
+	}
+	return r
+}
+
+func (w *gpuWorld) expect(r gpuResult, phase v1alpha1.GPUPhase, reason string) {
+	w.t.Helper()
+	cond := meta.FindStatusCondition(r.status.Conditions, v1alpha1.ConditionReady)
+	if r.status.Phase != phase || cond == nil || cond.Reason != reason {
+		w.t.Fatalf("phase %s, Ready %+v; want %s, %s", r.status.Phase, cond, phase, reason)
+	}
+	if cond.ObservedGeneration != w.gpu.Generation || r.status.ObservedGeneration != w.gpu.Generation {
+		w.t.Errorf("observedGeneration %d/%d, want %d", cond.ObservedGeneration, r.status.ObservedGeneration, w.gpu.Generation)
+	}
+}
+
+// TestGPULifecycle walks one GPU through its life against the fake provider: leased once (the
+// connection Secret with its token first), starting, running but not ready, ready, expired at
+// maxRuntime and released, and not leased again until maxRuntime changes.
+func TestGPULifecycle(t *testing.T) {
+	w := newGPUWorld(t)
+
+	r := w.sync()
+	w.expect(r, v1alpha1.GPUPhasePending, v1alpha1.ReasonGPUPending)
+	if len(w.runpod.Pods()) != 0 || w.secret == nil {
+		t.Fatalf("leased before the connection Secret held the token: pods %v, Secret %v", w.runpod.Pods(), w.secret)
+	}
+	r = w.sync()
+	w.expect(r, v1alpha1.GPUPhaseProvisioning, v1alpha1.ReasonGPUProvisioning)
+	pods := w.runpod.Pods()
+	if len(pods) != 1 {
+		t.Fatalf("%d pods leased", len(pods))
+	}
+	pod := pods[0]
+	token := string(w.secret.Data[connectionTokenKey])
+	if len(token) != 64 || pod.Env["API_KEY"] != token {
+		t.Errorf("the runtime's API_KEY %q, the Secret's token %q: the runtime must get the Secret's token", pod.Env["API_KEY"], token)
+	}
+	if pod.Name != gpuprovider.RunPodName(string(w.gpu.UID)) || pod.ImageName != "vllm/vllm-openai:latest" ||
+		strings.Join(pod.GPUTypeIDs, ",") != "NVIDIA A100 80GB PCIe,NVIDIA H100 80GB HBM3" ||
+		strings.Join(pod.Ports, ",") != "8000/http" || len(pod.DockerStartCmd) != 10 {
+		t.Errorf("pod %+v", pod)
+	}
+	if w.secret.Name != "ornith-connection" || w.gpu.Status.ConnectionSecretRef.Name != "ornith-connection" {
+		t.Errorf("connection Secret %s, status names %v", w.secret.Name, w.gpu.Status.ConnectionSecretRef)
+	}
+	if got, want := w.gpu.Status.ExpiresAt.Time, w.now.Add(2*time.Hour); !got.Equal(want) {
+		t.Errorf("expiresAt %v, want %v", got, want)
+	}
+	if r.requeueAfter != gpuProvisioningRequeue {
+		t.Errorf("requeue after %v", r.requeueAfter)
+	}
+
+	// Provisioning again (a restart of the operator) leases nothing new.
+	w.gpu.Status.InstanceID = ""
+	w.sync()
+	if n := len(w.runpod.Pods()); n != 1 {
+		t.Fatalf("%d pods after a second provisioning: not idempotent", n)
+	}
+
+	w.expect(w.sync(), v1alpha1.GPUPhaseStarting, v1alpha1.ReasonGPUInfrastructureStarting)
+
+	w.runpod.SetStatus(pod.ID, "RUNNING")
+	r = w.sync()
+	w.expect(r, v1alpha1.GPUPhaseStarting, v1alpha1.ReasonGPUEndpointNotReady)
+	wantURL := "https://" + pod.ID + "-8000.proxy.runpod.net"
+	if w.gpu.Status.URL != wantURL || len(w.probes) != 1 || w.probes[0] != wantURL+"/health "+token {
+		t.Errorf("url %q, probes %q: the probe must GET the readiness path with the token", w.gpu.Status.URL, w.probes)
+	}
+	if string(w.secret.Data[connectionURLKey]) != "" {
+		t.Errorf("the Secret has the url %q before the runtime is ready", w.secret.Data[connectionURLKey])
+	}
+
+	w.ready = true
+	w.now = w.now.Add(time.Hour + 59*time.Minute + 30*time.Second)
+	r = w.sync()
+	w.expect(r, v1alpha1.GPUPhaseReady, v1alpha1.ReasonGPUEndpointReady)
+	if string(w.secret.Data[connectionURLKey]) != wantURL || string(w.secret.Data[connectionTokenKey]) != token {
+		t.Errorf("connection Secret %q: the url once ready, the same token", w.secret.Data)
+	}
+	if r.requeueAfter != 30*time.Second {
+		t.Errorf("requeue after %v, want the 30s left until maxRuntime", r.requeueAfter)
+	}
+
+	w.now = w.now.Add(30 * time.Second)
+	r = w.sync()
+	w.expect(r, v1alpha1.GPUPhaseExpired, v1alpha1.ReasonGPUExpired)
+	if len(w.runpod.Pods()) != 0 || w.gpu.Status.InstanceID != "" || w.gpu.Status.URL != "" {
+		t.Errorf("after maxRuntime: pods %v, status %+v", w.runpod.Pods(), w.gpu.Status)
+	}
+	if string(w.secret.Data[connectionURLKey]) != "" {
+		t.Errorf("the connection Secret still names the released runtime")
+	}
+
+	w.now = w.now.Add(time.Hour)
+	if r := w.sync(); r.status.Phase != v1alpha1.GPUPhaseExpired || len(w.runpod.Pods()) != 0 {
+		t.Fatalf("an expired GPU was leased again on its own: %s", r.status.Phase)
+	}
+
+	// A new maxRuntime leases again.
+	w.gpu.Spec.MaxRuntime = metav1.Duration{Duration: 4 * time.Hour}
+	w.gpu.Generation = 2
+	r = w.sync()
+	w.expect(r, v1alpha1.GPUPhaseProvisioning, v1alpha1.ReasonGPUProvisioning)
+	if got, want := w.gpu.Status.ExpiresAt.Time, w.now.Add(4*time.Hour); !got.Equal(want) {
+		t.Errorf("expiresAt %v, want %v", got, want)
+	}
+	for _, req := range w.runpod.Requests() {
+		if !req.Authorized {
+			t.Errorf("%s %s without the provider's key", req.Method, req.Path)
+		}
+	}
+}
+
+// TestGPUMaxRuntimeChangeMovesExpiry: expiresAt follows a changed maxRuntime.
+func TestGPUMaxRuntimeChangeMovesExpiry(t *testing.T) {
+	w := newGPUWorld(t)
+	w.sync()
+	w.sync()
+	started := w.gpu.Status.StartedAt.Time
+	w.gpu.Spec.MaxRuntime = metav1.Duration{Duration: 30 * time.Minute}
+	w.gpu.Generation = 2
+	w.sync()
+	if got := w.gpu.Status.ExpiresAt.Time; !got.Equal(started.Add(30 * time.Minute)) {
+		t.Errorf("expiresAt %v, want startedAt + 30m", got)
+	}
+	w.now = started.Add(31 * time.Minute)
+	w.expect(w.sync(), v1alpha1.GPUPhaseExpired, v1alpha1.ReasonGPUExpired)
+}
+
+// TestGPUDeletion: a deleted GPU's allocation is released before the finalizer goes; without
+// the credentials the finalizer stays and the condition says what to do.
+func TestGPUDeletion(t *testing.T) {
+	w := newGPUWorld(t)
+	w.sync()
+	w.sync()
+	now := metav1.NewTime(w.now)
+	w.gpu.DeletionTimestamp = &now
+
+	w.noCreds = true
+	r := w.sync()
+	if r.removeFinalizer {
+		t.Fatal("the finalizer went although the allocation could not be released")
+	}
+	cond := meta.FindStatusCondition(r.status.Conditions, v1alpha1.ConditionReady)
+	if cond.Reason != v1alpha1.ReasonGPUCleanupBlocked || !strings.Contains(cond.Message, "remove the finalizer "+v1alpha1.GPUFinalizer) || r.requeueAfter != gpuCleanupRequeue {
+		t.Errorf("condition %+v, requeue %v", cond, r.requeueAfter)
+	}
+	if len(w.runpod.Pods()) != 1 {
+		t.Fatal("the allocation went without the key")
+	}
+
+	w.noCreds = false
+	w.runpod.FailNext(http.MethodDelete, http.StatusInternalServerError)
+	r = w.sync()
+	w.expect(r, v1alpha1.GPUPhaseTerminating, v1alpha1.ReasonGPUCleanupFailed)
+	if r.removeFinalizer {
+		t.Fatal("the finalizer went although releasing failed")
+	}
+
+	r = w.sync()
+	if !r.removeFinalizer || len(w.runpod.Pods()) != 0 {
+		t.Fatalf("finalizer removed %v, pods %v", r.removeFinalizer, w.runpod.Pods())
+	}
+}
+
+// TestGPUFailures: each way the provider fails is phase Failed with its reason, retried slowly;
+// none of the messages carries the provider's key.
+func TestGPUFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(w *gpuWorld)
+		reason string
+	}{
+		{"no credentials", func(w *gpuWorld) { w.noCreds = true }, v1alpha1.ReasonGPUProviderUnavailable},
+		{"provisioning refused", func(w *gpuWorld) {
+			w.sync()
+			w.runpod.FailNext(http.MethodPost, http.StatusForbidden)
+		}, v1alpha1.ReasonGPUProvisionFailed},
+		{"allocation lost", func(w *gpuWorld) {
+			w.sync()
+			w.sync()
+			w.runpod.Remove(w.gpu.Status.InstanceID)
+		}, v1alpha1.ReasonGPUAllocationLost},
+		{"provider reports failure", func(w *gpuWorld) {
+			w.sync()
+			w.sync()
+			w.runpod.SetStatus(w.gpu.Status.InstanceID, "FAILED")
+		}, v1alpha1.ReasonGPUProviderFailed},
+		{"terminated outside", func(w *gpuWorld) {
+			w.sync()
+			w.sync()
+			w.runpod.SetStatus(w.gpu.Status.InstanceID, "EXITED")
+		}, v1alpha1.ReasonGPUAllocationTerminated},
+		{"provider error", func(w *gpuWorld) {
+			w.sync()
+			w.sync()
+			w.runpod.FailNext(http.MethodGet, http.StatusBadGateway)
+		}, v1alpha1.ReasonGPUProviderError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newGPUWorld(t)
+			tc.setup(w)
+			r := w.sync()
+			w.expect(r, v1alpha1.GPUPhaseFailed, tc.reason)
+			if r.requeueAfter != gpuFailedRequeue {
+				t.Errorf("requeue after %v", r.requeueAfter)
+			}
+		})
+	}
+}
+
+// TestRunPodNeverSendsTheKeyElsewhere: the driver authenticates to the provider with the key, in
+// the header only; a refused request's error says the status, not what the provider answered.
+func TestRunPodNeverSendsTheKeyElsewhere(t *testing.T) {
+	var gotAuth, gotQuery string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth, gotQuery = r.Header.Get("Authorization"), r.URL.RawQuery
+		http.Error(w, "invalid key "+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	_, err := gpuprovider.NewRunPod(providerKey, srv.URL, "").Get(context.Background(), "pod1")
+	if gotAuth != "Bearer "+providerKey || gotQuery != "" {
+		t.Errorf("Authorization %q, query %q", gotAuth, gotQuery)
+	}
+	if err == nil || strings.Contains(err.Error(), providerKey) {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestRunPodProxyURL: an allocation's URL is RunPod's proxy of its http port, or the configured
+// proxy's (the e2e suite's fake) with the same pod and port.
+func TestRunPodProxyURL(t *testing.T) {
+	for _, tc := range []struct{ proxy, want string }{
+		{"", "https://pod001-8000.proxy.runpod.net"},
+		{"http://127.0.0.1:1/proxy/", "http://127.0.0.1:1/proxy/pod001-8000"},
+	} {
+		api := fakerunpod.New(providerKey)
+		srv := httptest.NewServer(api)
+		a, err := gpuprovider.NewRunPod(providerKey, srv.URL, tc.proxy).Provision(context.Background(),
+			gpuprovider.ProvisionRequest{UID: "u1", Image: "img", GPUTypes: []string{"t"}, Port: 8000})
+		srv.Close()
+		if err != nil || a.URL != tc.want {
+			t.Errorf("proxy %q: URL %q, error %v; want %q", tc.proxy, a.URL, err, tc.want)
+		}
+	}
+}
+
+// TestProbeReadiness: the probe sends the token as bearer and takes any 2xx as ready.
+func TestProbeReadiness(t *testing.T) {
+	status := http.StatusServiceUnavailable
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok" || r.URL.Path != "/health" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	defer srv.Close()
+	probe := ProbeReadiness(srv.Client())
+	if err := probe(context.Background(), srv.URL+"/health", "tok"); err == nil || strings.Contains(err.Error(), "tok ") {
+		t.Errorf("503: %v", err)
+	}
+	status = http.StatusNoContent
+	if err := probe(context.Background(), srv.URL+"/health", "tok"); err != nil {
+		t.Errorf("204: %v", err)
+	}
+}

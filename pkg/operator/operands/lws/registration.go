@@ -1,0 +1,131 @@
+package lws
+
+import (
+	"context"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/library-go/pkg/operator/loglevel"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+
+	"github.com/llm-infra/llm-infra-operator/bindata"
+	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operatorclient"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
+)
+
+// ImageEnv names the environment variable that carries the LeaderWorkerSet controller's image.
+const ImageEnv = "RELATED_IMAGE_OPERAND_IMAGE"
+
+// Registrations is the LeaderWorkerSetOperator kind: the singleton "cluster", with
+// library-go's operator client, one queue key, a finalizer and a table walked backwards on
+// Removed; it keeps that shape on the registry. Its controller also drives the operator's own
+// log level (operatorLogLevel).
+func Registrations() []registry.Registration {
+	return []registry.Registration{{
+		Operand:        OperandName,
+		GVK:            lwsoperatorv1.GroupVersion.WithKind("LeaderWorkerSetOperator"),
+		Resource:       "leaderworkersetoperators",
+		APIPackage:     "pkg/apis/operator/v1",
+		OperandPackage: "pkg/operator/operands/lws",
+		Images:         []registry.Image{{Env: ImageEnv, Component: "the LeaderWorkerSet controller", Required: true}},
+		OptionalAPIs:   OptionalAPIs,
+		CRDs:           []string{CRDName},
+		Assets:         Assets(),
+		Requests:       requests,
+		Admission:      registry.Admission{Base: testcases.Base, Rejected: testcases.Rejected, Accepted: testcases.Accepted},
+		Example:        "leaderworkersetoperator_cluster.yaml",
+		Render: func(u *unstructured.Unstructured, env registry.RenderEnv) ([]runtime.Object, error) {
+			cr, err := engine.FromUnstructured[lwsoperatorv1.LeaderWorkerSetOperator](u)
+			if err != nil {
+				return nil, err
+			}
+			return Render(cr, env.Namespace, env.Image(ImageEnv))
+		},
+		Start: start,
+	}}
+}
+
+// start builds the operator client of the singleton, the operand's controller and library-go's
+// log level controller.
+func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
+	operatorClient, operatorInformers, err := operatorclient.New(deps.Clock, deps.Config)
+	if err != nil {
+		return nil, err
+	}
+	_, controller := New(Config{
+		Namespace:      deps.Namespace,
+		Image:          deps.Image(ImageEnv),
+		OperatorClient: operatorClient,
+		Clients:        deps.Clients,
+		CRD:            deps.CRDWatch(CRDName),
+		Optional:       deps.Optional,
+		Informers:      RegisterInformers(deps.Caches, deps.Namespaced, deps.Managed),
+		Secrets:        deps.Namespaced.Core().V1().Secrets().Lister(),
+		ConfigMaps:     deps.Namespaced.Core().V1().ConfigMaps().Lister(),
+		Recorder:       deps.Recorder,
+		Resync:         deps.Resync,
+	})
+	return &registry.Started{
+		Controllers: []registry.Controller{
+			{Controller: controller, Workers: 1},
+			{Controller: loglevel.NewClusterOperatorLoggingController(operatorClient, deps.Recorder), Workers: 1},
+		},
+		Degraded:  Degraded(operatorClient),
+		Informers: []cache.SharedIndexInformer{operatorClient.Informer()},
+		Start:     operatorInformers.Start,
+	}, nil
+}
+
+// Degraded reports the singleton's Degraded condition (an OperatorCondition), once the CR
+// exists and has one.
+func Degraded(client v1helpers.OperatorClient) engine.DegradedSource {
+	return func() []engine.DegradedState {
+		_, status, _, err := client.GetOperatorState()
+		if err != nil || status == nil {
+			return nil
+		}
+		c := v1helpers.FindOperatorCondition(status.Conditions, engine.ConditionDegraded)
+		if c == nil {
+			return nil
+		}
+		return []engine.DegradedState{{Name: lwsoperatorv1.SingletonName, Degraded: c.Status == operatorv1.ConditionTrue, Reason: c.Reason}}
+	}
+}
+
+// requests are what the reconciler does with each of the operand's objects: watch the kind,
+// create the object, and get, update, patch and delete it by name (the CRD: watched by name,
+// never deleted). Objects of the operator's namespace are granted there.
+func requests(namespace string) []registry.Request {
+	var out []registry.Request
+	for _, asset := range Assets() {
+		obj, err := engine.DecodeManifest(bindata.MustAsset(asset))
+		if err != nil {
+			panic(err) // the embedded manifests are broken: every test fails
+		}
+		gvr, err := engine.ResourceFor(obj.GroupVersionKind())
+		if err != nil {
+			panic(err)
+		}
+		ns := ""
+		if obj.GetNamespace() != "" {
+			ns = namespace
+		}
+		named, unnamed := []string{"get", "update", "patch", "delete"}, []string{"list", "watch", "create"}
+		if gvr.Resource == "customresourcedefinitions" {
+			named, unnamed = []string{"get", "update", "patch", "list", "watch"}, []string{"create"}
+		}
+		rule := func(verbs []string, names ...string) registry.Request {
+			return registry.Request{Namespace: ns, PolicyRule: rbacv1.PolicyRule{
+				APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}, Verbs: verbs, ResourceNames: names}}
+		}
+		out = append(out, rule(named, obj.GetName()), rule(unnamed))
+	}
+	return out
+}
