@@ -108,9 +108,29 @@ test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
 test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION=oldest|1.30|newest: hack/lib/kube-version.sh].
 	hack/test-e2e-local.sh
 
+.PHONY: fetch-operands
+fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone), cached outside the clone; services' tools and packages.
+	hack/fetch-operands.sh
+
+.PHONY: test-operands
+test-operands: ## Run the operands' suite against $$KUBECONFIG (real pods; OPERANDS_SERVICES_ENV names the services).
+	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v
+
+.PHONY: test-operands-local
+test-operands-local: ## Local cluster with real pods + services + operator + the operands' suite + teardown.
+	hack/test-operands-local.sh
+
+.PHONY: test-operands-short
+test-operands-short: ## The short form `ci` runs: one batch, one chat completion, one MCP tool list, on real pods.
+	OPERANDS_SHORT=true hack/test-operands-local.sh
+
 .PHONY: test-reliability
 test-reliability: ## Reliability suites (faults, bad input, fuzz, secrets, cluster start under load) and their table: make test-reliability [SUITES="faults admission"]
 	hack/test-reliability.sh $(SUITES)
+
+.PHONY: test-realpods
+test-realpods: ## The real-pods agent (hack/tools/realpods): unit tests, then a live test on a cluster with REAL_PODS=true.
+	hack/test-realpods.sh
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" goes to OUT [_output/fuzz].
@@ -137,9 +157,10 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes.
-	$(MAKE) verify
-	$(MAKE) test
-	$(MAKE) test-e2e-local
-	$(MAKE) test-reliability-short
-	$(MAKE) test-admission-oldest
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes, the operands' short form.
+	hack/timed.sh verify $(MAKE) verify
+	hack/timed.sh test $(MAKE) test
+	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
+	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
+	hack/timed.sh test-admission-oldest $(MAKE) test-admission-oldest
+	hack/timed.sh test-operands-short $(MAKE) test-operands-short

@@ -8,6 +8,8 @@
 #   kwok                                                            (hack/tools/kwok)
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
 #   certgen (certificates when openssl is missing)                  (hack/tools/certgen)
+#   realpods-agent realpods-echo (REAL_PODS=true's node agent and    (hack/tools/realpods)
+#     the live test's program)
 #
 # Each tools module is its own Go module, so none of this touches the
 # operator's go.mod or vendor/. The first build takes several minutes
@@ -169,6 +171,11 @@ build_certmanager() {
   mv "${tmp}" "${BIN}/cert-manager-crds.yaml"
 }
 
+build_realpods() {
+  go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-agent" .
+  go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-echo" ./cmd/realpods-echo
+}
+
 total_start=${SECONDS}
 kube::use newest
 build_module kube "${KUBE_TOOLS_MODULE}" \
@@ -186,4 +193,5 @@ build_module kwok "${TOOLS}/kwok" "kwok" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \
   "cert-manager-runner cert-manager-crds.yaml" build_certmanager
 build_module certgen "${TOOLS}/certgen" "certgen" build_certgen
+build_module realpods "${TOOLS}/realpods" "realpods-agent realpods-echo" build_realpods
 log "all binaries in ${BIN} ($((SECONDS - total_start))s)"

@@ -8,11 +8,16 @@
 # Each tool is installed with `go install pkg@version` (GOFLAGS=-mod=mod, so the
 # operator's vendor/ directory is not involved) and skipped when a version stamp
 # shows it is already installed at the pinned version. Prints the bin dir.
+# The binaries themselves are kept outside the clone, in TOOLS_CACHE
+# [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/tools], one folder per tool, version and
+# Go version, and linked into _output/tools/bin: a fresh clone (CI's) builds none of them again.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN_DIR="${ROOT}/_output/tools/bin"
 STAMP_DIR="${ROOT}/_output/tools/stamps"
+TOOLS_CACHE="${TOOLS_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/tools}"
+GO_VERSION="$(go env GOVERSION)"
 
 CONTROLLER_TOOLS_VERSION="v0.20.1"
 CODE_GENERATOR_VERSION="v0.36.2"
@@ -57,9 +62,16 @@ for entry in "${TOOLS[@]}"; do
   if [[ -x "${BIN_DIR}/${name}" && -f "${stamp}" && "$(cat "${stamp}")" == "${pkg}@${version}" ]]; then
     continue
   fi
-  echo "installing ${pkg}@${version}" >&2
-  # `go install pkg@version` ignores the current module's go.mod and vendor/.
-  (cd "${ROOT}" && GOWORK=off GOBIN="${BIN_DIR}" GOFLAGS=-mod=mod go install "${pkg}@${version}")
+  cached="${TOOLS_CACHE}/${name}-${version}-${GO_VERSION}"
+  if [[ ! -x "${cached}/${name}" ]]; then
+    echo "installing ${pkg}@${version}" >&2
+    # `go install pkg@version` ignores the current module's go.mod and vendor/. Installed into a
+    # temporary folder that becomes the cache's when complete.
+    rm -rf "${cached}.tmp.$$" && mkdir -p "${cached}.tmp.$$"
+    (cd "${ROOT}" && GOWORK=off GOBIN="${cached}.tmp.$$" GOFLAGS=-mod=mod go install "${pkg}@${version}")
+    if [[ -x "${cached}/${name}" ]]; then rm -rf "${cached}.tmp.$$"; else rm -rf "${cached}" && mv "${cached}.tmp.$$" "${cached}"; fi
+  fi
+  ln -sfn "${cached}/${name}" "${BIN_DIR}/${name}"
   echo "${pkg}@${version}" >"${stamp}"
 done
 

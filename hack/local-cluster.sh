@@ -7,7 +7,9 @@
 #   kwok (fakes 3 Nodes and every Pod scheduled on them; each Node offers
 #   NODE_MAX_PODS pods, NODE_CPU and NODE_MEMORY, far more than the machine has,
 #   so that scheduling never limits a test or benchmark: make bench runs 600
-#   pods),
+#   pods), or, with REAL_PODS=true, realpods-agent in its place (the same 3 Nodes,
+#   whose pods run as real processes when their images are in the image table:
+#   hack/tools/realpods/README.md),
 #   cert-manager-runner (cert-manager's issuing controllers + cainjector).
 #
 # Usage:
@@ -42,6 +44,21 @@
 #   NODE_MAX_PODS [1000] NODE_CPU [1000] NODE_MEMORY [4Ti]   capacity (and allocatable)
 #                              of each fake Node; kwok runs no container, so these are only
 #                              numbers for the scheduler
+#   REAL_PODS [false]          `up` runs realpods-agent instead of kwok: pods whose images are in
+#                              the image table run for real, the others are simulated as by kwok.
+#                              A machine that cannot (not root, no namespaces) gets kwok, and `up`
+#                              says why in one line. `status` shows which one runs. With real
+#                              pods, `up` also starts the operands' backing services
+#                              (hack/operands/services.sh: Redis, PostgreSQL, S3, npm registry,
+#                              OIDC issuer, and the Services the pods reach them by); `down`
+#                              stops them.
+#   REAL_PODS_SERVICES [true]  false: real pods without the backing services (make test-realpods)
+#   REAL_PODS_IMAGE_TABLE [$OUTPUT_DIR/operands/images.tsv]   the agent's image table
+#   REAL_PODS_FORWARDS []      host ports for Services, words LISTEN=NAMESPACE/SERVICE:PORT, e.g.
+#                              127.0.0.1:$REAL_PODS_FORWARD_PORT=ns/svc:8000 (hack/lib/instance.sh
+#                              gives each instance ten ports from REAL_PODS_FORWARD_PORT)
+#   LOCAL_CLUSTER_POD_CIDR, LOCAL_CLUSTER_SERVICE_CIDR, LOCAL_CLUSTER_NODE_IP   per instance
+#                              (hack/lib/instance.sh)
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
 #   PROC_EXEC_TIMEOUT [60] PROC_LOG_TAIL [25]   see hack/lib/proc.sh
 #   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
@@ -86,18 +103,33 @@ NODE_MAX_PODS="${NODE_MAX_PODS:-1000}"
 NODE_CPU="${NODE_CPU:-1000}"
 NODE_MEMORY="${NODE_MEMORY:-4Ti}"
 
-# Everything the cluster hands out is on loopback: Service ClusterIPs come
-# from 127.96.0.0/16, kwok gives Pods IPs from 127.16.0.0/16
-# (room for the 600 pods of make bench and more).
-SERVICE_CIDR="127.96.0.0/16"
-SERVICE_IP="127.96.0.1" # first IP of SERVICE_CIDR: the `kubernetes` Service
-POD_CIDR="127.16.0.1/16"
+# Everything the cluster hands out is on loopback, in the instance's own ranges
+# (hack/lib/instance.sh): Service ClusterIPs from LOCAL_CLUSTER_SERVICE_CIDR (127.96.0.0/16 for
+# the `local` instance), pod IPs from LOCAL_CLUSTER_POD_CIDR (127.16.0.0/16; room for the 600
+# pods of make bench and more).
+SERVICE_CIDR="${LOCAL_CLUSTER_SERVICE_CIDR}"
+SERVICE_IP="${SERVICE_CIDR%.0/*}.1" # first IP of SERVICE_CIDR: the `kubernetes` Service
+POD_CIDR="${LOCAL_CLUSTER_POD_CIDR%.0/*}.1/${LOCAL_CLUSTER_POD_CIDR#*/}" # kwok's form: an address of the range
 SA_ISSUER="https://kubernetes.default.svc.cluster.local"
+REAL_PODS="${REAL_PODS:-false}"
+REAL_PODS_IMAGE_TABLE="${REAL_PODS_IMAGE_TABLE:-${OUTPUT_DIR}/operands/images.tsv}"
+REAL_PODS_FORWARDS="${REAL_PODS_FORWARDS:-}"
+REAL_PODS_SERVICES="${REAL_PODS_SERVICES:-true}"
+# Which one runs the pods (kwok or realpods), decided by `up` and kept for `down` and `status`.
+POD_RUNNER_FILE="${STATE}/pod-runner"
+pod_runner() { cat "${POD_RUNNER_FILE}" 2>/dev/null || echo kwok; }
 NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
 INFRA_NODE="kwok-node-2"
+REALPODS_NODES=(realpods-node-0 realpods-node-1 realpods-node-2)
+if [[ "$(pod_runner)" == "realpods" ]]; then
+  NODES=("${REALPODS_NODES[@]}")
+  INFRA_NODE="realpods-node-2"
+fi
 
-# Start order; `down` stops in reverse. cert-manager is handled on its own.
-CORE_COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+# Start order; `down` stops in reverse. cert-manager is handled on its own; the last one runs
+# the pods (kwok or realpods).
+core_components() { echo "etcd kube-apiserver kube-controller-manager kube-scheduler $(pod_runner)"; }
+read -r -a CORE_COMPONENTS <<<"$(core_components)"
 
 KUBECTL="${BIN}/kubectl"
 
@@ -120,6 +152,7 @@ kc() { "${KUBECTL}" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
 binary_of() {
   case "$1" in
     cert-manager) echo "${BIN}/cert-manager-runner" ;;
+    realpods) echo "${BIN}/realpods-agent" ;;
     kube-apiserver | kube-controller-manager | kube-scheduler) echo "${KUBE_BIN}/$1" ;;
     *) echo "${BIN}/$1" ;;
   esac
@@ -227,7 +260,14 @@ random_hex() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
 gen_pki() {
   mkdir -p "${PKI}"
-  [[ -f "${PKI}/sa.pub" && -f "${PKI}/apiserver.crt" && -f "${PKI}/tokens.csv" ]] && return 0
+  # The serving certificate names the `kubernetes` Service's IP, which moves with the instance's
+  # range: a certificate made for other names (another offset, or before the agent's user
+  # existed) is made again.
+  if [[ -f "${PKI}/sa.pub" && -f "${PKI}/apiserver.crt" && -f "${PKI}/tokens.csv" ]] &&
+    [[ "$(cat "${PKI}/sans" 2>/dev/null)" == "${SERVING_SANS}" ]] && grep -q ',realpods,' "${PKI}/tokens.csv"; then
+    return 0
+  fi
+  rm -f "${PKI}/sa.pub" "${PKI}/apiserver.crt" "${PKI}/tokens.csv"
   log "generating certificates and tokens in ${PKI}"
   if command -v openssl >/dev/null; then
     gen_certs_openssl
@@ -248,9 +288,11 @@ gen_pki() {
       echo "$(random_hex),system:kube-scheduler,system:kube-scheduler"
       echo "$(random_hex),kwok,kwok,\"system:masters\""
       echo "$(random_hex),cert-manager,cert-manager,\"system:masters\""
+      echo "$(random_hex),realpods,realpods,\"system:masters\""
     } >"${PKI}/tokens.csv.tmp"
   )
   mv "${PKI}/tokens.csv.tmp" "${PKI}/tokens.csv"
+  echo "${SERVING_SANS}" >"${PKI}/sans"
 }
 
 # CA, apiserver serving certificate (valid for 127.0.0.1, the `kubernetes`
@@ -327,6 +369,7 @@ gen_configs() {
     "$(token_of system:kube-scheduler)"
   write_kubeconfig "${STATE}/kwok.kubeconfig" kwok "$(token_of kwok)"
   write_kubeconfig "${STATE}/cert-manager.kubeconfig" cert-manager "$(token_of cert-manager)"
+  write_kubeconfig "${STATE}/realpods.kubeconfig" realpods "$(token_of realpods)"
 
   # Audit at Metadata level only (who, what, when, user agent; no bodies),
   # one JSON line per request: the RequestReceived stage is omitted so each
@@ -390,11 +433,14 @@ start_apiserver() {
     --audit-log-maxsize=0 \
     --audit-log-maxbackup=0 \
     --endpoint-reconciler-type=none \
+    --kubelet-preferred-address-types=InternalIP \
     --profiling=false
   # Admission plugins are the defaults, which include PodSecurity (namespace
   # labels pod-security.kubernetes.io/enforce are honoured). The endpoint
   # reconciler is off: the advertise address is loopback, which the
-  # `kubernetes` Endpoints may not hold (nothing here needs them).
+  # `kubernetes` Endpoints may not hold (nothing here needs them). The kubelet API (kubectl logs
+  # and exec on real pods) is reached by the node's InternalIP only: by default the API server
+  # tries a node's name first, through the host's DNS, off loopback.
   wait_for "kube-apiserver /readyz" apiserver_ready
 }
 
@@ -459,6 +505,51 @@ start_kwok() {
     --node-lease-duration-seconds=40
 }
 
+# REAL_PODS=true: realpods-agent instead of kwok, when the machine can run real pods (else one
+# line says why, and kwok runs). Sets POD_RUNNER_FILE and the NODES of this run.
+choose_pod_runner() {
+  local runner=kwok why
+  if [[ "${REAL_PODS}" == "true" ]]; then
+    [[ -x "${BIN}/realpods-agent" ]] || die "${BIN}/realpods-agent is missing: run hack/build-cluster-binaries.sh"
+    if why="$("${BIN}/realpods-agent" check 2>&1)"; then
+      runner=realpods
+    else
+      log "REAL_PODS=true, but this machine cannot run real pods (${why#cannot run real pods: }): pods are simulated by kwok"
+    fi
+  fi
+  echo "${runner}" >"${POD_RUNNER_FILE}"
+  read -r -a CORE_COMPONENTS <<<"$(core_components)"
+  if [[ "${runner}" == "realpods" ]]; then
+    NODES=("${REALPODS_NODES[@]}")
+    INFRA_NODE="realpods-node-2"
+  fi
+}
+
+start_realpods() {
+  local -a forwards=() args=()
+  read -r -a forwards <<<"${REAL_PODS_FORWARDS}"
+  local f n
+  for f in "${forwards[@]}"; do args+=(--forward "${f}"); done
+  for n in "${NODES[@]}"; do
+    if [[ "${n}" == "${INFRA_NODE}" ]]; then args+=(--node "${n}:infra"); else args+=(--node "${n}"); fi
+  done
+  rm -f "${STATE}/realpods.ready"
+  # The agent registers the Nodes itself (same labels, taint and capacity as kwok's), runs the
+  # pods whose images are in the table and simulates the rest.
+  start_proc realpods \
+    --kubeconfig="${STATE}/realpods.kubeconfig" \
+    --state-dir="${STATE}/realpods" \
+    --log-dir="${LOGS}/pods" \
+    --image-table="${REAL_PODS_IMAGE_TABLE}" \
+    --pod-cidr="${LOCAL_CLUSTER_POD_CIDR}" \
+    --service-cidr="${SERVICE_CIDR}" \
+    --apiserver="127.0.0.1:${APISERVER_PORT}" \
+    --node-cpu="${NODE_CPU}" --node-memory="${NODE_MEMORY}" --node-pods="${NODE_MAX_PODS}" \
+    --ready-file="${STATE}/realpods.ready" \
+    "${args[@]}"
+  wait_for "realpods-agent to register its nodes" test -f "${STATE}/realpods.ready"
+}
+
 create_nodes() {
   local n manifest=""
   for n in "${NODES[@]}"; do
@@ -497,7 +588,7 @@ status:
 
 nodes_ready() {
   local ready
-  ready="$(kc get nodes -l type=kwok \
+  ready="$(kc get nodes -l "type=$(pod_runner)" \
     -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
     grep -c '^True$' || true)"
   [[ "${ready}" -eq "${#NODES[@]}" ]]
@@ -610,16 +701,28 @@ cmd_up() {
   start_apiserver
   start_controller_manager
   start_scheduler
-  start_kwok
-  create_nodes
+  choose_pod_runner
+  if [[ "$(pod_runner)" == "realpods" ]]; then
+    start_realpods
+  else
+    start_kwok
+    create_nodes
+  fi
   wait_for "kube-controller-manager /healthz" healthz "${KCM_PORT}" kube-controller-manager
   wait_for "kube-scheduler /healthz" healthz "${SCHEDULER_PORT}" kube-scheduler
   wait_for "nodes ${NODES[*]} Ready" nodes_ready
   wait_for "the controller manager to create default ServiceAccount" kcm_working
   log "control plane up in $((SECONDS - t0))s"
 
+  if [[ "$(pod_runner)" == "realpods" && "${REAL_PODS_SERVICES}" == "true" ]]; then
+    "${ROOT}/hack/operands/services.sh" start
+  fi
+
   if [[ "${WITH_CERT_MANAGER}" == "true" ]]; then
     cmd_start_cert_manager
+  fi
+  if [[ "$(pod_runner)" == "realpods" ]]; then
+    log "real pods: images of ${REAL_PODS_IMAGE_TABLE} run as processes (pods ${LOCAL_CLUSTER_POD_CIDR}, Services ${SERVICE_CIDR} also on this host, DNS ${LOCAL_CLUSTER_NODE_IP}); container logs in ${LOGS}/pods"
   fi
   log "cluster up in $((SECONDS - start))s (including build check)"
   log "  export KUBECONFIG=${KUBECONFIG_FILE}"
@@ -628,12 +731,18 @@ cmd_up() {
 
 cmd_down() {
   local i
+  "${ROOT}/hack/operands/services.sh" stop
   stop_proc cert-manager
   rm -f "${STATE}/cert-manager.ready"
-  # Reverse start order: clients before the apiserver, the apiserver before etcd.
+  # Reverse start order: clients before the apiserver, the apiserver before etcd. Whichever ran
+  # the pods goes first (the agent stops its pods' processes as it exits).
+  stop_proc realpods
+  stop_proc kwok
   for ((i = ${#CORE_COMPONENTS[@]} - 1; i >= 0; i--)); do
     stop_proc "${CORE_COMPONENTS[i]}"
   done
+  # The agent's state: its pods' files and the directories behind PVCs (whose objects go with etcd).
+  rm -rf "${STATE}/realpods" "${STATE}/realpods.ready"
   if ! poll "${STOP_TIMEOUT}" 0.25 ports_busy --negate; then
     ss -Htlnp | grep -E ":($(all_ports | tr ' ' '|'))\b" >&2 || true
     die "ports still in use after stopping everything (not started by this script?)"

@@ -28,28 +28,7 @@ KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
 START=${SECONDS}
 SUITE_RC=""
 
-cleanup() {
-  local rc="$1"
-  if [[ -n "${SUITE_RC}" ]]; then
-    rc="${SUITE_RC}"
-    PROC_EXIT_RC="${SUITE_RC}"
-  fi
-  if [[ "${rc}" -ne 0 && "${OP_STARTED_CLUSTER}" == "true" && -d "${OP_STATE}/logs" ]]; then
-    local keep
-    keep="${OP_OUTPUT_DIR}/e2e-logs/$(date -u +%Y%m%dT%H%M%SZ)"
-    mkdir -p "${keep}"
-    cp -r "${OP_STATE}/logs/." "${keep}/" 2>/dev/null || true
-    op::log "FAILED (exit ${rc}): logs kept in ${keep} (operator.log, cluster components, audit.log)"
-  fi
-  if [[ "${KEEP_CLUSTER}" == "true" ]]; then
-    op::log "KEEP_CLUSTER=true: operator and cluster left running; stop them with:"
-    op::log "  $(instance::env) ${ROOT}/hack/lib/operator.sh stop"
-    op::log "  $(instance::env) ${OP_CLUSTER} down"
-  else
-    op::teardown
-  fi
-  op::log "total $((SECONDS - START))s"
-}
+cleanup() { op::finish_suite "$1" "${SUITE_RC}" e2e-logs; }
 proc::on_exit cleanup
 
 # The suite needs a fresh cluster (no cert-manager CRDs). One left running in this directory

@@ -8,7 +8,7 @@ export GOFLAGS="-mod=vendor -trimpath"
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen hack/dashboardgen 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen hack/dashboardgen hack/tools/realpods 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi
@@ -18,7 +18,7 @@ echo "== go vet"
 go vet ./cmd/... ./pkg/... ./bindata/... ./test/... ./hack/... || failed=1
 
 echo "== shell scripts parse (bash -n)"
-for script in hack/*.sh hack/lib/*.sh .ci/run; do
+for script in hack/*.sh hack/lib/*.sh hack/operands/*.sh .ci/run; do
   bash -n "${script}" || { echo "${script}: syntax error"; failed=1; }
 done
 

@@ -224,6 +224,33 @@ op::teardown() {
   fi
 }
 
+# op::finish_suite RC SUITE_RC LOGS_NAME: the exit hook of a suite script (test-e2e-local.sh,
+# test-operands-local.sh): the suite's status wins over the script's; on failure the cluster's
+# logs are copied to $OUTPUT_DIR/LOGS_NAME/<time>; then teardown, or with KEEP_CLUSTER=true how
+# to stop what was left running. Reads START (the script's start, in SECONDS).
+op::finish_suite() {
+  local rc="$1" suite_rc="$2" logs_name="$3"
+  if [[ -n "${suite_rc}" ]]; then
+    rc="${suite_rc}"
+    PROC_EXIT_RC="${suite_rc}"
+  fi
+  if [[ "${rc}" -ne 0 && "${OP_STARTED_CLUSTER}" == "true" && -d "${OP_STATE}/logs" ]]; then
+    local keep
+    keep="${OP_OUTPUT_DIR}/${logs_name}/$(date -u +%Y%m%dT%H%M%SZ)"
+    mkdir -p "${keep}"
+    cp -r "${OP_STATE}/logs/." "${keep}/" 2>/dev/null || true
+    op::log "FAILED (exit ${rc}): logs kept in ${keep} (operator.log, cluster components, audit.log)"
+  fi
+  if [[ "${KEEP_CLUSTER:-false}" == "true" ]]; then
+    op::log "KEEP_CLUSTER=true: operator and cluster left running; stop them with:"
+    op::log "  $(instance::env) ${OP_ROOT}/hack/lib/operator.sh stop"
+    op::log "  $(instance::env) ${OP_CLUSTER} down"
+  else
+    op::teardown
+  fi
+  op::log "total $((SECONDS - START))s"
+}
+
 op::restart() {
   OPERATOR_SKIP_BUILD=true op::stop
   OPERATOR_SKIP_BUILD=true op::start

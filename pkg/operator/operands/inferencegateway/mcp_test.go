@@ -291,6 +291,38 @@ func TestMCPServerURLs(t *testing.T) {
 	}
 }
 
+// TestMCPReadiness: an MCP server is ready once it accepts connections on its port (npx installs
+// the package first), so status.ready means it serves.
+func TestMCPReadiness(t *testing.T) {
+	d := renderMCPObjects(t, testMCP("everything", v1alpha1.MCPSpec{Server: &v1alpha1.MCPServerSpec{Port: 3001}}))[bindata.MCPDeployment].obj.(*appsv1.Deployment)
+	c := engine.ContainerOf(d, mcpContainer)
+	p := c.ReadinessProbe
+	if p == nil || p.TCPSocket == nil || p.TCPSocket.Port.StrVal != c.Ports[0].Name || c.Ports[0].ContainerPort != 3001 {
+		t.Fatalf("readiness probe %+v on ports %+v: want a TCP probe of the server's port", p, c.Ports)
+	}
+}
+
+// TestReadyMCPServers: the gateway's pods restart when a discovered MCP server becomes ready,
+// because the gateway connects to its servers only at start-up.
+func TestReadyMCPServers(t *testing.T) {
+	ready := func(name string, r bool) v1alpha1.MCP {
+		m := testMCP(name, v1alpha1.MCPSpec{})
+		m.Status.Ready = r
+		return *m
+	}
+	if got := readyMCPServers(nil); got != nil {
+		t.Errorf("none discovered: %v, want nil (no annotation)", got)
+	}
+	if got := readyMCPServers([]v1alpha1.MCP{ready("a", false)}); got == nil || len(got) != 0 {
+		t.Errorf("one discovered, not ready: %#v, want empty", got)
+	}
+	got := readyMCPServers([]v1alpha1.MCP{ready("b", true), ready("c", false), ready("a", true)})
+	want := []string{"http://a-service.mcp.svc.cluster.local:8080/mcp", "http://b-service.mcp.svc.cluster.local:8080/mcp"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("readyMCPServers = %#v, want %#v", got, want)
+	}
+}
+
 // FuzzRenderMCP renders MCP specs built from fuzz input: rendering never panics and the same
 // input renders the same objects.
 func FuzzRenderMCP(f *testing.F) {

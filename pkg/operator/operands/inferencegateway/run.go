@@ -1,6 +1,10 @@
 package inferencegateway
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +22,8 @@ type gatewayState struct {
 	// mcpServers are the static and discovered MCP server URLs (the static ones until the
 	// discovery step ran).
 	mcpServers []string
+	// mcpReady are the discovered MCP servers that are ready (nil: none discovered).
+	mcpReady []string
 	// inputs are what the pods read at start-up, watched one by one.
 	inputs podInputs
 }
@@ -32,6 +38,14 @@ type mcpState struct {
 // the live replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
 func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
 	configMaps, secrets := readGatewayInputs(run)
+	if ready := run.State.mcpReady; ready != nil {
+		sum := sha256.Sum256([]byte(strings.Join(ready, "\n")))
+		if err := engine.WithPodTemplateAnnotations(map[string]string{
+			mcpReadyAnnotation: hex.EncodeToString(sum[:8]),
+		})(d); err != nil {
+			return err
+		}
+	}
 	return preparePods(d, configMaps, secrets, hpaEnabled(run.CR.Spec.HPA), run.CachedDeployment)
 }
 
@@ -118,3 +132,7 @@ func withNonRootUser(d *appsv1.Deployment) error {
 	}
 	return nil
 }
+
+// mcpReadyAnnotation on the gateway's pod template is the hash of its discovered MCP servers
+// that are ready (readyMCPServers): one becoming ready restarts the gateway onto it.
+const mcpReadyAnnotation = "operator.llm-infra.io/mcp-servers-ready"

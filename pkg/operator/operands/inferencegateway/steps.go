@@ -137,5 +137,27 @@ func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 		}
 	}
 	run.State.mcpServers = mcpServerURLs(run.CR, discovered)
+	run.State.mcpReady = readyMCPServers(discovered)
 	return nil
+}
+
+// readyMCPServers is the sorted URLs of the discovered MCP servers that are ready, or nil when
+// none was discovered. The gateway (v0.48.2) connects to its MCP servers at start-up and never
+// again to one that failed then (internal/mcp: a server whose first connection failed stays
+// "unknown", which its background reconnection skips), so a Gateway that started before its
+// MCP server listened would never list its tools and, with no server available, answers every
+// chat completion 400 (its MCP middleware has read the body). Their hash on the pod template
+// restarts the gateway when a discovered server becomes ready.
+func readyMCPServers(discovered []v1alpha1.MCP) []string {
+	if len(discovered) == 0 {
+		return nil
+	}
+	ready := []string{}
+	for i := range discovered {
+		if discovered[i].Status.Ready {
+			ready = append(ready, orDefault(discovered[i].Status.URL, mcpURL(&discovered[i])))
+		}
+	}
+	sort.Strings(ready)
+	return ready
 }

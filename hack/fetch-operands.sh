@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# make fetch-operands: the operands' real programs, built from the upstream sources pinned in
+# hack/operands/sources.tsv, and the image table that tells the local cluster's real-pod agent
+# (hack/tools/realpods) which host binary stands for which image.
+#
+# Sources: when OPERAND_SOURCES names a folder of `git archive` tarballs (the layout of the
+# shared operands folder: <archive> of sources.tsv), each is extracted and its commit checked
+# with `git get-tar-commit-id`; else each pinned commit is fetched from its repository
+# (`git fetch --depth 1 <repo> <commit>`) and checked with `git rev-parse HEAD`. A user's clone
+# needs nothing but the internet; only .ci/run points OPERAND_SOURCES at the shared folder.
+#
+# Builds (Go, the toolchain on PATH, GOTOOLCHAIN=local, modules from the module proxy):
+#   batch-gateway-apiserver, batch-gateway-processor, batch-gateway-gc, batch-gateway-e2e.test
+#     (upstream's e2e suite; both modules with `replace` directives pointing
+#     github.com/llm-d-incubation/llm-d-async/{api,producer}, which the module proxy refuses,
+#     at the pinned llm-d-async's api/ and producer/, the same code under its new path)
+#   async-processor (llm-d-async ./cmd), llm-d-inference-sim, inference-gateway (./cmd/gateway)
+#
+# The builds are cached outside the clone, in OPERANDS_CACHE
+# [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/operands], one folder per operand named by
+# a key: the hash of its commit (and of the commits it replaces modules with), `go version` and
+# the functions of this script that build it. A clean clone on the same machine reuses them; a
+# changed pin, Go or build function builds anew. $OUTPUT_DIR/operands/bin/ gets hard links to (or copies of) the cached binaries and
+# $OUTPUT_DIR/operands/images.tsv the image table (hack/operands/images.sh).
+#
+# Then what the backing services (hack/operands/services.sh) need: the hack/tools/services
+# programs (cached the same way), the pinned MCP server package in an npm cache of its own (from
+# the npm registry, once), and Redis and PostgreSQL from Debian's packages when missing.
+#
+# Environment (defaults in brackets):
+#   OPERAND_SOURCES []        folder of source archives; empty: clone from upstream
+#   OPERANDS_CACHE [see above]
+#   OUTPUT_DIR [<repo>/_output]
+#   FORCE [false]             rebuild, ignoring the cache
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SOURCES_FILE="${ROOT}/hack/operands/sources.tsv"
+# shellcheck source=hack/operands/lib.sh
+source "${ROOT}/hack/operands/lib.sh"
+OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}"
+OUT="${OUTPUT_DIR}/operands"
+OPERAND_SOURCES="${OPERAND_SOURCES:-}"
+FORCE="${FORCE:-false}"
+
+# The operands are their own modules: never the operator's vendor/ or a go.work; never a
+# toolchain download.
+export GOFLAGS="-mod=mod -buildvcs=false"
+export GOWORK=off
+export GOTOOLCHAIN=local
+export CGO_ENABLED=0
+
+log() { echo "[fetch-operands] $*"; }
+die() { echo "[fetch-operands] ERROR: $*" >&2; exit 1; }
+
+declare -A REPO COMMIT ARCHIVE
+NAMES=()
+while IFS=$'\t' read -r name repo _ref commit archive; do
+  [[ -z "${name}" || "${name}" == \#* ]] && continue
+  [[ "${commit}" =~ ^[0-9a-f]{40}$ ]] || die "${SOURCES_FILE}: ${name}: '${commit}' is not a full commit id"
+  NAMES+=("${name}")
+  REPO[${name}]="${repo}" COMMIT[${name}]="${commit}" ARCHIVE[${name}]="${archive}"
+done <"${SOURCES_FILE}"
+
+mkdir -p "${OPERANDS_CACHE}" "${OUT}/bin"
+# One fetch at a time per cache (a clean clone's CI and a developer may start together); the
+# second waits, then finds the builds cached.
+exec 9>"${OPERANDS_CACHE}/.lock"
+flock 9
+
+WORK="$(mktemp -d "${OPERANDS_CACHE}/.work.XXXXXX")"
+trap 'rm -rf "${WORK}"' EXIT
+
+# source_of NAME: a tree of NAME's pinned commit in $WORK/NAME (extracted or cloned once).
+source_of() {
+  local name="$1" dir="${WORK}/$1" commit="${COMMIT[$1]}"
+  [[ -d "${dir}" ]] && return 0
+  if [[ -n "${OPERAND_SOURCES}" ]]; then
+    local archive="${OPERAND_SOURCES}/${ARCHIVE[${name}]}" got
+    [[ -f "${archive}" ]] || die "${archive} is missing (OPERAND_SOURCES=${OPERAND_SOURCES})"
+    got="$(gzip -dc "${archive}" | git get-tar-commit-id || true)"
+    [[ "${got}" == "${commit}" ]] || die "${archive} is commit '${got}', ${SOURCES_FILE} pins ${commit}"
+    log "${name}: extracting ${archive} (commit ${commit:0:12})"
+    mkdir -p "${dir}"
+    # git archive's tarballs hold one top folder, the repository's name.
+    tar -xzf "${archive}" -C "${dir}" --strip-components=1
+  else
+    log "${name}: fetching ${REPO[${name}]} at ${commit:0:12}"
+    git init -q "${dir}"
+    git -C "${dir}" fetch -q --depth 1 "${REPO[${name}]}" "${commit}" ||
+      die "could not fetch ${commit} from ${REPO[${name}]}"
+    git -C "${dir}" -c advice.detachedHead=false checkout -q FETCH_HEAD
+    [[ "$(git -C "${dir}" rev-parse HEAD)" == "${commit}" ]] ||
+      die "${REPO[${name}]}: HEAD is $(git -C "${dir}" rev-parse HEAD), not the pinned ${commit}"
+  fi
+}
+
+# key_of FUNCTION NAME [OTHER...]: what decides NAME's build: the commits, the Go version and the
+# shell functions that build it (their text, so that an edit elsewhere in this script, a comment
+# or how the binaries are placed, rebuilds nothing).
+key_of() {
+  local fn="$1" n
+  shift
+  {
+    for n in "$@"; do echo "${n} ${COMMIT[${n}]}"; done
+    go version
+    declare -f "${fn}" source_of gobuild replace_async
+  } | sha256sum | cut -c1-16
+}
+
+# cached NAME KEY BINARIES...: the cache folder holds every binary of this key.
+cached() {
+  local dir="${OPERANDS_CACHE}/$1-$2" b; shift 2
+  [[ "${FORCE}" == "true" ]] && return 1
+  [[ -f "${dir}/.complete" ]] || return 1
+  for b in "$@"; do [[ -x "${dir}/${b}" ]] || return 1; done
+}
+
+# build NAME KEY "BINARIES" FUNCTION: unless cached, FUNCTION builds into a temporary folder,
+# which becomes the cache folder only when complete (an interrupted build is redone next time).
+# Then the binaries are linked into $OUT/bin.
+build() {
+  local name="$1" key="$2" bins="$3" fn="$4" dir="${OPERANDS_CACHE}/$1-$2" b
+  # shellcheck disable=SC2086 # bins is a word list
+  if cached "${name}" "${key}" ${bins}; then
+    log "${name}: cached (${dir})"
+  else
+    local tmp="${dir}.tmp.$$" start=${SECONDS}
+    rm -rf "${tmp}" && mkdir -p "${tmp}"
+    log "${name}: building ${bins} ..."
+    "${fn}" "${tmp}"
+    echo "${key}" >"${tmp}/.complete"
+    rm -rf "${dir}" && mv "${tmp}" "${dir}"
+    log "${name}: built in $((SECONDS - start))s"
+  fi
+  for b in ${bins}; do place "${dir}/${b}" "${OUT}/bin/${b}"; done
+}
+
+# place CACHED TARGET: the cached binary at TARGET, as a hard link (a copy when the cache is on
+# another filesystem), never a symbolic link: the pods run these as user 65532, who may not
+# traverse the cache's parents (~ is 0700 for root).
+place() {
+  rm -f "$2"
+  ln "$1" "$2" 2>/dev/null || cp "$1" "$2"
+}
+
+gobuild() { go build -trimpath -ldflags "-s -w" "$@"; }
+
+# batch-gateway's modules require github.com/llm-d-incubation/llm-d-async/{api,producer} v0.7.3,
+# which the module proxy refuses; the pinned llm-d-async holds the same code.
+replace_async() {
+  local mod="$1" async="${WORK}/llm-d-async"
+  (cd "${mod}" &&
+    go mod edit \
+      -replace "github.com/llm-d-incubation/llm-d-async/api=${async}/api" \
+      -replace "github.com/llm-d-incubation/llm-d-async/producer=${async}/producer")
+}
+
+build_batch_gateway() {
+  local out="$1" src="${WORK}/batch-gateway"
+  source_of batch-gateway
+  source_of llm-d-async
+  replace_async "${src}"
+  replace_async "${src}/test/e2e"
+  (cd "${src}" &&
+    gobuild -o "${out}/batch-gateway-apiserver" ./cmd/apiserver &&
+    gobuild -o "${out}/batch-gateway-processor" ./cmd/batch-processor &&
+    gobuild -o "${out}/batch-gateway-gc" ./cmd/batch-gc)
+  (cd "${src}/test/e2e" && go test -c -trimpath -o "${out}/batch-gateway-e2e.test" .)
+}
+
+build_async() {
+  source_of llm-d-async
+  (cd "${WORK}/llm-d-async" && gobuild -o "$1/async-processor" ./cmd)
+}
+
+build_sim() {
+  source_of llm-d-inference-sim
+  (cd "${WORK}/llm-d-inference-sim" && gobuild -o "$1/llm-d-inference-sim" ./cmd/llm-d-inference-sim)
+}
+
+build_gateway() {
+  source_of inference-gateway
+  (cd "${WORK}/inference-gateway" && gobuild -o "$1/inference-gateway" ./cmd/gateway)
+}
+
+# The backing services' programs (hack/operands/services.sh): the hack/tools/services module,
+# keyed by its files like the operands.
+build_services_tools() {
+  (cd "${ROOT}/hack/tools/services" &&
+    gobuild -o "$1/" ./s3fake ./npmregistry ./oidcissuer)
+}
+services_key() {
+  {
+    (cd "${ROOT}/hack/tools/services" && find . -name '*.go' -o -name 'go.mod' -o -name 'go.sum' | LC_ALL=C sort | xargs sha256sum)
+    go version
+    declare -f build_services_tools gobuild
+  } | sha256sum | cut -c1-16
+}
+
+# The MCP server package, pinned (hack/operands/lib.sh), installed once from the npm registry
+# into its own npm cache, which the npm registry of the services serves to the MCP pods.
+install_mcp_package() {
+  local cache spec
+  cache="$(services::npm_cache)"
+  spec="$(services::mcp_package)@$(services::mcp_version)"
+  if [[ -f "${cache}/.complete" && "${FORCE}" != "true" ]]; then
+    log "npm ${spec}: cached (${cache})"
+    return 0
+  fi
+  command -v npm >/dev/null || die "npm is required to install ${spec} (Debian packages nodejs, npm)"
+  log "npm ${spec}: installing into ${cache}"
+  rm -rf "${cache}" "${cache}.tmp"
+  mkdir -p "${cache}.tmp/prefix"
+  npm install --global --prefix "${cache}.tmp/prefix" --cache "${cache}.tmp" \
+    --no-audit --no-fund --no-update-notifier --loglevel=warn "${spec}" >&2 ||
+    die "npm install ${spec} failed"
+  touch "${cache}.tmp/.complete"
+  mv "${cache}.tmp" "${cache}"
+}
+
+# Redis and PostgreSQL from the distribution's packages, when missing (needs root: apt-get).
+install_packages() {
+  local missing=()
+  command -v redis-server >/dev/null && command -v redis-cli >/dev/null || missing+=(redis-server redis-tools)
+  [[ -x "$(services::pg_bindir)/postgres" ]] || missing+=(postgresql-15)
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    log "WARNING: ${missing[*]} missing; install them (Debian: apt-get install --no-install-recommends ${missing[*]}) to run the backing services"
+    return 0
+  fi
+  log "apt-get install ${missing[*]}"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    die "apt-get install ${missing[*]} failed"
+}
+
+command -v go >/dev/null || die "go is required"
+start=${SECONDS}
+build batch-gateway "$(key_of build_batch_gateway batch-gateway llm-d-async)" \
+  "batch-gateway-apiserver batch-gateway-processor batch-gateway-gc batch-gateway-e2e.test" build_batch_gateway
+build llm-d-async "$(key_of build_async llm-d-async)" "async-processor" build_async
+build llm-d-inference-sim "$(key_of build_sim llm-d-inference-sim)" "llm-d-inference-sim" build_sim
+build inference-gateway "$(key_of build_gateway inference-gateway)" "inference-gateway" build_gateway
+build services-tools "$(services_key)" "s3fake npmregistry oidcissuer" build_services_tools
+install_mcp_package
+install_packages
+
+"${ROOT}/hack/operands/images.sh" "${OUT}/bin" >"${OUT}/images.tsv.tmp"
+mv "${OUT}/images.tsv.tmp" "${OUT}/images.tsv"
+log "binaries in ${OUT}/bin, image table ${OUT}/images.tsv ($((SECONDS - start))s)"

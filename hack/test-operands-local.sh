@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# make test-operands-local: the operands' e2e suite (test/operands) on a local cluster whose pods
+# run for real: make fetch-operands (cached), a cluster of its own instance (`operands`:
+# _output/operands-cluster, ports 30xxx, services on its own loopback address) with
+# REAL_PODS=true, which starts the backing services (hack/operands/services.sh), deploy/ and the
+# operator, then the suite, then teardown. On failure the logs are kept and their place printed.
+# OPERANDS_SHORT=true runs the short form (one batch, one chat completion, one MCP tool list:
+# what make ci runs). Exits with the suite's status; a machine that cannot run real pods fails
+# with the reason (the suite never passes by skipping).
+#
+# Environment: those of hack/local-cluster.sh and hack/lib/operator.sh, and
+#   OPERANDS_SHORT [false]   OPERANDS_TIMEOUT [40m]   OPERANDS_ARGS [] (extra go test arguments)
+#   KEEP_CLUSTER [false]     leave the cluster, services and operator running afterwards
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export LOCAL_CLUSTER_INSTANCE="${LOCAL_CLUSTER_INSTANCE:-operands}"
+# shellcheck source=hack/lib/operator.sh
+source "${ROOT}/hack/lib/operator.sh"
+# shellcheck source=hack/operands/lib.sh
+source "${ROOT}/hack/operands/lib.sh"
+
+OPERANDS_TIMEOUT="${OPERANDS_TIMEOUT:-40m}"
+KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
+START=${SECONDS}
+SUITE_RC=""
+
+cleanup() { op::finish_suite "$1" "${SUITE_RC}" operands-logs; }
+proc::on_exit cleanup
+
+services::real_pods_possible || op::die "the operands' suite needs real pods: ${SERVICES_REAL_PODS_WHY}"
+if op::cluster_running; then
+  op::die "a local cluster is (partly) running in ${LOCAL_CLUSTER_DIR}; stop it first: $(instance::env) ${OP_CLUSTER} down"
+fi
+"${ROOT}/hack/fetch-operands.sh"
+op::build
+export REAL_PODS=true
+op::cluster_up
+[[ "$(cat "${OP_STATE}/pod-runner" 2>/dev/null)" == "realpods" ]] ||
+  op::die "the cluster's pods are simulated (hack/local-cluster.sh said why above): the operands' suite needs real pods"
+op::install
+OPERATOR_SKIP_BUILD=true op::start
+op::log "set up in $((SECONDS - START))s; running the operands' suite"
+
+export KUBECONFIG="${OP_ADMIN_KUBECONFIG}"
+export OPERANDS_SERVICES_ENV="${OP_STATE}/services/env"
+export OPERANDS_BIN="${OP_OUTPUT_DIR}/operands/bin"
+export OPERANDS_SAMPLES="${ROOT}/hack/operands/samples"
+filter=()
+[[ "${OPERANDS_SHORT:-false}" == "true" ]] && filter=(-ginkgo.label-filter=short)
+cd "${ROOT}"
+set +e
+# shellcheck disable=SC2086 # OPERANDS_ARGS is a word list on purpose
+GOFLAGS="-mod=vendor -trimpath" go test ./test/operands/... -count=1 -timeout "${OPERANDS_TIMEOUT}" -v -ginkgo.v "${filter[@]}" ${OPERANDS_ARGS:-}
+SUITE_RC=$?
+set -e
+op::log "operands suite exited ${SUITE_RC} after $((SECONDS - START))s in total"
+exit "${SUITE_RC}"

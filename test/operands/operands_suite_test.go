@@ -1,0 +1,29 @@
+// Package operands proves that what the operator deploys serves: the real upstream programs (built
+// by make fetch-operands from the pinned sources) run as the pods of the operator's Deployments,
+// against real Redis, PostgreSQL, an S3 endpoint, llm-d-inference-sim and an npm MCP server, and
+// batches complete, chat completions and MCP tools come back through the gateways.
+//
+//	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v          (make test-operands)
+//	hack/test-operands-local.sh                                               (make test-operands-local)
+//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list (make ci)
+//
+// Environment:
+//
+//	KUBECONFIG              a cluster whose pods run for real, where the operator runs
+//	OPERANDS_SERVICES_ENV   the backing services' addresses and credentials, KEY=VALUE lines
+//	                        (hack/operands/services.sh writes $LOCAL_CLUSTER_DIR/services/env)
+//	OPERANDS_SAMPLES        the samples' folder [../../hack/operands/samples]
+//	OPERANDS_BIN            the operand builds [../../_output/operands/bin]: upstream's e2e suite
+package operands
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestOperands(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "llm-infra-operator operands on real pods")
+}
