@@ -1,12 +1,8 @@
 package inferencegateway
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,18 +12,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
-	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
@@ -334,47 +323,7 @@ func goldenCases(tb testing.TB) []string {
 // and as upstream's controller saw it.
 func goldenCR(tb testing.TB, name string) *v1alpha1.Gateway {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join(goldenDir, name, "cr.yaml"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var obj map[string]interface{}
-	if err := yaml.Unmarshal(data, &obj); err != nil {
-		tb.Fatalf("cr.yaml: %v", err)
-	}
-	structuraldefaulting.Default(obj, gatewaySchema(tb))
-	defaulted, err := json.Marshal(obj)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cr := &v1alpha1.Gateway{}
-	if err := yaml.UnmarshalStrict(defaulted, cr); err != nil {
-		tb.Fatalf("cr.yaml: %v", err)
-	}
-	return cr
-}
-
-// gatewaySchema is the structural schema of the generated Gateway CRD, which the API server
-// defaults objects with.
-func gatewaySchema(tb testing.TB) *structuralschema.Structural {
-	tb.Helper()
-	raw, err := os.ReadFile(gatewayCRD)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(raw, crd); err != nil {
-		tb.Fatal(err)
-	}
-	internal := &apiextensionsinternal.CustomResourceValidation{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(crd.Spec.Versions[0].Schema, internal, nil); err != nil {
-		tb.Fatal(err)
-	}
-	schema, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return schema
+	return enginetest.DefaultedCR[v1alpha1.Gateway](tb, gatewayCRD, filepath.Join(goldenDir, name, "cr.yaml"))
 }
 
 // fieldDiff is one field that differs between upstream's object and ours.
@@ -498,45 +447,14 @@ func sortedKeys[V any](a, b map[string]V) []string {
 
 func readGoldenObjects(t *testing.T, name string) []*unstructured.Unstructured {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(goldenDir, name, "objects.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var objs []*unstructured.Unstructured
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatalf("objects.yaml: %v", err)
-		}
-		obj, err := engine.DecodeManifest(doc)
-		if err != nil {
-			t.Fatalf("objects.yaml: %v", err)
-		}
-		objs = append(objs, obj)
-	}
+	return enginetest.ReadObjects(t, filepath.Join(goldenDir, name, "objects.yaml"))
 }
 
 // normalize brings both sides to one form: built-in kinds go through their Go types (so "1000m"
 // and "1" are one quantity), and each container's env becomes a map by name, compared as data.
 func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 	t.Helper()
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gvk := (&unstructured.Unstructured{Object: content}).GroupVersionKind()
-	if typed, err := clientgoscheme.Scheme.New(gvk); err == nil {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, typed); err != nil {
-			t.Fatal(err)
-		}
-		if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err != nil {
-			t.Fatal(err)
-		}
-	}
+	content := enginetest.TypedContent(t, obj)
 	containers, _, _ := unstructured.NestedSlice(content, "spec", "template", "spec", "containers")
 	for _, c := range containers {
 		c := c.(map[string]interface{})
