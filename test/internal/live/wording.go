@@ -44,6 +44,14 @@ var Wordings = []Wording{
 		Older:  `$1: Invalid value: "object": $2`,
 		Why:    "up to apiextensions-apiserver v0.34 a failed x-kubernetes-validations rule's field.Invalid gets the schema's type as its value (pkg/apiserver/schema/cel/validation.go: sts.Type); from v0.35 it gets the value, which field.Error leaves out for an object or a list (every rule of the tables is on an object)",
 	},
+	{
+		// A list-map key's duplicate (x-kubernetes-list-type: map), e.g. two env entries of one
+		// name: the value is the key's fields as a map.
+		Minors: []int{30},
+		Newer:  regexp.MustCompile(`: Duplicate value: \{"([^"]+)":"([^"]*)"\}`),
+		Older:  `: Duplicate value: map[string]interface {}{"$1":"$2"}`,
+		Why:    "apimachinery v0.30's field.Error prints a value that is neither a simple type, a string nor a Stringer with %#v (pkg/util/validation/field/errors.go, ErrorBody); later releases try json.Marshal first",
+	},
 }
 
 // ForServer is want, a table's error text, as an API server of Kubernetes 1.<minor> words it.

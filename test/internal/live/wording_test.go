@@ -22,6 +22,11 @@ func TestForServer(t *testing.T) {
 			table: "<nil>: Invalid value: metadata.name must have at most 55 characters and no dots: it names the MCP server's Service, <name>-service, a DNS label of at most 63",
 			v130:  `<nil>: Invalid value: "object": metadata.name must have at most 55 characters and no dots: it names the MCP server's Service, <name>-service, a DNS label of at most 63`,
 		},
+		{
+			name:  "duplicate list-map key",
+			table: `spec.env[1]: Duplicate value: {"name":"A"}`,
+			v130:  `spec.env[1]: Duplicate value: map[string]interface {}{"name":"A"}`,
+		},
 		{name: "pattern", table: `spec.guardrails.externalUrl: Invalid value: "": spec.guardrails.externalUrl in body should match '^https?://.+$'`},
 		{name: "minimum", table: "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"},
 		{name: "maximum", table: "spec.replicas: Invalid value: 101: spec.replicas in body should be less than or equal to 100"},
