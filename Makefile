@@ -157,10 +157,11 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes, the operands' short form.
+# The operands' short form (test-operands-short) is not in ci yet: the real-pod agent gives each
+# pod a private /tmp, so a clone under /tmp (as CI's may be) hides the operand binaries from the pods.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes.
 	hack/timed.sh verify $(MAKE) verify
 	hack/timed.sh test $(MAKE) test
 	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
 	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
 	hack/timed.sh test-admission-oldest $(MAKE) test-admission-oldest
-	hack/timed.sh test-operands-short $(MAKE) test-operands-short
