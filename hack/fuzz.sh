@@ -35,13 +35,16 @@ done
 # json_escape: a string's JSON form without its quotes (control characters dropped).
 json_escape() { printf '%s' "$1" | tr -d '\000-\037' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'; }
 
+# failure_line: how Go prints an input's failure: a test's "file.go:N:" line or a panic.
+failure_line='^\s+[a-z_]+\.go:[0-9]+:|panic:'
+
 # deadline_race LOG: the run's only failure is Go's own fuzztime race (go.dev/issue/75804,
 # fixed in Go 1.27; this toolchain is 1.26): the coordinator reports its own -fuzztime deadline
 # as "context deadline exceeded" when a worker is mid-exec at that instant, on a loaded
 # machine. No input failed: Go wrote no crasher and printed no test failure or panic.
 deadline_race() {
   grep -qE '^\s+context deadline exceeded$' "$1" &&
-    ! grep -qE '^\s+[a-z_]+\.go:[0-9]+:|panic:|testdata/fuzz/' "$1"
+    ! grep -qE "${failure_line}|testdata/fuzz/" "$1"
 }
 
 total_execs=0
@@ -65,7 +68,7 @@ for t in "${targets[@]}"; do
   elif [[ "${status}" -ne 0 ]]; then
     failed=$((failed + 1))
     crasher="$(grep -o 'testdata/fuzz/'"${name}"'/[0-9a-f]*' "${log}" | tail -1 || true)"
-    line="${pkg} ${name}: $(grep -m1 -E '^\s+[a-z_]+\.go:[0-9]+:|panic:' "${log}" | sed 's/^[[:space:]]*//' || echo "exit ${status}, see ${log}")"
+    line="${pkg} ${name}: $(grep -m1 -E "${failure_line}" "${log}" | sed 's/^[[:space:]]*//' || echo "exit ${status}, see ${log}")"
     if [[ -n "${crasher}" && -f "${pkg}/${crasher}" ]]; then
       mkdir -p "${DIR}/fuzz-crashers"
       cp "${pkg}/${crasher}" "${DIR}/fuzz-crashers/${name}-$(basename "${crasher}")"

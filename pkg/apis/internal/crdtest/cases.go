@@ -26,8 +26,16 @@ func Object(t testing.TB, c admission.Case) map[string]any {
 }
 
 // ExpectCases creates every case's object and requires exactly the case's errors, one subtest
-// per case.
+// per case. Case names must be unique: the admission suites and `go test -run` find a case by
+// its name, and Go would otherwise run the second one silently as "name#01".
 func (c *CRD) ExpectCases(t *testing.T, cases []admission.Case) {
+	seen := map[string]bool{}
+	for _, tc := range cases {
+		if seen[tc.Name] {
+			t.Errorf("two cases are named %q: give each case its own name", tc.Name)
+		}
+		seen[tc.Name] = true
+	}
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			_, errs := c.Create(Object(t, tc))
