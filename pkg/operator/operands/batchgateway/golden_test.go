@@ -51,7 +51,7 @@ var goldenImages = Images{
 }
 
 // absent stands for a field that one side does not have.
-var absent = &struct{ absent bool }{true}
+var absent = enginetest.Absent
 
 // condition is when, by the CR's spec, an intended difference occurs.
 type condition struct {
@@ -247,15 +247,7 @@ type fieldDiff struct {
 }
 
 func (d fieldDiff) String() string {
-	return fmt.Sprintf("%s %s (component %q) %s: upstream %s, ours %s", d.kind, d.name, d.component, d.path, show(d.golden), show(d.ours))
-}
-
-func show(v interface{}) string {
-	if v == absent {
-		return "<absent>"
-	}
-	data, _ := json.Marshal(v)
-	return string(data)
+	return fmt.Sprintf("%s %s (component %q) %s: upstream %s, ours %s", d.kind, d.name, d.component, d.path, enginetest.Show(d.golden), enginetest.Show(d.ours))
 }
 
 // goldenObject is an object of a case: its kind, upstream's component label (ours when upstream
@@ -280,13 +272,13 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]golde
 			if in.nameBack != nil {
 				obj = in.nameBack(obj)
 			}
-			ours[objectKey(obj)] = obj
+			ours[enginetest.ObjectKey(obj)] = obj
 		}
 	}
 	golden := map[string]map[string]interface{}{}
 	for _, obj := range in.golden {
 		normalized := normalize(t, obj)
-		golden[objectKey(normalized)] = normalized
+		golden[enginetest.ObjectKey(normalized)] = normalized
 	}
 	var diffs []fieldDiff
 	objects := map[string]goldenObject{}
@@ -312,11 +304,6 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]golde
 		}
 	}
 	return diffs, objects
-}
-
-func objectKey(obj map[string]interface{}) string {
-	u := unstructured.Unstructured{Object: obj}
-	return u.GetKind() + "/" + u.GetName()
 }
 
 func sortedKeys(maps ...map[string]map[string]interface{}) []string {

@@ -1,7 +1,6 @@
 package inferencegateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -42,7 +41,7 @@ const (
 )
 
 // absent stands for a field that one side does not have.
-var absent = &struct{ absent bool }{true}
+var absent = enginetest.Absent
 
 // fromCR stands for a value that follows from the Gateway (a port it declares).
 type fromCR func(gw *v1alpha1.Gateway) interface{}
@@ -266,7 +265,7 @@ type goldenInput struct {
 
 func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name string) goldenInput) {
 	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
-		func(t *testing.T, name string) enginetest.GoldenCase[fieldDiff] {
+		func(t *testing.T, name string) enginetest.GoldenCase[enginetest.FieldDiff] {
 			in := input(t, name)
 			diffs, objects := diffGoldenCase(t, in)
 			// Conditions and values that follow from the Gateway are read on the CR as named
@@ -275,11 +274,11 @@ func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name str
 			if in.nameBack != nil {
 				cr = namedBack(t, in.cr, in.nameBack)
 			}
-			return enginetest.GoldenCase[fieldDiff]{
+			return enginetest.GoldenCase[enginetest.FieldDiff]{
 				Diffs:   diffs,
 				Objects: slices.Sorted(maps.Keys(objects)),
-				Listed: func(d fieldDiff) (int, string) {
-					return matchIntendedDifference(cr, objects[d.kind+"/"+d.name], d), d.kind + "/" + d.name
+				Listed: func(d enginetest.FieldDiff) (int, string) {
+					return matchIntendedDifference(cr, objects[d.Object()], d), d.Object()
 				},
 				Applies: func(i int, key string) bool { return intendedDifferences[i].appliesTo(cr, objects[key]) },
 			}
@@ -326,25 +325,6 @@ func goldenCR(tb testing.TB, name string) *v1alpha1.Gateway {
 	return enginetest.DefaultedCR[v1alpha1.Gateway](tb, gatewayCRD, filepath.Join(goldenDir, name, "cr.yaml"))
 }
 
-// fieldDiff is one field that differs between upstream's object and ours.
-type fieldDiff struct {
-	kind, name   string
-	path         string
-	golden, ours interface{}
-}
-
-func (d fieldDiff) String() string {
-	return fmt.Sprintf("%s %s %s: upstream %s, ours %s", d.kind, d.name, d.path, show(d.golden), show(d.ours))
-}
-
-func show(v interface{}) string {
-	if v == absent {
-		return "<absent>"
-	}
-	data, _ := json.Marshal(v)
-	return string(data)
-}
-
 // goldenObject is an object of a case (or the Gateway's status, kind statusKind): its kind, and
 // whether only one side has it.
 type goldenObject struct {
@@ -355,7 +335,7 @@ type goldenObject struct {
 // diffGoldenCase renders a case's Gateway and returns every field that differs from upstream's
 // objects and status, and every object only one side has (path ""), with the objects of either
 // side.
-func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]goldenObject) {
+func diffGoldenCase(t *testing.T, in goldenInput) ([]enginetest.FieldDiff, map[string]goldenObject) {
 	t.Helper()
 	cr := in.cr
 	// No MCP objects and no provider Secrets existed when the golden objects were made.
@@ -372,13 +352,13 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]golde
 	for _, r := range rendered {
 		if r.wanted {
 			obj := nameBack(normalize(t, r.obj))
-			ours[objectKey(obj)] = enginetest.Flatten(obj)
+			ours[enginetest.ObjectKey(obj)] = enginetest.Flatten(obj)
 		}
 	}
 	golden := map[string]map[string]interface{}{}
 	for _, obj := range in.golden {
 		normalized := normalize(t, obj)
-		golden[objectKey(normalized)] = enginetest.Flatten(normalized)
+		golden[enginetest.ObjectKey(normalized)] = enginetest.Flatten(normalized)
 	}
 	// The status as the operand writes it, of the fields upstream's has too.
 	var status v1alpha1.GatewayStatus
@@ -391,34 +371,16 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]golde
 	golden[statusKey] = enginetest.Flatten(in.status)
 	ours[statusKey] = enginetest.Flatten(nameBack(statusContent))
 
-	var diffs []fieldDiff
 	objects := map[string]goldenObject{}
-	for _, key := range sortedKeys(golden, ours) {
-		g, o := golden[key], ours[key]
-		kind, objName, _ := strings.Cut(key, "/")
-		objects[key] = goldenObject{kind: kind, oneSided: g == nil || o == nil}
-		switch {
-		case g == nil:
-			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: absent, ours: "object"})
-		case o == nil:
-			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: "object", ours: absent})
-		default:
-			for _, path := range sortedKeys(g, o) {
-				gv, gok := g[path]
-				ov, ook := o[path]
-				if !gok {
-					gv = absent
-				}
-				if !ook {
-					ov = absent
-				}
-				if !reflect.DeepEqual(gv, ov) {
-					diffs = append(diffs, fieldDiff{kind: kind, name: objName, path: path, golden: gv, ours: ov})
-				}
-			}
-		}
+	for key := range golden {
+		kind, _, _ := strings.Cut(key, "/")
+		objects[key] = goldenObject{kind: kind, oneSided: ours[key] == nil}
 	}
-	return diffs, objects
+	for key := range ours {
+		kind, _, _ := strings.Cut(key, "/")
+		objects[key] = goldenObject{kind: kind, oneSided: golden[key] == nil}
+	}
+	return enginetest.DiffFlattened(golden, ours), objects
 }
 
 func readGoldenStatus(t *testing.T, name string) map[string]interface{} {
@@ -432,17 +394,6 @@ func readGoldenStatus(t *testing.T, name string) map[string]interface{} {
 		t.Fatal(err)
 	}
 	return status
-}
-
-func objectKey(obj map[string]interface{}) string {
-	u := unstructured.Unstructured{Object: obj}
-	return u.GetKind() + "/" + u.GetName()
-}
-
-func sortedKeys[V any](a, b map[string]V) []string {
-	keys := maps.Clone(a)
-	maps.Copy(keys, b)
-	return slices.Sorted(maps.Keys(keys))
 }
 
 func readGoldenObjects(t *testing.T, name string) []*unstructured.Unstructured {
@@ -480,10 +431,10 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 
 // matchIntendedDifference returns the index of the listed difference d is, or -1: one that
 // applies to d's object in this Gateway, at d's path, with d's values.
-func matchIntendedDifference(gw *v1alpha1.Gateway, o goldenObject, d fieldDiff) int {
+func matchIntendedDifference(gw *v1alpha1.Gateway, o goldenObject, d enginetest.FieldDiff) int {
 	for i, want := range intendedDifferences {
-		if want.path == d.path && want.appliesTo(gw, o) &&
-			valueMatches(gw, want.golden, d.golden) && valueMatches(gw, want.ours, d.ours) {
+		if want.path == d.Path && want.appliesTo(gw, o) &&
+			valueMatches(gw, want.golden, d.Golden) && valueMatches(gw, want.ours, d.Ours) {
 			return i
 		}
 	}

@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -27,8 +30,9 @@ import (
 // (the upstream operator's output, see test/golden/README.md) and compares every field of every
 // object, and the status the operator computes from what it observed (for an Agent, the card read
 // from a server that answers upstream's fixed card), with upstream's. Every difference must be
-// listed in intendedDifferences with its reason; a listed difference that does not occur fails
-// too. Env is compared as the kubelet reads it: by name, the last entry of a name winning, an
+// listed in intendedDifferences with its reason, keyed by what causes it (the object's kind, a
+// condition on the CR), never by a case's name; a listed difference that does not occur in an
+// object it applies to fails too, so the list stays honest. Env is compared as the kubelet reads it: by name, the last entry of a name winning, an
 // empty value being a value.
 //
 // Intended differences the golden CRs do not exercise are tested in render_test.go: a spec.env
@@ -46,32 +50,91 @@ const (
 	goldenGeneration = 1
 )
 
+// absent stands for a field one side does not have.
+var absent = enginetest.Absent
+
+// goldenCR is a case's CR, defaulted as stored: an Agent or an Orchestrator.
+type goldenCR struct {
+	agent *v1alpha1.Agent
+	orch  *v1alpha1.Orchestrator
+}
+
+// crCondition is when, by the case's CR, an intended difference occurs.
+type crCondition struct {
+	says  string
+	holds func(cr goldenCR) bool
+}
+
+// fromCR stands for a value that follows from the CR.
+type fromCR func(cr goldenCR) any
+
+// userEnv is the value of the CR's spec.env entry name (the last one of that name), or "".
+func userEnv(cr goldenCR, name string) string {
+	var env *[]corev1.EnvVar
+	if cr.agent != nil {
+		env = cr.agent.Spec.Env
+	} else {
+		env = cr.orch.Spec.Env
+	}
+	value := ""
+	if env != nil {
+		for _, e := range *env {
+			if e.Name == name {
+				value = e.Value
+			}
+		}
+	}
+	return value
+}
+
+func agentPortString(cr goldenCR) any { return strconv.Itoa(int(agentPort(&cr.agent.Spec))) }
+func agentURLOf(cr goldenCR) any      { return AgentURL(cr.agent) }
+
 var (
-	agentCases = []string{"agent-server", "extra-agent-card-unavailable", "extra-agent-env-resources", "extra-agent-minimal", "samples-core_v1alpha1_agent"}
-	orchCases  = []string{"extra-orchestrator-mcp-discovery-receiver", "extra-orchestrator-minimal", "extra-orchestrator-telegram-secrets", "orchestrator-05-orchestrator", "samples-core_v1alpha1_orchestrator"}
-	// agentsWithCard are the Agent cases whose card was read.
-	agentsWithCard = []string{"agent-server", "extra-agent-env-resources", "extra-agent-minimal", "samples-core_v1alpha1_agent"}
-	// orchsWithDiscovery are the Orchestrator cases with MCP discovery (upstream's hash
-	// annotation of mcp.yaml).
-	orchsWithMCPFile = []string{"extra-orchestrator-mcp-discovery-receiver", "orchestrator-05-orchestrator"}
+	anAgent         = crCondition{"an Agent", func(cr goldenCR) bool { return cr.agent != nil }}
+	anOrchestrator  = crCondition{"an Orchestrator", func(cr goldenCR) bool { return cr.orch != nil }}
+	envReplacesPort = crCondition{"spec.env sets PORT to another value than spec.port", func(cr goldenCR) bool {
+		return cr.agent != nil && userEnv(cr, "PORT") != "" && userEnv(cr, "PORT") != agentPortString(cr)
+	}}
+	envReplacesAgentURL = crCondition{"spec.env sets A2A_AGENT_URL to another URL than the Agent's", func(cr goldenCR) bool {
+		return cr.agent != nil && userEnv(cr, "A2A_AGENT_URL") != "" && userEnv(cr, "A2A_AGENT_URL") != AgentURL(cr.agent)
+	}}
+	mcpDiscovery   = crCondition{"MCP discovery is on", func(cr goldenCR) bool { return cr.orch != nil && mcpsDiscoveryOn(&cr.orch.Spec) }}
+	agentDiscovery = crCondition{"A2A discovery is on", func(cr goldenCR) bool { return cr.orch != nil && agentsDiscoveryOn(&cr.orch.Spec) }}
+	mcpFile        = crCondition{"mcp.yaml has listed or discovered servers", func(cr goldenCR) bool { return cr.orch != nil && mcpFileWanted(&cr.orch.Spec) }}
+	mcpListedOnly  = crCondition{"MCP servers are listed and neither kind's discovery is on", func(cr goldenCR) bool {
+		return cr.orch != nil && mcpFileWanted(&cr.orch.Spec) && !mcpsDiscoveryOn(&cr.orch.Spec) && !agentsDiscoveryOn(&cr.orch.Spec)
+	}}
+	receiver = crCondition{"the receiver listens (telemetry and receiver enabled)", func(cr goldenCR) bool { return cr.orch != nil && receiverOn(&cr.orch.Spec) }}
 )
 
-// absent stands for a field one side does not have.
-var absent = &struct{ absent bool }{true}
-
 // intendedDifference is a difference from upstream's objects or status that the operator means
-// to make.
+// to make, keyed by what causes it (the object's kind, a condition on the CR), never by a case's
+// name.
 type intendedDifference struct {
-	// cases it occurs in; nil means every case of its kinds' CRs.
-	cases []string
-	// kinds selects the objects ("status" is the CR's status); nil means every object.
+	// kinds selects the objects ("status" is the CR's status); nil means every object but the
+	// status. notKinds leaves kinds out.
 	kinds []string
+	when  crCondition
 	// path is the field as enginetest.Flatten writes it (with "*" standing for any one segment);
 	// "" is a whole object only one side has.
 	path string
-	// golden and ours, when not nil, are the values each side must have (absent for none).
+	// golden and ours, when not nil, are the values each side must have: a value, absent for
+	// none, or a fromCR.
 	golden, ours any
 	reason       string
+}
+
+func (d intendedDifference) String() string {
+	return fmt.Sprintf("%q of %v when %s (%s)", d.path, d.kinds, d.when.says, d.reason)
+}
+
+// appliesTo says whether d applies to an object of a case: its kinds, and its condition on the
+// CR. A field difference applies to objects both sides have, a whole-object one to objects only
+// one side has.
+func (d intendedDifference) appliesTo(cr goldenCR, o goldenObject) bool {
+	kindMatches := slices.Contains(d.kinds, o.kind) || (d.kinds == nil && o.kind != statusKind)
+	return kindMatches && (d.path == "") == o.oneSided && d.when.holds(cr)
 }
 
 var labelSet = []struct{ key, reason string }{
@@ -81,87 +144,101 @@ var labelSet = []struct{ key, reason string }{
 	{"app.kubernetes.io/part-of", "one label set on every object and pod (§7.18)"},
 }
 
+var always = crCondition{"always", func(goldenCR) bool { return true }}
+
 var intendedDifferences = func() []intendedDifference {
 	var out []intendedDifference
 	for _, l := range labelSet {
 		out = append(out,
-			intendedDifference{path: fmt.Sprintf("metadata.labels[%q]", l.key), golden: absent, reason: l.reason},
-			intendedDifference{kinds: []string{"Deployment"}, path: fmt.Sprintf("spec.template.metadata.labels[%q]", l.key), golden: absent, reason: l.reason})
+			intendedDifference{when: always, path: fmt.Sprintf("metadata.labels[%q]", l.key), golden: absent, reason: l.reason},
+			intendedDifference{kinds: []string{"Deployment"}, when: always, path: fmt.Sprintf("spec.template.metadata.labels[%q]", l.key), golden: absent, reason: l.reason})
 	}
+	const ownerReference = "the engine sets the controller owner reference to the CR when it applies an object"
 	return append(out,
 		// The engine stamps the owner reference when it applies; rendering leaves it out.
-		intendedDifference{path: "metadata.ownerReferences[0].*", ours: absent,
-			reason: "the engine sets the controller owner reference to the CR when it applies an object"},
+		// Upstream's Agent Service had none (deleting the Agent left it behind).
+		intendedDifference{when: anOrchestrator, path: "metadata.ownerReferences[0].*", ours: absent, reason: ownerReference},
+		intendedDifference{kinds: []string{"Deployment"}, when: anAgent, path: "metadata.ownerReferences[0].*", ours: absent, reason: ownerReference},
 
 		// The Agent.
-		intendedDifference{cases: agentCases, kinds: []string{"Deployment"}, path: "spec.template.spec.containers[0].ports[0].name", golden: absent, ours: portHTTP,
+		intendedDifference{kinds: []string{"Deployment"}, when: anAgent, path: "spec.template.spec.containers[0].ports[0].name", golden: absent, ours: portHTTP,
 			reason: "the port is named, so the Service and the readiness probe target it by name"},
-		intendedDifference{cases: agentCases, kinds: []string{"Service"}, path: "spec.ports[0].targetPort", ours: portHTTP,
+		intendedDifference{kinds: []string{"Service"}, when: anAgent, path: "spec.ports[0].targetPort", ours: portHTTP,
 			reason: "the Service targets the container's port by name, so it follows spec.port"},
-		intendedDifference{cases: agentCases, kinds: []string{"Deployment"}, path: "spec.template.spec.containers[0].readinessProbe.tcpSocket.port", golden: absent, ours: portHTTP,
+		intendedDifference{kinds: []string{"Deployment"}, when: anAgent, path: "spec.template.spec.containers[0].readinessProbe.tcpSocket.port", golden: absent, ours: portHTTP,
 			reason: "a pod is ready when the agent accepts connections, not when the container started: the card is read, and Orchestrators call it, only then"},
-		intendedDifference{cases: []string{"extra-agent-env-resources"}, kinds: []string{"Deployment"}, path: "spec.template.spec.containers[0].env.PORT", golden: "8080", ours: "7000",
-			reason: "spec.env's entries replace the operator's (upstream appended its PORT after the user's, so the user's had no effect); admission rejects this CR, since PORT is spec.port's alone, and a stored one is reported (InvalidSpec), not deployed"},
-		intendedDifference{cases: []string{"agent-server"}, kinds: []string{"Deployment"}, path: "spec.template.spec.containers[0].env.A2A_AGENT_URL",
-			golden: "http://google-calendar-agent.llm.svc.cluster.local:8080", ours: "http://google-calendar-agent.agents.svc.cluster.local:8080",
-			reason: "spec.env's A2A_AGENT_URL replaces the operator's (upstream appended its own after it, so the user's was silently lost; in the example's namespace, agents, the two are equal)"},
-		intendedDifference{cases: agentCases, kinds: []string{statusKind}, path: "conditions[0].lastTransitionTime",
+		intendedDifference{kinds: []string{"Deployment"}, when: envReplacesPort, path: "spec.template.spec.containers[0].env.PORT",
+			golden: fromCR(agentPortString), ours: fromCR(func(cr goldenCR) any { return userEnv(cr, "PORT") }),
+			reason: "spec.env's entries replace the operator's (upstream appended its PORT after the user's, so the user's had no effect); admission rejects such a CR, since PORT is spec.port's alone, and a stored one is reported (InvalidSpec), not deployed"},
+		intendedDifference{kinds: []string{"Deployment"}, when: envReplacesAgentURL, path: "spec.template.spec.containers[0].env.A2A_AGENT_URL",
+			golden: fromCR(agentURLOf), ours: fromCR(func(cr goldenCR) any { return userEnv(cr, "A2A_AGENT_URL") }),
+			reason: "spec.env's A2A_AGENT_URL replaces the operator's (upstream appended its own after it, so the user's was silently lost)"},
+		intendedDifference{kinds: []string{statusKind}, when: anAgent, path: "conditions[0].lastTransitionTime",
 			reason: "the time of the transition; upstream's golden status has 1970-01-01 in its place"},
-		intendedDifference{cases: agentCases, kinds: []string{statusKind}, path: "conditions[0].observedGeneration", golden: absent, ours: int64(goldenGeneration),
+		intendedDifference{kinds: []string{statusKind}, when: anAgent, path: "conditions[0].observedGeneration", golden: absent, ours: int64(goldenGeneration),
 			reason: "every condition says which generation it is about, as the Orchestrator's and GPU's did upstream"},
 
 		// The Orchestrator.
-		intendedDifference{cases: orchsWithMCPFile, kinds: []string{"Deployment"}, path: `spec.template.metadata.annotations["inference-gateway.com/mcps-config-hash"]`, ours: absent,
+		intendedDifference{kinds: []string{"Deployment"}, when: mcpDiscovery, path: `spec.template.metadata.annotations["inference-gateway.com/mcps-config-hash"]`, ours: absent,
 			reason: "the pod template carries the engine's hash of each mounted ConfigMap's data (operator.llm-infra.io/hash-configmap-<name>), as every operand's pods do"},
-		intendedDifference{cases: []string{"orchestrator-05-orchestrator"}, kinds: []string{"Deployment"}, path: `spec.template.metadata.annotations["inference-gateway.com/agents-config-hash"]`, ours: absent,
+		intendedDifference{kinds: []string{"Deployment"}, when: agentDiscovery, path: `spec.template.metadata.annotations["inference-gateway.com/agents-config-hash"]`, ours: absent,
 			reason: "the engine's hash annotation, as above"},
-		intendedDifference{cases: append([]string{"extra-orchestrator-telegram-secrets"}, orchsWithMCPFile...), kinds: []string{"Deployment"}, path: `spec.template.metadata.annotations["operator.llm-infra.io/hash-configmap-*-mcps"]`, golden: absent,
+		intendedDifference{kinds: []string{"Deployment"}, when: mcpFile, path: `spec.template.metadata.annotations["operator.llm-infra.io/hash-configmap-*-mcps"]`, golden: absent,
 			reason: "the engine's hash of mcp.yaml: a change rolls the pod, since a file mounted by subPath is not updated in place"},
-		intendedDifference{cases: []string{"orchestrator-05-orchestrator"}, kinds: []string{"Deployment"}, path: `spec.template.metadata.annotations["operator.llm-infra.io/hash-configmap-*-agents"]`, golden: absent,
+		intendedDifference{kinds: []string{"Deployment"}, when: agentDiscovery, path: `spec.template.metadata.annotations["operator.llm-infra.io/hash-configmap-*-agents"]`, golden: absent,
 			reason: "the engine's hash of agents.yaml, as above"},
-		intendedDifference{cases: []string{"extra-orchestrator-telegram-secrets"}, kinds: []string{"ConfigMap"}, path: "",
+		intendedDifference{kinds: []string{"ConfigMap"}, when: mcpListedOnly, path: "",
 			reason: "spec.mcp.servers reach the CLI without discovery too: upstream wrote mcp.yaml only with discovery on, so listed servers alone were silently dropped"},
-		intendedDifference{cases: []string{"extra-orchestrator-telegram-secrets"}, kinds: []string{"Deployment"}, path: "spec.template.spec.volumes[0].*", golden: absent,
+		intendedDifference{kinds: []string{"Deployment"}, when: mcpListedOnly, path: "spec.template.spec.volumes[0].*", golden: absent,
 			reason: "mcp.yaml is mounted, as above"},
-		intendedDifference{cases: []string{"extra-orchestrator-telegram-secrets"}, kinds: []string{"Deployment"}, path: "spec.template.spec.containers[0].volumeMounts[0].*", golden: absent,
+		intendedDifference{kinds: []string{"Deployment"}, when: mcpListedOnly, path: "spec.template.spec.containers[0].volumeMounts[0].*", golden: absent,
 			reason: "mcp.yaml is mounted, as above"},
-		intendedDifference{cases: []string{"extra-orchestrator-mcp-discovery-receiver"}, kinds: []string{"Service"}, path: "spec.ports[0].targetPort", golden: int64(4318), ours: portReceiver,
+		intendedDifference{kinds: []string{"Service"}, when: receiver, path: "spec.ports[0].targetPort",
+			golden: fromCR(func(cr goldenCR) any { return int64(receiverPort(&cr.orch.Spec)) }), ours: portReceiver,
 			reason: "the receiver's Service targets the container's port by name"},
-		intendedDifference{cases: orchCases, kinds: []string{statusKind}, path: "conditions[*].lastTransitionTime",
+		intendedDifference{kinds: []string{statusKind}, when: anOrchestrator, path: "conditions[*].lastTransitionTime",
 			reason: "the time of the transition; upstream's golden status has 1970-01-01 in its place"},
 	)
 }()
 
+// TestGolden: every difference between the rendering (and status) of each golden Agent and
+// Orchestrator and upstream's is an intended one, and every intended difference occurs wherever
+// its kind and condition say.
 func TestGolden(t *testing.T) {
-	cases := slices.Concat(agentCases, orchCases)
 	entries, err := os.ReadDir(goldenDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dirs []string
+	var cases []string
 	for _, e := range entries {
 		if e.IsDir() && e.Name() != "crds" {
-			dirs = append(dirs, e.Name())
+			cases = append(cases, e.Name())
 		}
 	}
-	if !reflect.DeepEqual(dirs, slices.Sorted(slices.Values(cases))) {
-		t.Fatalf("golden cases %v, want %v", dirs, cases)
+	if len(cases) != 10 {
+		t.Fatalf("%d golden cases in %s, want the 10 copied from upstream (test/golden/README.md)", len(cases), goldenDir)
 	}
 	card := goldenCardServer(t)
-	enginetest.CheckListedDifferences(t, cases, len(intendedDifferences), func(t *testing.T, name string) []fieldDiff {
-		return diffGoldenCase(t, name, card)
-	}, matchIntendedDifference,
-		func(i int) []string {
-			d := intendedDifferences[i]
-			if d.cases != nil {
-				return d.cases
+	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
+		func(t *testing.T, name string) enginetest.GoldenCase[enginetest.FieldDiff] {
+			cr, diffs, objects := diffGoldenCase(t, name, card)
+			return enginetest.GoldenCase[enginetest.FieldDiff]{
+				Diffs:   diffs,
+				Objects: slices.Sorted(maps.Keys(objects)),
+				Listed: func(d enginetest.FieldDiff) (int, string) {
+					return matchIntendedDifference(cr, objects[d.Object()], d), d.Object()
+				},
+				Applies: func(i int, key string) bool { return intendedDifferences[i].appliesTo(cr, objects[key]) },
 			}
-			return cases
 		},
-		func(i int) string {
-			d := intendedDifferences[i]
-			return fmt.Sprintf("%s %q (%s)", d.kinds, d.path, d.reason)
-		})
+		func(i int) string { return intendedDifferences[i].String() })
+}
+
+// goldenObject is an object of a case (or the CR's status, kind statusKind): its kind, and
+// whether only one side has it.
+type goldenObject struct {
+	kind     string
+	oneSided bool
 }
 
 // goldenCardServer answers upstream's fixed card at the current path, 404 elsewhere, as the
@@ -183,32 +260,15 @@ func goldenCardServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// fieldDiff is one field that differs between upstream's object and ours.
-type fieldDiff struct {
-	kind, name   string
-	path         string
-	golden, ours any
-}
-
-func (d fieldDiff) String() string {
-	return fmt.Sprintf("%s %s %s: upstream %s, ours %s", d.kind, d.name, d.path, show(d.golden), show(d.ours))
-}
-
-func show(v any) string {
-	if v == absent {
-		return "<absent>"
-	}
-	data, _ := json.Marshal(v)
-	return string(data)
-}
-
-// diffGoldenCase renders a case and returns every field that differs from upstream's objects and
-// status, and every object only one side has (path "").
-func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) []fieldDiff {
+// diffGoldenCase renders a case and returns its CR, every field that differs from upstream's
+// objects and status, and every object only one side has (path ""), with the objects of either
+// side.
+func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) (goldenCR, []enginetest.FieldDiff, map[string]goldenObject) {
 	t.Helper()
 	dir := filepath.Join(goldenDir, name)
 	var objs []runtime.Object
 	var status map[string]any
+	var cr goldenCR
 	crYAML, err := os.ReadFile(filepath.Join(dir, "cr.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +276,7 @@ func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) []fi
 	if strings.Contains(string(crYAML), "kind: Agent") {
 		agent := enginetest.DefaultedCR[v1alpha1.Agent](t, agentCRDPath, filepath.Join(dir, "cr.yaml"))
 		agent.Generation = goldenGeneration
+		cr.agent = agent
 		rendered, err := renderAgent(agent)
 		if err != nil {
 			t.Fatalf("renderAgent: %v", err)
@@ -225,6 +286,7 @@ func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) []fi
 	} else {
 		orch := enginetest.DefaultedCR[v1alpha1.Orchestrator](t, orchestratorCRD, filepath.Join(dir, "cr.yaml"))
 		orch.Generation = goldenGeneration
+		cr.orch = orch
 		in := orchestratorInput{cr: orch}
 		agents, mcps := supporting(t, dir)
 		if s, on, err := agentSelection(orch); err != nil {
@@ -252,66 +314,26 @@ func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) []fi
 	ours := map[string]map[string]any{}
 	for _, obj := range objs {
 		content := normalize(t, obj)
-		ours[objectKey(content)] = enginetest.Flatten(content)
+		ours[enginetest.ObjectKey(content)] = enginetest.Flatten(content)
 	}
 	golden := map[string]map[string]any{}
 	for _, obj := range enginetest.ReadObjects(t, filepath.Join(dir, "objects.yaml")) {
 		content := normalize(t, obj)
-		golden[objectKey(content)] = enginetest.Flatten(content)
+		golden[enginetest.ObjectKey(content)] = enginetest.Flatten(content)
 	}
 	golden[statusKind+"/"+name] = enginetest.Flatten(readStatus(t, dir))
 	ours[statusKind+"/"+name] = enginetest.Flatten(status)
 
-	var diffs []fieldDiff
-	for _, key := range slices.Sorted(func(yield func(string) bool) {
-		for k := range golden {
-			if !yield(k) {
-				return
-			}
-		}
-		for k := range ours {
-			if _, ok := golden[k]; !ok && !yield(k) {
-				return
-			}
-		}
-	}) {
-		g, o := golden[key], ours[key]
-		kind, objName, _ := strings.Cut(key, "/")
-		switch {
-		case g == nil:
-			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: absent, ours: "object"})
-		case o == nil:
-			diffs = append(diffs, fieldDiff{kind: kind, name: objName, golden: "object", ours: absent})
-		default:
-			paths := map[string]bool{}
-			for p := range g {
-				paths[p] = true
-			}
-			for p := range o {
-				paths[p] = true
-			}
-			for _, p := range slices.Sorted(func(yield func(string) bool) {
-				for k := range paths {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
-				gv, gok := g[p]
-				ov, ook := o[p]
-				if !gok {
-					gv = absent
-				}
-				if !ook {
-					ov = absent
-				}
-				if !reflect.DeepEqual(gv, ov) {
-					diffs = append(diffs, fieldDiff{kind: kind, name: objName, path: p, golden: gv, ours: ov})
-				}
-			}
-		}
+	objects := map[string]goldenObject{}
+	for key := range golden {
+		kind, _, _ := strings.Cut(key, "/")
+		objects[key] = goldenObject{kind: kind, oneSided: ours[key] == nil}
 	}
-	return diffs
+	for key := range ours {
+		kind, _, _ := strings.Cut(key, "/")
+		objects[key] = goldenObject{kind: kind, oneSided: golden[key] == nil}
+	}
+	return cr, enginetest.DiffFlattened(golden, ours), objects
 }
 
 // agentGoldenStatus is the status the operator computes for an Agent whose Deployment has an
@@ -398,11 +420,6 @@ func toMap(t *testing.T, v any) map[string]any {
 	return out
 }
 
-func objectKey(obj map[string]any) string {
-	u := unstructured.Unstructured{Object: obj}
-	return u.GetKind() + "/" + u.GetName()
-}
-
 // emptyValue marks an env entry whose value is empty: for the kubelet it is set, so it must
 // not vanish in the comparison as an empty string does.
 const emptyValue = "<empty>"
@@ -439,16 +456,14 @@ func normalize(t *testing.T, obj runtime.Object) map[string]any {
 	return content
 }
 
-// matchIntendedDifference returns the index of the listed difference d is, or -1.
-func matchIntendedDifference(caseName string, d fieldDiff) int {
+// matchIntendedDifference returns the index of the listed difference d is, or -1: one that
+// applies to d's object in this case, at d's path, with d's values.
+func matchIntendedDifference(cr goldenCR, o goldenObject, d enginetest.FieldDiff) int {
 	for i, want := range intendedDifferences {
-		if !pathMatches(want.path, d.path) ||
-			(want.cases != nil && !slices.Contains(want.cases, caseName)) ||
-			(want.kinds != nil && !slices.Contains(want.kinds, d.kind)) ||
-			!valueMatches(want.golden, d.golden) || !valueMatches(want.ours, d.ours) {
-			continue
+		if pathMatches(want.path, d.Path) && want.appliesTo(cr, o) &&
+			valueMatches(cr, want.golden, d.Golden) && valueMatches(cr, want.ours, d.Ours) {
+			return i
 		}
-		return i
 	}
 	return -1
 }
@@ -467,6 +482,9 @@ func pathMatches(want, got string) bool {
 	return suffix == "" || !strings.ContainsAny(middle, ".[")
 }
 
-func valueMatches(want, got any) bool {
+func valueMatches(cr goldenCR, want, got any) bool {
+	if f, ok := want.(fromCR); ok {
+		want = f(cr)
+	}
 	return want == nil || want == got || reflect.DeepEqual(want, got)
 }

@@ -236,7 +236,7 @@ func TestOrchestratorConfigChangeRollsThePod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(one.deployment.Spec.Template.Annotations) != 1 || maps(one.deployment.Spec.Template.Annotations) == maps(two.deployment.Spec.Template.Annotations) {
+	if len(one.deployment.Spec.Template.Annotations) != 1 || annotationsYAML(one.deployment.Spec.Template.Annotations) == annotationsYAML(two.deployment.Spec.Template.Annotations) {
 		t.Errorf("annotations %v and %v", one.deployment.Spec.Template.Annotations, two.deployment.Spec.Template.Annotations)
 	}
 	if !slices.Equal(two.discoveredAgents, []string{"http://a.llm.svc.cluster.local:8080", "http://b.llm.svc.cluster.local:8080"}) {
@@ -244,7 +244,7 @@ func TestOrchestratorConfigChangeRollsThePod(t *testing.T) {
 	}
 }
 
-func maps(m map[string]string) string {
+func annotationsYAML(m map[string]string) string {
 	raw, _ := yaml.Marshal(m)
 	return string(raw)
 }
