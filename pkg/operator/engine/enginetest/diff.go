@@ -91,3 +91,37 @@ func unionOfKeys[V any](a, b map[string]V) []string {
 	maps.Copy(keys, b)
 	return slices.Sorted(maps.Keys(keys))
 }
+
+// GoldenObject is an object of a golden case (or the CR's status): its kind, and whether only
+// one side has it. An intended difference of a field applies to objects both sides have, one of
+// a whole object to objects only one side has.
+type GoldenObject struct {
+	Kind     string
+	OneSided bool
+}
+
+// GoldenObjects is every object of either side of a case, keyed as DiffFlattened keys them.
+func GoldenObjects(golden, ours map[string]map[string]any) map[string]GoldenObject {
+	objects := map[string]GoldenObject{}
+	for _, key := range unionOfKeys(golden, ours) {
+		kind, _, _ := strings.Cut(key, "/")
+		objects[key] = GoldenObject{Kind: kind, OneSided: golden[key] == nil || ours[key] == nil}
+	}
+	return objects
+}
+
+// FlattenedCase is a case of a golden test that compares flattened objects: listed returns the
+// index of the intended difference d is (-1 when none), applies whether intended difference i
+// applies to an object.
+func FlattenedCase(golden, ours map[string]map[string]any, listed func(o GoldenObject, d FieldDiff) int,
+	applies func(i int, o GoldenObject) bool) GoldenCase[FieldDiff] {
+	objects := GoldenObjects(golden, ours)
+	return GoldenCase[FieldDiff]{
+		Diffs:   DiffFlattened(golden, ours),
+		Objects: slices.Sorted(maps.Keys(objects)),
+		Listed: func(d FieldDiff) (int, string) {
+			return listed(objects[d.Object()], d), d.Object()
+		},
+		Applies: func(i int, key string) bool { return applies(i, objects[key]) },
+	}
+}

@@ -2,7 +2,6 @@ package inferencegateway
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -219,9 +218,9 @@ func (d intendedDifference) String() string {
 // appliesTo says whether d applies to an object of a case: its kinds, and its condition on the
 // Gateway. A field difference applies to objects both sides have, a whole-object one to objects
 // only one side has.
-func (d intendedDifference) appliesTo(gw *v1alpha1.Gateway, o goldenObject) bool {
-	return (d.kinds == nil || slices.Contains(d.kinds, o.kind)) && !slices.Contains(d.notKinds, o.kind) &&
-		(d.path == "") == o.oneSided && d.when.holds(&gw.Spec)
+func (d intendedDifference) appliesTo(gw *v1alpha1.Gateway, o enginetest.GoldenObject) bool {
+	return (d.kinds == nil || slices.Contains(d.kinds, o.Kind)) && !slices.Contains(d.notKinds, o.Kind) &&
+		(d.path == "") == o.OneSided && d.when.holds(&gw.Spec)
 }
 
 // TestGolden: every difference between the rendering (and status) of each golden Gateway and
@@ -267,21 +266,16 @@ func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name str
 	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
 		func(t *testing.T, name string) enginetest.GoldenCase[enginetest.FieldDiff] {
 			in := input(t, name)
-			diffs, objects := diffGoldenCase(t, in)
+			golden, ours := goldenAndOurs(t, in)
 			// Conditions and values that follow from the Gateway are read on the CR as named
 			// back (a copy's status.url names the original's Service).
 			cr := in.cr
 			if in.nameBack != nil {
 				cr = namedBack(t, in.cr, in.nameBack)
 			}
-			return enginetest.GoldenCase[enginetest.FieldDiff]{
-				Diffs:   diffs,
-				Objects: slices.Sorted(maps.Keys(objects)),
-				Listed: func(d enginetest.FieldDiff) (int, string) {
-					return matchIntendedDifference(cr, objects[d.Object()], d), d.Object()
-				},
-				Applies: func(i int, key string) bool { return intendedDifferences[i].appliesTo(cr, objects[key]) },
-			}
+			return enginetest.FlattenedCase(golden, ours,
+				func(o enginetest.GoldenObject, d enginetest.FieldDiff) int { return matchIntendedDifference(cr, o, d) },
+				func(i int, o enginetest.GoldenObject) bool { return intendedDifferences[i].appliesTo(cr, o) })
 		},
 		func(i int) string { return intendedDifferences[i].String() })
 }
@@ -325,17 +319,9 @@ func goldenCR(tb testing.TB, name string) *v1alpha1.Gateway {
 	return enginetest.DefaultedCR[v1alpha1.Gateway](tb, gatewayCRD, filepath.Join(goldenDir, name, "cr.yaml"))
 }
 
-// goldenObject is an object of a case (or the Gateway's status, kind statusKind): its kind, and
-// whether only one side has it.
-type goldenObject struct {
-	kind     string
-	oneSided bool
-}
-
-// diffGoldenCase renders a case's Gateway and returns every field that differs from upstream's
-// objects and status, and every object only one side has (path ""), with the objects of either
-// side.
-func diffGoldenCase(t *testing.T, in goldenInput) ([]enginetest.FieldDiff, map[string]goldenObject) {
+// goldenAndOurs renders a case's Gateway and returns upstream's objects and status and ours,
+// flattened and keyed for enginetest.DiffFlattened.
+func goldenAndOurs(t *testing.T, in goldenInput) (golden, ours map[string]map[string]interface{}) {
 	t.Helper()
 	cr := in.cr
 	// No MCP objects and no provider Secrets existed when the golden objects were made.
@@ -348,14 +334,14 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]enginetest.FieldDiff, map[s
 	if nameBack == nil {
 		nameBack = func(obj map[string]interface{}) map[string]interface{} { return obj }
 	}
-	ours := map[string]map[string]interface{}{}
+	ours = map[string]map[string]interface{}{}
 	for _, r := range rendered {
 		if r.wanted {
 			obj := nameBack(normalize(t, r.obj))
 			ours[enginetest.ObjectKey(obj)] = enginetest.Flatten(obj)
 		}
 	}
-	golden := map[string]map[string]interface{}{}
+	golden = map[string]map[string]interface{}{}
 	for _, obj := range in.golden {
 		normalized := normalize(t, obj)
 		golden[enginetest.ObjectKey(normalized)] = enginetest.Flatten(normalized)
@@ -371,16 +357,7 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]enginetest.FieldDiff, map[s
 	golden[statusKey] = enginetest.Flatten(in.status)
 	ours[statusKey] = enginetest.Flatten(nameBack(statusContent))
 
-	objects := map[string]goldenObject{}
-	for key := range golden {
-		kind, _, _ := strings.Cut(key, "/")
-		objects[key] = goldenObject{kind: kind, oneSided: ours[key] == nil}
-	}
-	for key := range ours {
-		kind, _, _ := strings.Cut(key, "/")
-		objects[key] = goldenObject{kind: kind, oneSided: golden[key] == nil}
-	}
-	return enginetest.DiffFlattened(golden, ours), objects
+	return golden, ours
 }
 
 func readGoldenStatus(t *testing.T, name string) map[string]interface{} {
@@ -431,7 +408,7 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 
 // matchIntendedDifference returns the index of the listed difference d is, or -1: one that
 // applies to d's object in this Gateway, at d's path, with d's values.
-func matchIntendedDifference(gw *v1alpha1.Gateway, o goldenObject, d enginetest.FieldDiff) int {
+func matchIntendedDifference(gw *v1alpha1.Gateway, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
 	for i, want := range intendedDifferences {
 		if want.path == d.Path && want.appliesTo(gw, o) &&
 			valueMatches(gw, want.golden, d.Golden) && valueMatches(gw, want.ours, d.Ours) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -132,9 +131,9 @@ func (d intendedDifference) String() string {
 // appliesTo says whether d applies to an object of a case: its kinds, and its condition on the
 // CR. A field difference applies to objects both sides have, a whole-object one to objects only
 // one side has.
-func (d intendedDifference) appliesTo(cr goldenCR, o goldenObject) bool {
-	kindMatches := slices.Contains(d.kinds, o.kind) || (d.kinds == nil && o.kind != statusKind)
-	return kindMatches && (d.path == "") == o.oneSided && d.when.holds(cr)
+func (d intendedDifference) appliesTo(cr goldenCR, o enginetest.GoldenObject) bool {
+	kindMatches := slices.Contains(d.kinds, o.Kind) || (d.kinds == nil && o.Kind != statusKind)
+	return kindMatches && (d.path == "") == o.OneSided && d.when.holds(cr)
 }
 
 var labelSet = []struct{ key, reason string }{
@@ -221,24 +220,12 @@ func TestGolden(t *testing.T) {
 	card := goldenCardServer(t)
 	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
 		func(t *testing.T, name string) enginetest.GoldenCase[enginetest.FieldDiff] {
-			cr, diffs, objects := diffGoldenCase(t, name, card)
-			return enginetest.GoldenCase[enginetest.FieldDiff]{
-				Diffs:   diffs,
-				Objects: slices.Sorted(maps.Keys(objects)),
-				Listed: func(d enginetest.FieldDiff) (int, string) {
-					return matchIntendedDifference(cr, objects[d.Object()], d), d.Object()
-				},
-				Applies: func(i int, key string) bool { return intendedDifferences[i].appliesTo(cr, objects[key]) },
-			}
+			cr, golden, ours := goldenAndOurs(t, name, card)
+			return enginetest.FlattenedCase(golden, ours,
+				func(o enginetest.GoldenObject, d enginetest.FieldDiff) int { return matchIntendedDifference(cr, o, d) },
+				func(i int, o enginetest.GoldenObject) bool { return intendedDifferences[i].appliesTo(cr, o) })
 		},
 		func(i int) string { return intendedDifferences[i].String() })
-}
-
-// goldenObject is an object of a case (or the CR's status, kind statusKind): its kind, and
-// whether only one side has it.
-type goldenObject struct {
-	kind     string
-	oneSided bool
 }
 
 // goldenCardServer answers upstream's fixed card at the current path, 404 elsewhere, as the
@@ -260,15 +247,13 @@ func goldenCardServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// diffGoldenCase renders a case and returns its CR, every field that differs from upstream's
-// objects and status, and every object only one side has (path ""), with the objects of either
-// side.
-func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) (goldenCR, []enginetest.FieldDiff, map[string]goldenObject) {
+// goldenAndOurs renders a case and returns its CR, and upstream's objects and status and ours,
+// flattened and keyed for enginetest.DiffFlattened.
+func goldenAndOurs(t *testing.T, name string, cardServer *httptest.Server) (cr goldenCR, golden, ours map[string]map[string]any) {
 	t.Helper()
 	dir := filepath.Join(goldenDir, name)
 	var objs []runtime.Object
 	var status map[string]any
-	var cr goldenCR
 	crYAML, err := os.ReadFile(filepath.Join(dir, "cr.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -311,12 +296,12 @@ func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) (gol
 		status = orchestratorGoldenStatus(t, orch, rendered)
 	}
 
-	ours := map[string]map[string]any{}
+	ours = map[string]map[string]any{}
 	for _, obj := range objs {
 		content := normalize(t, obj)
 		ours[enginetest.ObjectKey(content)] = enginetest.Flatten(content)
 	}
-	golden := map[string]map[string]any{}
+	golden = map[string]map[string]any{}
 	for _, obj := range enginetest.ReadObjects(t, filepath.Join(dir, "objects.yaml")) {
 		content := normalize(t, obj)
 		golden[enginetest.ObjectKey(content)] = enginetest.Flatten(content)
@@ -324,16 +309,7 @@ func diffGoldenCase(t *testing.T, name string, cardServer *httptest.Server) (gol
 	golden[statusKind+"/"+name] = enginetest.Flatten(readStatus(t, dir))
 	ours[statusKind+"/"+name] = enginetest.Flatten(status)
 
-	objects := map[string]goldenObject{}
-	for key := range golden {
-		kind, _, _ := strings.Cut(key, "/")
-		objects[key] = goldenObject{kind: kind, oneSided: ours[key] == nil}
-	}
-	for key := range ours {
-		kind, _, _ := strings.Cut(key, "/")
-		objects[key] = goldenObject{kind: kind, oneSided: golden[key] == nil}
-	}
-	return cr, enginetest.DiffFlattened(golden, ours), objects
+	return cr, golden, ours
 }
 
 // agentGoldenStatus is the status the operator computes for an Agent whose Deployment has an
@@ -458,7 +434,7 @@ func normalize(t *testing.T, obj runtime.Object) map[string]any {
 
 // matchIntendedDifference returns the index of the listed difference d is, or -1: one that
 // applies to d's object in this case, at d's path, with d's values.
-func matchIntendedDifference(cr goldenCR, o goldenObject, d enginetest.FieldDiff) int {
+func matchIntendedDifference(cr goldenCR, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
 	for i, want := range intendedDifferences {
 		if pathMatches(want.path, d.Path) && want.appliesTo(cr, o) &&
 			valueMatches(cr, want.golden, d.Golden) && valueMatches(cr, want.ours, d.Ours) {
