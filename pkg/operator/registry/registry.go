@@ -118,6 +118,10 @@ type Admission struct {
 	// ("batch-gateway"), whose CRs must be admitted and rendered; empty: none.
 	Golden             string
 	Rejected, Accepted []testcases.Case
+	// Updates are changes to a stored Base, each case's Patch applied to it as an update, with
+	// their verdicts: they exercise the rules that compare with the stored object (oldSelf),
+	// which a create never evaluates.
+	Updates []testcases.Case
 }
 
 // RenderEnv is what a render without a cluster is given in place of the operator's

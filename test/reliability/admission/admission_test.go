@@ -5,7 +5,8 @@
 // (hack/lib/operator.sh install). Each must be rejected, and the rejection must say what to fix:
 // a case's message is useful when it holds every error the case names (the field path with the
 // allowed values or limit, or the rule's message). The valid CRs of the tables must be
-// accepted. It writes the suite "admission" (test/reliability/result) to -out.
+// accepted. The update cases (changes to a stored CR, for the rules that compare with it) are
+// sent as dry-run updates of a CR stored for them, and judged alike. It writes the suite "admission" (test/reliability/result) to -out.
 //
 // First, every CRD of deploy/ (00_*.crd.yaml) must be served as the file says: Established, its
 // names accepted, each version as written (an older API server drops what it does not know),
@@ -57,6 +58,9 @@ type table struct {
 	gvr                schema.GroupVersionResource
 	namespaced         bool
 	rejected, accepted []lwscases.Case
+	// base and updates: changes to a stored base CR, sent as updates (registry Updates).
+	base    string
+	updates []lwscases.Case
 }
 
 // tables are every CRD the operator serves, each with its table: from the registry.
@@ -64,7 +68,8 @@ var tables = func() []table {
 	var out []table
 	for _, r := range operands.All() {
 		out = append(out, table{kind: r.GVK.Kind, gvr: r.GVR(), namespaced: r.Namespaced,
-			rejected: r.Admission.Rejected, accepted: r.Admission.Accepted})
+			rejected: r.Admission.Rejected, accepted: r.Admission.Accepted,
+			base: r.Admission.Base, updates: r.Admission.Updates})
 	}
 	return out
 }()
@@ -132,6 +137,46 @@ func TestInvalidCRsAreRejectedWithUsefulMessages(t *testing.T) {
 				continue
 			}
 			c.accepted++
+		}
+		if len(tb.updates) > 0 {
+			stored, err := storeBase(ctx, client, tb)
+			if err != nil {
+				suite.Fail("%s: storing the base CR for the update cases: %v", tb.kind, err)
+			}
+			for _, tc := range tb.updates {
+				if stored == nil {
+					break
+				}
+				err := update(ctx, client, tb, stored, tc)
+				v := verdictOf(tb.kind, tc, err)
+				v.Case = "update: " + tc.Name
+				verdicts = append(verdicts, v)
+				if len(tc.Errors) == 0 {
+					c.valid++
+					if err != nil {
+						suite.Fail("%s update %q (valid) was rejected: %v", tb.kind, tc.Name, err)
+						continue
+					}
+					c.accepted++
+					continue
+				}
+				c.tried++
+				ok, older, detail := judgeRejected(tc, err, minor)
+				if older {
+					c.reworded++
+				}
+				if ok {
+					c.rejected++
+					c.useful++
+				} else {
+					suite.Fail("%s update %q: %s", tb.kind, tc.Name, detail)
+				}
+			}
+			if stored != nil {
+				if err := client.Resource(tb.gvr).Namespace(namespace).Delete(ctx, stored.GetName(), metav1.DeleteOptions{}); err != nil {
+					suite.Fail("%s: deleting the stored base CR: %v", tb.kind, err)
+				}
+			}
 		}
 		t.Logf("%s: %d invalid CRs tried, %d rejected, %d with a useful message (%d in %s's wording); %d valid CRs, %d accepted",
 			tb.kind, c.tried, c.rejected, c.useful, c.reworded, server.GitVersion, c.valid, c.accepted)
@@ -381,6 +426,38 @@ func create(ctx context.Context, client dynamic.Interface, tb table, c lwscases.
 	}
 	u.SetNamespace(namespace)
 	_, err = client.Resource(tb.gvr).Namespace(namespace).Create(ctx, u, strictDryRun)
+	return err
+}
+
+// storeBase creates (for real: an update needs a stored object) the table's base CR under a
+// name of this suite's, in its namespace. Nothing runs the operator here, so nothing acts on it.
+func storeBase(ctx context.Context, client dynamic.Interface, tb table) (*unstructured.Unstructured, error) {
+	if !tb.namespaced {
+		return nil, fmt.Errorf("update cases of a cluster-scoped kind are not supported")
+	}
+	obj, err := lwscases.Case{Name: "base", Base: tb.base}.Object()
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetNamespace(namespace)
+	u.SetName("admission-updates")
+	return client.Resource(tb.gvr).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
+}
+
+// update sends the stored object with c's Patch applied as a dry-run update with strict field
+// validation.
+func update(ctx context.Context, client dynamic.Interface, tb table, stored *unstructured.Unstructured, c lwscases.Case) error {
+	raw, err := stored.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	obj, err := lwscases.Case{Name: c.Name, Base: string(raw), Patch: c.Patch}.Object()
+	if err != nil {
+		return err
+	}
+	_, err = client.Resource(tb.gvr).Namespace(namespace).Update(ctx, &unstructured.Unstructured{Object: obj},
+		metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
 	return err
 }
 

@@ -248,6 +248,18 @@ func update(t *testing.T, crd *crdtest.CRD, old map[string]any, patch string) fi
 	return errs
 }
 
+// TestGatewayUpdates: the update table the live admission suite sends (registry Updates) gets
+// the same verdicts from the CRD's rules here.
+func TestGatewayUpdates(t *testing.T) {
+	crd := gatewayCRD(t)
+	old := stored(t, crd, testcases.Case{Base: testcases.BaseGateway})
+	for _, tc := range testcases.GatewayUpdates {
+		t.Run(tc.Name, func(t *testing.T) {
+			crdtest.ExpectErrors(t, update(t, crd, old, tc.Patch), tc.Errors)
+		})
+	}
+}
+
 // TestRatcheting shows what happens to objects stored before the rules (upstream's CRD accepted
 // them): updates that leave the offending field alone pass, an update of it must fix it, and
 // ValidateSpec reports it all along. The scaleTargetRef rule, at the root, ratchets itself.

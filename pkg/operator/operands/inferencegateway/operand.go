@@ -40,7 +40,7 @@ func Registrations() []registry.Registration {
 			APIPackage: api, OperandPackage: operand,
 			OptionalAPIs: func(string) []engine.OptionalAPI { return OptionalAPIs() },
 			Admission: registry.Admission{Base: testcases.BaseGateway, Golden: "inference-gateway",
-				Rejected: testcases.GatewayRejected, Accepted: testcases.GatewayAccepted},
+				Rejected: testcases.GatewayRejected, Accepted: testcases.GatewayAccepted, Updates: testcases.GatewayUpdates},
 			Example: "gateway_minimal.yaml",
 		}, GatewayKind),
 		registry.Namespaced(registry.Registration{

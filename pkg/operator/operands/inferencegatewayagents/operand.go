@@ -82,7 +82,8 @@ func Registrations() []registry.Registration {
 		}, OrchestratorKind),
 		registry.Namespaced(registry.Registration{
 			Operand: GPUOperandName, GVK: gpuGVK, Resource: "gpus", APIPackage: api, OperandPackage: operand,
-			Admission: registry.Admission{Base: testcases.BaseGPU, Rejected: testcases.GPURejected, Accepted: testcases.GPUAccepted},
+			Admission: registry.Admission{Base: testcases.BaseGPU, Rejected: testcases.GPURejected, Accepted: testcases.GPUAccepted,
+				Updates: testcases.GPUUpdates},
 			Example:   "gpu_ornith.yaml",
 		}, gpus.kind),
 	}

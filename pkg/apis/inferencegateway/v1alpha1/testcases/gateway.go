@@ -337,3 +337,14 @@ func annotations(n int) string {
 	}
 	return m + "}"
 }
+
+// GatewayUpdates are changes to a stored Gateway (BaseGateway) and what the API server says
+// about them. The scaleTargetRef rule compares with the stored object (optionalOldSelf: a
+// Gateway stored before the rule keeps its scaleTargetRef); one the stored object did not have
+// must name the Gateway's own Deployment.
+var GatewayUpdates = []Case{
+	{Name: "label added", Patch: `{metadata: {labels: {team: llm}}}`},
+	{Name: "hpa turned on", Patch: `{spec: {hpa: {enabled: true, config: {maxReplicas: 3}}}}`},
+	{Name: "scaleTargetRef to another Deployment added", Patch: `{spec: {hpa: {enabled: true, config: {maxReplicas: 3, scaleTargetRef: {kind: Deployment, name: other}}}}}`,
+		Errors: []string{admission.Invalid("spec.hpa.config.scaleTargetRef", v1alpha1.MessageScaleTargetRef)}},
+}
