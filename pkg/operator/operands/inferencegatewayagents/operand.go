@@ -84,7 +84,7 @@ func Registrations() []registry.Registration {
 			Operand: GPUOperandName, GVK: gpuGVK, Resource: "gpus", APIPackage: api, OperandPackage: operand,
 			Admission: registry.Admission{Base: testcases.BaseGPU, Rejected: testcases.GPURejected, Accepted: testcases.GPUAccepted,
 				Updates: testcases.GPUUpdates},
-			Example:   "gpu_ornith.yaml",
+			Example: "gpu_ornith.yaml",
 		}, gpus.kind),
 	}
 }
