@@ -107,7 +107,9 @@ func TestAppliesEveryWantedObjectOwnedAndLabelled(t *testing.T) {
 	}
 }
 
-func TestReadyOnlyWhenEveryRolloutIsComplete(t *testing.T) {
+// A gateway that serves stays Ready while a new spec rolls out (an operator upgrade rolls every
+// component whose manifest changed): the rollout is Progressing, not a loss of readiness.
+func TestReadyWhileEveryComponentServes(t *testing.T) {
 	env := newFakeEnv(t, withObjects(credentials(ns, "batch-gateway-secrets", nil)))
 	env.create(minimalCR(t, "gw"))
 	if err := env.sync(ns, "gw"); err != nil {
@@ -133,18 +135,22 @@ func TestReadyOnlyWhenEveryRolloutIsComplete(t *testing.T) {
 		t.Errorf("becoming ready is an event; events: %v", env.eventReasons())
 	}
 
-	// A spec change rolls the apiserver: one ready pod of the old spec is not "available".
+	// A spec change rolls the apiserver: its ready pod of the old spec still serves, so the
+	// component stays available and the gateway Ready; Progressing shows the rollout.
 	env.update(ns, "gw", func(cr *batchv1alpha1.LLMBatchGateway) {
 		cr.Spec.APIServer.Config = &batchv1alpha1.APIServerConfigSpec{EnablePprof: true}
 	})
 	if err := env.sync(ns, "gw"); err != nil {
 		t.Fatal(err)
 	}
-	env.expectCondition(ns, "gw", batchv1alpha1.ConditionAPIServerAvailable, metav1.ConditionFalse, batchv1alpha1.ReasonUnavailable)
-	env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonComponentsNotReady)
-	env.expectCondition(ns, "gw", batchv1alpha1.ConditionProcessorAvailable, metav1.ConditionTrue, batchv1alpha1.ReasonAvailable)
-	if !slices.Contains(env.eventReasons(), "NotReady") {
-		t.Errorf("losing readiness is a warning event; events: %v", env.eventReasons())
+	env.expectCondition(ns, "gw", batchv1alpha1.ConditionAPIServerAvailable, metav1.ConditionTrue, batchv1alpha1.ReasonAvailable)
+	env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionTrue, batchv1alpha1.ReasonAllComponentsReady)
+	c := env.expectCondition(ns, "gw", engine.ConditionProgressing, metav1.ConditionTrue, engine.ReasonDeploymentRollingOut)
+	if !strings.Contains(c.Message, "API server is rolling out") {
+		t.Errorf("Progressing message %q should name the component rolling out", c.Message)
+	}
+	if slices.Contains(env.eventReasons(), "NotReady") {
+		t.Errorf("a rollout of a serving gateway is no loss of readiness; events: %v", env.eventReasons())
 	}
 
 	// apiServer.replicas 0 suspends the API server, and the gateway is not ready (as upstream).
@@ -161,7 +167,11 @@ func TestReadyOnlyWhenEveryRolloutIsComplete(t *testing.T) {
 	if err := env.sync(ns, "gw"); err != nil {
 		t.Fatal(err)
 	}
-	c := env.expectCondition(ns, "gw", batchv1alpha1.ConditionAPIServerAvailable, metav1.ConditionFalse, batchv1alpha1.ReasonUnavailable)
+	env.expectCondition(ns, "gw", batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonComponentsNotReady)
+	if !slices.Contains(env.eventReasons(), "NotReady") {
+		t.Errorf("losing readiness is a warning event; events: %v", env.eventReasons())
+	}
+	c = env.expectCondition(ns, "gw", batchv1alpha1.ConditionAPIServerAvailable, metav1.ConditionFalse, batchv1alpha1.ReasonUnavailable)
 	if !strings.Contains(c.Message, "spec.apiServer.replicas is 0") {
 		t.Errorf("message %q should name the field", c.Message)
 	}

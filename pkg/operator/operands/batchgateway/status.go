@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
@@ -60,26 +62,87 @@ func componentDeployment(run *syncRun, c component) *appsv1.Deployment {
 	return d
 }
 
-// componentCondition says whether a component serves: its rollout is complete (the latest
-// spec observed, every replica updated and available) and at least one replica is available.
-// One ready pod of an old spec is not enough: a broken rollout must not look ready.
-func componentCondition(c component, d *appsv1.Deployment, namespace, name string) (engine.Condition, bool) {
+// minimumAvailable is how many available replicas a Deployment keeps during a rollout, as the
+// Deployment controller computes it (replicas minus maxUnavailable, rounded down; the
+// controller's Available condition says the same), but never fewer than one: a component with
+// no available replica serves nothing, whatever its strategy allows.
+func minimumAvailable(d *appsv1.Deployment) int32 {
+	desired := engine.DesiredReplicas(d)
+	maxUnavailable := intstr.FromString("25%") // the API server's default
+	switch s := d.Spec.Strategy; {
+	case s.Type == appsv1.RecreateDeploymentStrategyType:
+		maxUnavailable = intstr.FromInt32(desired)
+	case s.RollingUpdate != nil && s.RollingUpdate.MaxUnavailable != nil:
+		maxUnavailable = *s.RollingUpdate.MaxUnavailable
+	}
+	unavailable, err := intstr.GetScaledValueFromIntOrPercent(&maxUnavailable, int(desired), false)
+	if err != nil {
+		unavailable = 0
+	}
+	return max(1, desired-int32(min(unavailable, int(desired))))
+}
+
+// rolloutStalled is the Deployment controller's verdict that the rollout made no progress
+// within progressDeadlineSeconds.
+func rolloutStalled(d *appsv1.Deployment) bool {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing {
+			return c.Status == corev1.ConditionFalse && c.Reason == deploymentProgressDeadlineExceeded
+		}
+	}
+	return false
+}
+
+// deploymentProgressDeadlineExceeded is the reason the Deployment controller gives a stalled
+// rollout (k8s.io/kubernetes/pkg/controller/deployment/util.TimedOutReason, not vendored).
+const deploymentProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+
+// componentRollout is what a component's Deployment says, for the CR's conditions.
+type componentRollout struct {
+	// condition is the component's *Available condition.
+	condition engine.Condition
+	// rolling is the rollout in progress, for Progressing; empty when there is none.
+	rolling string
+	// stalled is a rollout the Deployment controller gave up waiting for, for Degraded.
+	stalled string
+}
+
+// componentCondition says whether a component serves: its Deployment has at least its minimum
+// of available replicas (minimumAvailable). A rollout in progress does not stop it serving,
+// so Ready stays True while a new spec rolls out (an operator upgrade or a spec change) and
+// Progressing shows the rollout; a rollout that took the component below its minimum makes it
+// unavailable, and a stalled one (old pods still serving) is Degraded.
+func componentCondition(c component, d *appsv1.Deployment, namespace, name string) componentRollout {
 	rollout := engine.Rollout(d)
-	cond := engine.Condition{Type: c.condition, Reason: batchv1alpha1.ReasonUnavailable}
+	out := componentRollout{condition: engine.Condition{Type: c.condition, Reason: batchv1alpha1.ReasonUnavailable}}
+	cond := &out.condition
+	if rollout.Exists && rollout.Desired > 0 && !rollout.Complete {
+		out.rolling = fmt.Sprintf("%s is rolling out: %d of %d replicas updated, %d available (Deployment %s/%s)",
+			c.title, rollout.Updated, rollout.Desired, rollout.AvailableReplicas, namespace, name)
+		if rolloutStalled(d) {
+			out.stalled = fmt.Sprintf("%s's rollout exceeded its progress deadline: %d of %d replicas updated (Deployment %s/%s); its events and pods say why",
+				c.title, rollout.Updated, rollout.Desired, namespace, name)
+		}
+	}
 	switch {
 	case !rollout.Exists:
 		cond.Message = fmt.Sprintf("%s has no ready replicas: its Deployment %s/%s does not exist yet", c.title, namespace, name)
 	case rollout.Desired == 0:
 		cond.Message = fmt.Sprintf("%s has no ready replicas: %s is 0", c.title, c.replicasField)
-	case !rollout.Complete:
-		cond.Message = fmt.Sprintf("%s is rolling out: %d of %d replicas updated, %d available (Deployment %s/%s)",
-			c.title, rollout.Updated, rollout.Desired, rollout.AvailableReplicas, namespace, name)
-	default:
+	case rollout.Complete:
 		cond.Status = true
 		cond.Reason = batchv1alpha1.ReasonAvailable
 		cond.Message = fmt.Sprintf("%s has %d of %d replicas ready and up to date", c.title, rollout.Ready, rollout.Desired)
+	case rollout.AvailableReplicas >= minimumAvailable(d):
+		cond.Status = true
+		cond.Reason = batchv1alpha1.ReasonAvailable
+		cond.Message = fmt.Sprintf("%s serves with %d of %d replicas available while rolling out (%d updated)",
+			c.title, rollout.AvailableReplicas, rollout.Desired, rollout.Updated)
+	default:
+		cond.Message = fmt.Sprintf("%s has %d available replicas, fewer than its minimum of %d (Deployment %s/%s; %d of %d updated)",
+			c.title, rollout.AvailableReplicas, minimumAvailable(d), namespace, name, rollout.Updated, rollout.Desired)
 	}
-	return cond, rollout.Exists && !rollout.Complete
+	return out
 }
 
 // status sets the CR's status from the sync's outcome and the components' Deployments. This
@@ -106,18 +169,21 @@ func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGate
 	}
 
 	allAvailable := true
-	var notReady, rolling []string
+	var notReady, rolling, stalled []string
 	replicas := &batchv1alpha1.ComponentStatus{}
 	for _, c := range componentsOf(cr) {
 		d := componentDeployment(run, c)
-		cond, rollingOut := componentCondition(c, d, cr.Namespace, c.deployment(run.State.names))
-		set(cond)
-		if !cond.Status {
+		r := componentCondition(c, d, cr.Namespace, c.deployment(run.State.names))
+		set(r.condition)
+		if !r.condition.Status {
 			allAvailable = false
 			notReady = append(notReady, c.title)
 		}
-		if rollingOut {
-			rolling = append(rolling, cond.Message)
+		if r.rolling != "" {
+			rolling = append(rolling, r.rolling)
+		}
+		if r.stalled != "" {
+			stalled = append(stalled, r.stalled)
 		}
 		setComponentReplicas(replicas, c.name, d)
 	}
@@ -125,6 +191,9 @@ func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGate
 
 	ready := engine.Condition{Type: batchv1alpha1.ConditionReady, Status: true, Reason: batchv1alpha1.ReasonAllComponentsReady,
 		Message: "All components have their replicas ready and up to date"}
+	if len(rolling) > 0 {
+		ready.Message = "All components serve; a rollout is in progress (see Progressing)"
+	}
 	if problem, message := result.First(conditionReady); problem != nil {
 		ready = engine.Condition{Type: batchv1alpha1.ConditionReady, Reason: problem.Reason, Message: message}
 	} else if !allAvailable {
@@ -139,6 +208,9 @@ func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGate
 	}
 	set(progressing)
 	degraded, _ := engine.FromOutcome(result, engine.ConditionDegraded, engine.ReasonAsExpected, "")
+	if !degraded.Status && len(stalled) > 0 {
+		degraded = engine.Condition{Type: engine.ConditionDegraded, Status: true, Reason: batchv1alpha1.ReasonRolloutStalled, Message: strings.Join(stalled, "; ")}
+	}
 	set(degraded)
 
 	run.RecordGenerations(&status.Generations)
