@@ -144,6 +144,18 @@ test-reliability-short: ## The short form `ci` runs: fuzz briefly, the invalid-C
 test-admission-oldest: ## On the oldest Kubernetes the bundle claims: every CRD served as written, every admission-table case's verdict.
 	KUBE_VERSION=oldest WITH_CERT_MANAGER=false RELIABILITY_SHORT=true hack/test-reliability.sh admission
 
+.PHONY: test-upgrade
+test-upgrade: ## Upgrade from the previous release (hack/upgrade/previous-ref) on a local cluster with 51 CRs: pods rolled, flaps, writes, time.
+	hack/test-upgrade.sh
+
+.PHONY: test-upgrade-short
+test-upgrade-short: ## test-upgrade with 11 CRs (every shape once or twice).
+	UPGRADE_SHORT=true hack/test-upgrade.sh
+
+.PHONY: test-switching
+test-switching: ## From each upstream gateway operator's objects (test/upgrade/testdata/switching) to this operator: adopted, rolled, left, writes.
+	UPGRADE_INSTANCE=switching hack/test-upgrade.sh switching
+
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
 	hack/bench.sh

@@ -10,6 +10,8 @@
 #   reliability reliability-cluster                  31xxx  make test-reliability
 #   operands    operands-cluster                     30xxx  make test-operands-local
 #   realpods    realpods-cluster                     24xxx  make test-realpods
+#   upgrade     upgrade-cluster                      25xxx  make test-upgrade
+#   switching   switching-cluster                    23xxx  make test-switching
 #
 # Every port is below 32768, where Linux's ephemeral range begins
 # (/proc/sys/net/ipv4/ip_local_port_range): a port in that range may be the source port of
@@ -26,7 +28,7 @@
 #
 # Addresses: every instance has its own pod range 127.<P>.0.0/16 and Service range
 # 127.<S>.0.0/16, P = 16 + 10*row + offset and S = 96 + 10*row + offset (row counted from 0;
-# the six rows use 16..75 and 96..155): never shared by two instances or offsets, never
+# the eight rows use 16..95 and 96..175): never shared by two instances or offsets, never
 # 127.0.x. The pod range's first address (LOCAL_CLUSTER_NODE_IP, 127.<P>.0.1) is the real-pods
 # agent's node address: its DNS server, the pods' gateway, NodePorts, and the kubelet API
 # (ports 10250-10252, free to repeat since the address is the instance's own). Real pods'
@@ -50,6 +52,8 @@ INSTANCES=(
   "reliability reliability-cluster 31379 31380 31443 31257 31259 31543 31080"
   "operands    operands-cluster    30379 30380 30443 30257 30259 30543 30080"
   "realpods    realpods-cluster    24379 24380 24443 24257 24259 24543 24080"
+  "upgrade     upgrade-cluster     25379 25380 25443 25257 25259 25543 25080"
+  "switching   switching-cluster   23379 23380 23443 23257 23259 23543 23080"
 )
 
 # instance::use NAME: see the header.

@@ -1,0 +1,359 @@
+package upgrade
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
+)
+
+// switchCase is one custom resource and the objects an upstream operator made for it.
+type switchCase struct {
+	operator string
+	dir      string
+	kind     kind
+	// volume: the CR's file storage claim, bound in advance (the local cluster has no provisioner).
+	volume string
+}
+
+// The upstream operators' cases: the batch gateway's (llm-d-batch-gateway-operator) and the
+// inference gateway's (inference-gateway/operator), each in a namespace of its own.
+var switchCases = []switchCase{
+	{operator: "batch-gateway", dir: "../golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync", kind: batchKind},
+	{operator: "batch-gateway", dir: "../golden/batch-gateway/batch_v1alpha1_llmbatchgateway_async", kind: batchKind},
+	{operator: "batch-gateway", dir: "../golden/batch-gateway/dev-sync-fs", kind: batchKind, volume: "batch-gateway-files"},
+	{operator: "inference-gateway", dir: "../golden/inference-gateway/gateway-minimal", kind: gatewayKind},
+	{operator: "inference-gateway", dir: "../golden/inference-gateway/gateway-with-model-routing", kind: gatewayKind},
+	{operator: "inference-gateway", dir: "../golden/inference-gateway/extra-empty-spec", kind: gatewayKind},
+	{operator: "inference-gateway", dir: "testdata/switching/inference-gateway/mcp-server", kind: mcpKind},
+	{operator: "inference-gateway", dir: "testdata/switching/inference-gateway/extra-mcp-minimal", kind: mcpKind},
+}
+
+// leftBehindReported are the upstream objects this operator does not make and leaves in place,
+// each said in the README's switching section; any other object left behind fails the suite
+// (never silently orphaned). They keep their owner reference to the CR, so they go with it.
+var leftBehindReported = map[string]string{}
+
+// upstreamObject is an object an upstream operator made, as the suite created it.
+type upstreamObject struct {
+	operator string
+	gvr      schema.GroupVersionResource
+	kind     string
+	ns, name string
+	uid      types.UID
+}
+
+func (o upstreamObject) key() string { return o.kind + " " + o.ns + "/" + o.name }
+
+// switchOutcome is what became of an upstream object once this operator ran.
+type switchOutcome struct {
+	Object  string
+	Outcome string // adopted (UID kept, now managed), replaced (deleted and made anew), deleted, left
+}
+
+type switchResult struct {
+	Operator string
+	Objects  int
+	Outcomes map[string]int
+	Details  []switchOutcome
+	// Deployments: each upstream Deployment's rollouts and lowest available replicas.
+	Deployments []deploymentResult
+	PodsRolled  int
+	Writes      int
+	WritesBy    map[string]int
+}
+
+func TestSwitching(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	cfg, _ := live.ConfigFromEnv("the local cluster of hack/test-upgrade.sh switching")
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+
+	var objects []upstreamObject
+	e.workload = &workload{}
+	for _, c := range switchCases {
+		ns := "switch-" + filepath.Base(c.dir)
+		if len(ns) > 63 {
+			ns = ns[:63]
+		}
+		e.workload.namespaces = append(e.workload.namespaces, ns)
+		if _, err := e.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		cr, err := readCR(filepath.Join(c.dir, "cr.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range referencedSecrets(cr, ns) {
+			if err := e.createUnstructured(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.volume != "" {
+			for _, v := range volume(ns, c.volume) {
+				if err := e.createUnstructured(ctx, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cr.SetNamespace(ns)
+		cr.SetUID("")
+		created, err := e.dyn.Resource(c.kind.gvr).Namespace(ns).Create(ctx, cr, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.workload.objects = append(e.workload.objects, object{kind: c.kind, namespace: ns, name: cr.GetName()})
+		made, err := createUpstreamObjects(ctx, e, mapper, c, ns, created.GetUID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		objects = append(objects, made...)
+	}
+	e.deploymentNamespaces = e.workload.namespaces
+	// Upstream's pods run (the local cluster's kwok makes them ready) before the switch.
+	e.waitRolledOut(ctx, t)
+	e.previousDeployments = e.deployments(ctx, t)
+
+	rec := &recorder{minimum: map[string]int32{}}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	var watchers sync.WaitGroup
+	e.watchAll(watchCtx, t, rec, &watchers)
+	e.newStart = time.Now()
+	e.runHook(t, "start-current")
+	settled := e.waitSettled(ctx, t, "the operator after the switch", convergeTimeout, e.newStart)
+	stopWatching()
+	watchers.Wait()
+	e.currentDeployments = e.deployments(ctx, t)
+	t.Logf("settled %.0fs after the operator started", settled.Sub(e.newStart).Seconds())
+
+	upgradeLike := e.measure(rec, settled)
+	results := map[string]*switchResult{}
+	for _, o := range objects {
+		r := results[o.operator]
+		if r == nil {
+			r = &switchResult{Operator: o.operator, Outcomes: map[string]int{}, WritesBy: map[string]int{}}
+			results[o.operator] = r
+		}
+		r.Objects++
+		outcome := e.outcomeOf(ctx, t, o)
+		r.Outcomes[outcome]++
+		r.Details = append(r.Details, switchOutcome{Object: o.key(), Outcome: outcome})
+		switch outcome {
+		case "left":
+			if _, ok := leftBehindReported[o.kind+" "+o.name]; !ok {
+				t.Errorf("%s (%s) is left behind unmanaged, and the README does not say so", o.key(), o.operator)
+			}
+		case "replaced":
+			if o.kind == "Deployment" {
+				t.Errorf("%s was deleted and made anew: its pods all went at once", o.key())
+			}
+		}
+	}
+	byNamespace := map[string]string{}
+	for _, o := range objects {
+		byNamespace[o.ns] = o.operator
+	}
+	for _, d := range upgradeLike.Deployments {
+		op := byNamespace[strings.SplitN(d.Key, "/", 2)[0]]
+		if r := results[op]; r != nil {
+			r.Deployments = append(r.Deployments, d)
+			r.PodsRolled += d.Rollouts
+			if d.BelowMinimum {
+				t.Errorf("Deployment %s fell below its minimum of available replicas (%d) in the switch", d.Key, d.MinimumAvailable)
+			}
+		}
+	}
+	writes := e.audit.Query(e.user, e.newStart, time.Now(), func(ev *live.AuditEvent) bool { return ev.Class() == live.ClassWrite })
+	for _, w := range writes {
+		if w.ObjectRef == nil {
+			continue
+		}
+		if r := results[byNamespace[w.ObjectRef.Namespace]]; r != nil {
+			r.Writes++
+			r.WritesBy[w.Verb+" "+w.ObjectRef.Resource+subresource(w)]++
+		}
+	}
+	ops := make([]string, 0, len(results))
+	for op := range results {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	var all []*switchResult
+	for _, op := range ops {
+		r := results[op]
+		all = append(all, r)
+		t.Logf("%s: %d upstream objects: %v; %d Deployments, %d pod rollouts; %d writes %v", op, r.Objects, r.Outcomes, len(r.Deployments), r.PodsRolled, r.Writes, r.WritesBy)
+		for _, d := range r.Details {
+			if d.Outcome != "adopted" {
+				t.Logf("  %s: %s", d.Object, d.Outcome)
+			}
+		}
+		for _, d := range r.Deployments {
+			t.Logf("  Deployment %s: %d rollout(s), lowest available %d (minimum %d); changed %s", d.Key, d.Rollouts, d.LowestAvailable, d.MinimumAvailable, strings.Join(d.Changed, " "))
+		}
+	}
+	t.Logf("condition flaps after the operator started: %d", len(upgradeLike.Flaps))
+	for _, f := range upgradeLike.Flaps {
+		t.Logf("  %s", f)
+	}
+	if e.result != "" {
+		data, _ := json.MarshalIndent(map[string]any{"operators": all, "flaps": upgradeLike.Flaps, "secondsToSettled": upgradeLike.SecondsToSettled}, "", "  ")
+		if err := os.WriteFile(e.result, data, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func subresource(e *live.AuditEvent) string {
+	if e.ObjectRef.Subresource != "" {
+		return "/" + e.ObjectRef.Subresource
+	}
+	return ""
+}
+
+// createUpstreamObjects creates the objects of a case's objects.yaml in ns, owned by the CR of
+// that UID, as the upstream operator made them.
+func createUpstreamObjects(ctx context.Context, e *env, mapper meta.RESTMapper, c switchCase, ns string, owner types.UID) ([]upstreamObject, error) {
+	f, err := os.Open(filepath.Join(c.dir, "objects.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	var out []upstreamObject
+	for {
+		u := &unstructured.Unstructured{}
+		if err := decoder.Decode(&u.Object); err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			return nil, err
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		u.SetNamespace(ns)
+		refs := u.GetOwnerReferences()
+		for i := range refs {
+			refs[i].UID = owner
+		}
+		u.SetOwnerReferences(refs)
+		gvk := u.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", gvk, err)
+		}
+		created, err := e.dyn.Resource(m.Resource).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("create %s %s/%s: %w", gvk.Kind, ns, u.GetName(), err)
+		}
+		out = append(out, upstreamObject{operator: c.operator, gvr: m.Resource, kind: gvk.Kind, ns: ns, name: u.GetName(), uid: created.GetUID()})
+	}
+	return out, nil
+}
+
+// referencedSecrets are Secrets with a fake value for every key the CR reads: a batch gateway's
+// spec.secretRef (its credential keys), any secretKeyRef.
+func referencedSecrets(cr *unstructured.Unstructured, ns string) []*unstructured.Unstructured {
+	keys := map[string]map[string]string{}
+	if name, _, _ := unstructured.NestedString(cr.Object, "spec", "secretRef", "name"); name != "" {
+		keys[name] = map[string]string{"redis-url": "redis://redis.invalid:6379/0", "postgresql-url": "postgresql://u:p@postgres.invalid:5432/db", "s3-secret-access-key": "switching-fake"}
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["secretKeyRef"].(map[string]any); ok {
+				name, _ := ref["name"].(string)
+				key, _ := ref["key"].(string)
+				if keys[name] == nil {
+					keys[name] = map[string]string{}
+				}
+				keys[name][key] = "switching-fake"
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(cr.Object["spec"])
+	var out []*unstructured.Unstructured
+	for name, data := range keys {
+		out = append(out, mustUnstructured(&corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			StringData: data,
+		}))
+	}
+	return out
+}
+
+// outcomeOf says what became of an upstream object: adopted (its UID kept and this operator's
+// label on it), replaced (deleted and made anew), deleted, or left (there, unmanaged).
+func (e *env) outcomeOf(ctx context.Context, t *testing.T, o upstreamObject) string {
+	u, err := e.dyn.Resource(o.gvr).Namespace(o.ns).Get(ctx, o.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "deleted"
+	case err != nil:
+		t.Fatal(err)
+	case u.GetUID() != o.uid:
+		return "replaced"
+	case u.GetLabels()["app.kubernetes.io/managed-by"] == "llm-infra-operator":
+		return "adopted"
+	}
+	return "left"
+}
+
+// waitRolledOut waits until every Deployment of the suite's namespaces has rolled out.
+func (e *env) waitRolledOut(ctx context.Context, t *testing.T) {
+	t.Helper()
+	var pending []string
+	err := wait.PollUntilContextTimeout(ctx, poll, readyTimeout, true, func(ctx context.Context) (bool, error) {
+		pending = nil
+		for _, ns := range e.deploymentNamespaces {
+			list, err := e.kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			for i := range list.Items {
+				if d := &list.Items[i]; !rolledOut(d) {
+					pending = append(pending, d.Namespace+"/"+d.Name)
+				}
+			}
+		}
+		return len(pending) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("upstream's Deployments not rolled out (%v): %v", err, pending)
+	}
+}
