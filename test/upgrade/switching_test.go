@@ -97,10 +97,7 @@ func TestSwitching(t *testing.T) {
 	var objects []upstreamObject
 	e.workload = &workload{}
 	for _, c := range switchCases {
-		ns := "switch-" + filepath.Base(c.dir)
-		if len(ns) > 63 {
-			ns = ns[:63]
-		}
+		ns := strings.Trim(strings.NewReplacer("_", "-", "batch-v1alpha1-llmbatchgateway-", "").Replace("switch-"+filepath.Base(c.dir)), "-")
 		e.workload.namespaces = append(e.workload.namespaces, ns)
 		if _, err := e.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)

@@ -544,7 +544,7 @@ func diffTemplates(a, b corev1.PodTemplateSpec) []string {
 	if reflect.DeepEqual(a, b) {
 		return nil
 	}
-	fa, fb := flatten(a), flatten(b)
+	fa, fb := flatten(&a), flatten(&b)
 	set := map[string]bool{}
 	for k, v := range fa {
 		if w, ok := fb[k]; !ok || w != v {
