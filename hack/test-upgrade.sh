@@ -115,6 +115,8 @@ run() {
   WITH_CERT_MANAGER=false op::cluster_up
   install_previous
   start_previous
+  # The hooks replace the operator of this instance; teardown stops whichever runs then.
+  OP_STARTED_OPERATOR=true
   log "previous release running; set up in $((SECONDS - START))s"
 
   export KUBECONFIG="${OP_ADMIN_KUBECONFIG}"
@@ -146,6 +148,8 @@ switching() {
   # The README's steps: the upstream operator uninstalled (its operand objects stay: the suite
   # puts them there), this operator installed, then started by the suite.
   install_current
+  # The suite starts the operator through its hook; teardown stops it.
+  OP_STARTED_OPERATOR=true
   export KUBECONFIG="${OP_ADMIN_KUBECONFIG}"
   export UPGRADE_AUDIT_LOG="${OP_STATE}/logs/audit.log"
   export UPGRADE_OPERATOR_USER="system:serviceaccount:${OP_NAMESPACE}:${OP_SERVICEACCOUNT}"

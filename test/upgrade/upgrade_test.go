@@ -109,7 +109,7 @@ func TestUpgrade(t *testing.T) {
 	// once), no condition of a CR False while its operands serve.
 	for _, d := range res.Deployments {
 		if d.Unintended > 0 {
-			t.Errorf("Deployment %s rolled %d time(s) without its pod template changing between the releases (%d rollouts, template changed: %v)", d.Key, d.Unintended, d.Rollouts, d.TemplateChanged)
+			t.Errorf("Deployment %s: %d rollout(s), %d more than a change of its pod template between the releases explains (template changed: %v)", d.Key, d.Rollouts, d.Unintended, d.TemplateChanged)
 		}
 		if d.Gone {
 			t.Errorf("Deployment %s disappeared in the upgrade", d.Key)
@@ -333,6 +333,9 @@ type recorder struct {
 	mu sync.Mutex
 	// flaps are the transitions of a CR's serving condition away from True.
 	flaps []string
+	// serving is each CR's serving condition as last seen True (a CR without status yet, as
+	// in a switch from an upstream operator that wrote none, has not served: no flap).
+	serving map[string]bool
 	// minimum is the fewest available replicas each Deployment had.
 	minimum map[string]int32
 	// progressing counts the CRs that showed a rollout (Progressing=True) meanwhile.
@@ -341,18 +344,23 @@ type recorder struct {
 
 func (r *recorder) crEvent(k kind, u *unstructured.Unstructured, at time.Duration) {
 	cond, reason, _ := crState(k, u)
+	key := k.name + " " + u.GetNamespace() + "/" + u.GetName()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if cond != metav1.ConditionTrue {
+	if r.serving == nil {
+		r.serving = map[string]bool{}
+	}
+	if cond != metav1.ConditionTrue && r.serving[key] {
 		r.flaps = append(r.flaps, fmt.Sprintf("+%.1fs %s %s/%s %s=%s (%s)", at.Seconds(), k.name, u.GetNamespace(), u.GetName(), k.condition, cond, reason))
 	}
+	r.serving[key] = cond == metav1.ConditionTrue
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		if m, _ := c.(map[string]any); m["type"] == "Progressing" && m["status"] == "True" {
 			if r.progressing == nil {
 				r.progressing = map[string]bool{}
 			}
-			r.progressing[k.name+" "+u.GetNamespace()+"/"+u.GetName()] = true
+			r.progressing[key] = true
 		}
 	}
 }
