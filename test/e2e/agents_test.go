@@ -518,6 +518,27 @@ func eventsSince(ctx context.Context, namespace, before, kind, name, eventType, 
 	return out
 }
 
+// expectFewEventsComingUp asserts that a CR that came up carries events for what a user acts
+// on only: at most 2 Normal events, none for the write of one object (resourceapply's
+// ...Created/...Updated go to the operator's log). Warnings are not limited.
+func expectFewEventsComingUp(ctx context.Context, namespace, kind, name string) {
+	GinkgoHelper()
+	list, err := fw.kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	var normal []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.Kind != kind || e.InvolvedObject.Name != name || e.Type != corev1.EventTypeNormal {
+			continue
+		}
+		for range max(e.Count, 1) {
+			normal = append(normal, e.Reason)
+		}
+		Expect(strings.HasSuffix(e.Reason, "Created") || strings.HasSuffix(e.Reason, "Updated")).To(BeFalse(),
+			"%s %s/%s has an event for one object's write: %s %q", kind, namespace, name, e.Reason, e.Message)
+	}
+	Expect(len(normal)).To(BeNumerically("<=", 2), "Normal events on %s %s/%s coming up: %v", kind, namespace, name, normal)
+}
+
 // dumpAgentsDiagnostics prints the Agents, Orchestrators and GPUs with their conditions, then
 // the suite's diagnostics.
 func dumpAgentsDiagnostics(ctx context.Context) {

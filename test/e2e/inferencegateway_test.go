@@ -102,6 +102,7 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 			Expect(want).NotTo(BeEmpty(), "no expected URL for the golden case %s", c.name)
 			live := waitGatewaySettled(ctx, c.namespace, c.cr.Name)
 			Expect(live.Status.URL).To(Equal(want), "%s status.url", c.name)
+			expectFewEventsComingUp(ctx, c.namespace, "Gateway", c.cr.Name)
 
 			By("comparing the objects of " + c.name + " with upstream's")
 			for _, golden := range goldenIGWObjects(c.name) {

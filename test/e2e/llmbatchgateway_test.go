@@ -76,6 +76,7 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 			cr := waitBatchReady(ctx, namespace, goldenBatchCR(c, namespace).Name)
 			Expect(cr.Status.ComponentStatus).NotTo(BeNil())
 			Expect(cr.Status.ComponentStatus.APIServer.ReadyReplicas).To(BeNumerically(">=", 1), batchConditions(cr))
+			expectFewEventsComingUp(ctx, namespace, "LLMBatchGateway", cr.Name)
 
 			By("comparing the objects of " + c + " with upstream's")
 			for _, golden := range goldenBatchObjects(c) {

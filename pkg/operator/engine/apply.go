@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -136,20 +137,95 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	if err := a.trackAnnotations(typed); err != nil {
 		return err
 	}
-	a, err = a.checkAdoptable(ctx, typed)
-	if err != nil {
-		return err
-	}
-	a, probe := a.probing()
-	modified, err := a.apply(ctx, typed)
-	if err != nil {
+	_, err = a.applyAdopting(ctx, typed, func(a Applier) (bool, error) { return a.apply(ctx, typed) })
+	var se *StepError
+	if err != nil && !errors.As(err, &se) {
 		return fmt.Errorf("apply %s: %w", describe(typed), err)
 	}
-	if modified {
-		gvr, _ := ResourceFor(KindOf(typed))
-		countWrite(ctx, gvr.GroupResource().String(), probe.writeVerb())
+	return err
+}
+
+// applyAdopting runs one apply (write, a resourceapply call through the Applier it is given)
+// under the adoption rules, reading from the API only when it must. An object the caches hold
+// is checked against Adopt and applied. One they lack is created without a read: their
+// informers listed before the first sync and hold every object the operator labelled, so a
+// miss is almost always an object that does not exist (one read per created object otherwise,
+// thousands at scale). When the create finds the name taken (someone else's object, or ours
+// that the informer has not delivered yet), the object is read, checked against Adopt (an
+// object the operator may not take over is never written) and applied over, that read
+// answering resourceapply's own. It counts the write it made.
+func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write func(Applier) (bool, error)) (bool, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false, err
 	}
-	return nil
+	gvr, err := ResourceFor(KindOf(obj))
+	if err != nil {
+		return false, err
+	}
+	gr, namespace, name := gvr.GroupResource(), m.GetNamespace(), m.GetName()
+	cached, err := a.Clients.Caches.GetMeta(gr, namespace, name)
+	switch {
+	case err == nil:
+		if err := a.checkAdoptable(obj, cached); err != nil {
+			return false, err
+		}
+		return a.countedWrite(ctx, gr, write)
+	case meta.IsNoMatchError(err):
+		return a.countedWrite(ctx, gr, write)
+	case !apierrors.IsNotFound(err):
+		return false, fmt.Errorf("get %s: %w", describe(obj), err)
+	}
+
+	first := a
+	var held *warningHold
+	if a.Recorder != nil {
+		held = holdWarnings(a.Recorder)
+		first.Recorder = held
+	}
+	first.Clients = a.Clients.withCaches(a.Clients.Caches.WithAbsent(gr, namespace, name))
+	modified, err := first.countedWrite(ctx, gr, write)
+	if !apierrors.IsAlreadyExists(err) {
+		held.flush()
+		return modified, err
+	}
+	held.drop()
+	// The create's failure is this function's business, not an event on the CR.
+	live, err := a.Clients.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("get %s: %w", describe(obj), err)
+	}
+	if err := a.checkAdoptable(obj, live); err != nil {
+		return false, err
+	}
+	known, err := inFormOf(obj, live)
+	if err != nil {
+		return false, err
+	}
+	second := a
+	second.Clients = a.Clients.withCaches(a.Clients.Caches.WithKnown(gr, namespace, name, known))
+	return second.countedWrite(ctx, gr, write)
+}
+
+// countedWrite runs one write and counts it (llm_infra_operator_writes_total), create or
+// update after what resourceapply's read found.
+func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, write func(Applier) (bool, error)) (bool, error) {
+	a, probe := a.probing()
+	modified, err := write(a)
+	if err == nil && modified {
+		countWrite(ctx, gr.String(), probe.writeVerb())
+	}
+	return modified, err
+}
+
+// inFormOf converts live (as the dynamic client read it) into the form of required: typed for
+// a built-in kind, so that the typed clients' reads can answer with it.
+func inFormOf(required runtime.Object, live *unstructured.Unstructured) (runtime.Object, error) {
+	if _, ok := required.(*unstructured.Unstructured); ok {
+		return live, nil
+	}
+	live.SetGroupVersionKind(KindOf(required))
+	return asTyped(live)
 }
 
 // probing returns the Applier to apply one object with: its clients record what resourceapply's
@@ -164,7 +240,7 @@ func (a Applier) probing() (Applier, *readProbe) {
 
 // apply applies one object with resourceapply and says whether it wrote it.
 func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, err error) {
-	c, rec, cache := a.Clients, a.Recorder, a.Cache
+	c, rec, cache := a.Clients, LogNormalEvents(a.Recorder), a.Cache
 	switch t := obj.(type) {
 	case *corev1.ServiceAccount:
 		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c, rec, t, cache)
@@ -219,7 +295,7 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (b
 	if err != nil {
 		return false, err
 	}
-	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), a.Recorder, u, a.Cache, gvr, nil, nil)
+	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil)
 	return modified, err
 }
 
@@ -236,64 +312,31 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 	if err := a.trackAnnotations(required); err != nil {
 		return nil, err
 	}
-	a, err := a.checkAdoptable(ctx, required)
-	if err != nil {
+	var actual *appsv1.Deployment
+	_, err := a.applyAdopting(ctx, required, func(a Applier) (bool, error) {
+		var modified bool
+		var err error
+		actual, modified, err = resourceapply.ApplyDeployment(ctx, a.Clients, LogNormalEvents(a.Recorder), required, expected)
+		return modified, err
+	})
+	var se *StepError
+	if errors.As(err, &se) {
 		return nil, err
 	}
-	a, probe := a.probing()
-	actual, modified, err := resourceapply.ApplyDeployment(ctx, a.Clients, a.Recorder, required, expected)
 	if err != nil {
 		return nil, fmt.Errorf("apply Deployment %s: %w", cache.NewObjectName(required.Namespace, required.Name).String(), err)
-	}
-	if modified {
-		countWrite(ctx, Deployments.String(), probe.writeVerb())
 	}
 	return actual, nil
 }
 
-// checkAdoptable refuses to apply over an existing object the operand may not take over. It
-// returns the Applier to apply with: when the API has just said the object does not exist,
-// one whose clients answer resourceapply's read of it without asking again.
-func (a Applier) checkAdoptable(ctx context.Context, obj runtime.Object) (Applier, error) {
-	if a.Adopt == nil {
-		return a, nil
+// checkAdoptable refuses to apply over an existing object the operand may not take over.
+func (a Applier) checkAdoptable(obj runtime.Object, existing metav1.Object) error {
+	if a.Adopt == nil || a.Adopt(existing) {
+		return nil
 	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return a, err
-	}
-	gvr, err := ResourceFor(KindOf(obj))
-	if err != nil {
-		return a, err
-	}
-	gr := gvr.GroupResource()
-	existing, err := a.existing(ctx, gvr, m.GetNamespace(), m.GetName())
-	if apierrors.IsNotFound(err) {
-		clients := *a.Clients
-		clients.Caches = a.Clients.Caches.WithAbsent(gr, m.GetNamespace(), m.GetName())
-		a.Clients = &clients
-		return a, nil
-	}
-	if meta.IsNoMatchError(err) {
-		return a, nil
-	}
-	if err != nil {
-		return a, fmt.Errorf("get %s: %w", describe(obj), err)
-	}
-	if !a.Adopt(existing) {
-		return a, Problem(ReasonObjectNotOwned,
-			"%s exists and was not created for this resource (no %s=%s label and no owner reference to it): the operator leaves it untouched; delete or rename it to let the operator create its own",
-			describe(obj), ManagedByLabel, ManagedByValue)
-	}
-	return a, nil
-}
-
-// existing reads an object's metadata from the caches, or from the API on a miss.
-func (a Applier) existing(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (metav1.Object, error) {
-	if m, err := a.Clients.Caches.GetMeta(gvr.GroupResource(), namespace, name); err == nil || !apierrors.IsNotFound(err) {
-		return m, err
-	}
-	return a.Clients.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	return Problem(ReasonObjectNotOwned,
+		"%s exists and was not created for this resource (no %s=%s label and no owner reference to it): the operator leaves it untouched; delete or rename it to let the operator create its own",
+		describe(obj), ManagedByLabel, ManagedByValue)
 }
 
 // Owned says whether the operator may delete an existing object.
@@ -344,7 +387,7 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 		return fmt.Errorf("delete %s %s: %w", gvr.Resource, cache.NewObjectName(namespace, name).String(), err)
 	}
 	countWrite(ctx, gvr.GroupResource().String(), "delete")
-	a.Recorder.Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, cache.NewObjectName(namespace, name).String())
+	LogNormalEvents(a.Recorder).Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, cache.NewObjectName(namespace, name).String())
 	return nil
 }
 

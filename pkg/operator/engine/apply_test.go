@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,9 @@ func TestApplyHPAWithoutATypedFunction(t *testing.T) {
 	}
 }
 
+// An object the operator may not take over is never written: its create (the caches, which
+// select the operator's label, do not hold it) finds the name taken, the object is read, and
+// the apply stops there.
 func TestApplyRefusesAnObjectItMayNotAdopt(t *testing.T) {
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}, Data: map[string]string{"theirs": "1"}}
 	env := newApplyEnv(t, func(m metav1.Object) bool { return IsManaged(m.GetLabels()) }, foreign)
@@ -128,8 +132,12 @@ func TestApplyRefusesAnObjectItMayNotAdopt(t *testing.T) {
 	if se, ok := err.(*StepError); !ok || se.Reason != ReasonObjectNotOwned || se.Blocking {
 		t.Errorf("err = %#v, want a non-blocking ObjectNotOwned problem", err)
 	}
-	if w := env.writes(); len(w) != 0 {
-		t.Errorf("the foreign ConfigMap was written: %v", w)
+	if w := env.writes(); len(w) != 1 || w[0] != "create configmaps" {
+		t.Errorf("writes = %v, want only the create that found the name taken", w)
+	}
+	live, err := env.kube.CoreV1().ConfigMaps("ns").Get(env.ctx, "cm", metav1.GetOptions{})
+	if err != nil || live.Data["theirs"] != "1" || live.Data["mine"] != "" {
+		t.Errorf("the foreign ConfigMap changed: %+v, %v", live, err)
 	}
 }
 
@@ -145,24 +153,27 @@ func (e *applyEnv) reads() []string {
 	return out
 }
 
-// Creating an object costs one read, not two: the adoption check's read of an object the
-// caches lack answers resourceapply's read too, when the API said it does not exist. An
-// object found by the API is read again by resourceapply (it must compare it), and the
-// answer is not kept: the next apply asks the caches again.
-func TestApplyReadsOnceBeforeCreating(t *testing.T) {
+// Creating an object costs no read: the caches, synced, say it is absent, so it is created
+// without asking the API. Only a create that finds the name taken (an object the caches do not
+// hold: no operator label) reads it, once, before applying over it; the create's failure is
+// no event on the CR. The answers are not kept: the next apply asks the caches again.
+func TestApplyReadsOnlyAfterAlreadyExists(t *testing.T) {
 	managed := map[string]string{ManagedByLabel: ManagedByValue}
 	for _, tc := range []struct {
-		name      string
-		existing  []runtime.Object
-		wantReads int
-		wantWrite string
+		name       string
+		existing   []runtime.Object
+		wantReads  []string
+		wantWrites []string
 	}{
-		{"new object", nil, 1, "create configmaps"},
+		{"new object", nil, nil, []string{"create configmaps"}},
 		// Without the operator's label, so no informer holds it; the test adopts anything.
-		{"an existing object the caches do not hold", []runtime.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "uncached", Namespace: "ns"}}}, 2, "update configmaps"},
+		{"an existing object the caches do not hold", []runtime.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "uncached", Namespace: "ns"}}},
+			[]string{"get configmaps"}, []string{"create configmaps", "update configmaps"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newApplyEnv(t, func(metav1.Object) bool { return true }, tc.existing...)
+			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+			env.applier.Recorder = recorder
 			env.kube.ClearActions()
 			env.dyn.ClearActions()
 			name := "new"
@@ -173,14 +184,21 @@ func TestApplyReadsOnceBeforeCreating(t *testing.T) {
 			if err := env.applier.Apply(env.ctx, cm); err != nil {
 				t.Fatal(err)
 			}
-			if r := env.reads(); len(r) != tc.wantReads {
-				t.Errorf("reads = %v, want %d", r, tc.wantReads)
+			if r := env.reads(); !slices.Equal(r, tc.wantReads) {
+				t.Errorf("reads = %v, want %v", r, tc.wantReads)
 			}
-			if w := env.writes(); len(w) != 1 || w[0] != tc.wantWrite {
-				t.Errorf("writes = %v, want [%s]", w, tc.wantWrite)
+			if w := env.writes(); !slices.Equal(w, tc.wantWrites) {
+				t.Errorf("writes = %v, want %v", w, tc.wantWrites)
 			}
-			if a := env.applier.Clients.Caches.absent; a != nil {
-				t.Errorf("the Applier's own caches keep an earlier apply's answer for %s %s/%s", a.gr, a.namespace, a.name)
+			live, err := env.kube.CoreV1().ConfigMaps("ns").Get(env.ctx, name, metav1.GetOptions{})
+			if err != nil || live.Data["k"] != "v" || !IsManaged(live.Labels) {
+				t.Errorf("after the apply: %+v, %v", live, err)
+			}
+			if n := len(recorder.Events()); n != 0 {
+				t.Errorf("events on the CR: %v", recorder.Events())
+			}
+			if c := env.applier.Clients.Caches; c.absent != nil || c.known != nil {
+				t.Error("the Applier's own caches keep an earlier apply's answer")
 			}
 		})
 	}

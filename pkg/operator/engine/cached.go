@@ -89,8 +89,10 @@ type Caches struct {
 	lookups map[schema.GroupResource][]Lookup
 	// shared is consulted after this layer's own lookups; nil for the shared Caches itself.
 	shared *Caches
-	// absent is an object the API has just said does not exist (see WithAbsent).
+	// absent is an object to take for absent in this one apply (see WithAbsent).
 	absent *objectRef
+	// known is an object the API has just returned (see WithKnown).
+	known *knownObject
 	// probe records what the reads through this layer found (see probed).
 	probe *readProbe
 }
@@ -121,18 +123,37 @@ type objectRef struct {
 	namespace, name string
 }
 
-// errAbsent marks a NotFound that the API itself gave moments ago, so a read that misses the
-// caches need not ask again.
-var errAbsent = errors.New("the API has just said so")
+func (r *objectRef) is(gr schema.GroupResource, namespace, name string) bool {
+	return r.gr == gr && r.namespace == namespace && r.name == name
+}
+
+// knownObject is an object as the API returned it moments ago.
+type knownObject struct {
+	objectRef
+	obj runtime.Object
+}
+
+// errAbsent marks a NotFound that needs no confirmation from the API, so a read that misses
+// the caches does not ask.
+var errAbsent = errors.New("the caches, synced, do not hold it")
 
 // WithAbsent returns a layer over c that answers NotFound for one object without asking the
-// API again. The Applier reads an object the caches lack from the API before it decides to
-// apply (checkAdoptable); when the API says the object does not exist, resourceapply's own read
-// that follows, made through this layer, costs no second request. Use it for that one apply
-// only: a moment later someone may have created the object.
+// API. The Applier uses it for an object its caches lack (they listed before the first sync
+// and hold what the operator labelled): resourceapply's read, made through this layer, costs no
+// request, and the create that follows fails with AlreadyExists if the object exists after
+// all. Use it for that one apply only.
 func (c *Caches) WithAbsent(gr schema.GroupResource, namespace, name string) *Caches {
 	layer := c.Layer()
 	layer.absent = &objectRef{gr: gr, namespace: namespace, name: name}
+	return layer
+}
+
+// WithKnown returns a layer over c that answers a read of one object with obj, which the API
+// has just returned (after a create found the name taken), so resourceapply's read costs no
+// second request. Use it for that one apply only.
+func (c *Caches) WithKnown(gr schema.GroupResource, namespace, name string, obj runtime.Object) *Caches {
+	layer := c.Layer()
+	layer.known = &knownObject{objectRef: objectRef{gr: gr, namespace: namespace, name: name}, obj: obj}
 	return layer
 }
 
@@ -165,8 +186,11 @@ func (c *Caches) AddInformer(gr schema.GroupResource, informer cache.SharedIndex
 // Get returns the cached object, or a NotFound error when no cache of that group-resource
 // holds it. The object is the cache's own: callers must not modify it.
 func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
-	if a := c.absent; a != nil && a.gr == gr && a.namespace == namespace && a.name == name {
+	if a := c.absent; a != nil && a.is(gr, namespace, name) {
 		return nil, fmt.Errorf("%w (%w)", apierrors.NewNotFound(gr, name), errAbsent)
+	}
+	if k := c.known; k != nil && k.is(gr, namespace, name) {
+		return k.obj, nil
 	}
 	c.mu.RLock()
 	lookups := c.lookups[gr]
@@ -201,6 +225,13 @@ type cached struct {
 	caches    *Caches
 	gr        schema.GroupResource
 	namespace string
+}
+
+// withCaches is a copy of the clients that reads through caches.
+func (c *CachedClients) withCaches(caches *Caches) *CachedClients {
+	clients := *c
+	clients.Caches = caches
+	return &clients
 }
 
 // at is a client's place for one group-resource in one namespace.

@@ -34,9 +34,11 @@ func (c *Namespaced[T, S]) setFinalizer(ctx context.Context, cr T, on bool) erro
 		finalizers = append(finalizers, c.kind.Finalizer)
 	}
 	updated.SetFinalizers(finalizers)
-	if _, err := c.kind.Update(cr.GetNamespace()).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	written, err := c.kind.Update(cr.GetNamespace()).Update(ctx, updated, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("update the finalizers of %s %s/%s: %w", c.kind.GVK.Kind, cr.GetNamespace(), cr.GetName(), err)
 	}
+	c.wrote(written)
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/informers"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -59,9 +60,12 @@ type NamespacedDeps struct {
 	Optional *OptionalAPIs
 	// ReferenceInformer builds the informer of one referenced object (by namespace and name).
 	ReferenceInformer func(gr schema.GroupResource, namespace, name string) cache.SharedIndexInformer
-	Events            EventSink
-	Recorder          events.Recorder
-	Resync            time.Duration
+	// ReferenceSyncTimeout bounds how long a sync waits for a new reference watch's first
+	// list (0: 10 s); tests of a watch that has not listed shorten it.
+	ReferenceSyncTimeout time.Duration
+	Events               EventSink
+	Recorder             events.Recorder
+	Resync               time.Duration
 }
 
 // Namespaced is the controller of a namespaced kind: one queue key per CR.
@@ -76,6 +80,11 @@ type Namespaced[T Object, S any] struct {
 	references map[schema.GroupResource]*ReferenceWatches
 	syncCtx    factory.SyncContext
 	controller factory.Controller
+	// crs reads the CRs: the informer's cache, or the CR as this controller last wrote it
+	// when the informer has not delivered that write yet. A sync that starts in that gap
+	// (an event of a Deployment, say) would otherwise write status over the older
+	// resourceVersion and fail with a conflict.
+	crs cache.MutationCache
 
 	// generations remembers the generation of each Deployment the controller applied, for a
 	// kind whose status does not record them (Kind.Generations nil).
@@ -107,10 +116,15 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		c.assets[a.Path] = a
 	}
 	_ = kind.Informer.SetTransform(DropManagedFields)
+	c.crs = cache.NewIntegerResourceVersionMutationCache(klog.FromContext(ctx), kind.Informer.GetStore(), kind.Informer.GetIndexer(), crWriteMemory, false)
 	for _, gr := range kind.References {
-		c.references[gr] = NewReferenceWatches(ctx, gr, func(namespace, name string) cache.SharedIndexInformer {
+		w := NewReferenceWatches(ctx, gr, func(namespace, name string) cache.SharedIndexInformer {
 			return deps.ReferenceInformer(gr, namespace, name)
 		}, c.Queue)
+		if deps.ReferenceSyncTimeout > 0 {
+			w.syncTimeout = deps.ReferenceSyncTimeout
+		}
+		c.references[gr] = w
 	}
 
 	resources, err := kind.ObjectResources()
@@ -204,7 +218,7 @@ func (c *Namespaced[T, S]) keys() []string { return c.kind.Informer.GetStore().L
 
 // sync reconciles one CR: validate, walk the table, write the status.
 func (c *Namespaced[T, S]) sync(ctx context.Context, _ factory.SyncContext, key string) error {
-	obj, exists, err := c.kind.Informer.GetStore().GetByKey(key)
+	obj, exists, err := c.crs.GetByKey(key)
 	if err != nil {
 		return err
 	}
@@ -223,6 +237,10 @@ func (c *Namespaced[T, S]) sync(ctx context.Context, _ factory.SyncContext, key 
 	}
 	run := c.newRun(cr.DeepCopyObject().(T), key)
 	result := c.reconcile(ctx, run)
+	if result.Postponed() {
+		// The status would say what a watch that has not listed yet cannot tell.
+		return result.RetryError()
+	}
 	if err := c.writeStatus(ctx, run, result); err != nil {
 		return err
 	}
@@ -277,10 +295,29 @@ func (c *Namespaced[T, S]) writeStatus(ctx context.Context, run *Run[T, S], resu
 		policy = AvailabilityEvents
 	}
 	ReportTransitions(run.Recorder, policy, c.kind.Conditions(run.CR), c.kind.Conditions(updated))
-	if _, err := c.kind.Client(run.CR.GetNamespace()).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	written, err := c.kind.Client(run.CR.GetNamespace()).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("update status of %s %s: %w", c.kind.GVK.Kind, run.Key, err)
 	}
+	c.wrote(written)
 	return nil
+}
+
+// crWriteMemory is how long the controller remembers a CR it wrote, for the informer to
+// deliver the write (normally milliseconds).
+const crWriteMemory = time.Minute
+
+// wrote remembers a CR as this controller wrote it (see crs).
+func (c *Namespaced[T, S]) wrote(cr T) {
+	if c.crs == nil || any(cr) == nil {
+		return
+	}
+	m, err := meta.Accessor(cr)
+	if err != nil || m.GetResourceVersion() == "" {
+		return
+	}
+	m.SetManagedFields(nil)
+	c.crs.Mutation(cr)
 }
 
 // newRun prepares the sync of one CR (a copy the sync may change).

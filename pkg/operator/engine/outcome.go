@@ -85,6 +85,27 @@ func (o *Outcome) Notes() string {
 	return message
 }
 
+// ConditionPostponed is the "condition" of a sync that cannot tell yet what is there: a watch
+// it reads has not listed yet (ErrNotSynced). It sets no condition: the sync writes no status
+// and applies nothing after it, and the controller retries with back-off. Acting on "absent"
+// instead would apply Deployments without the hash of a Secret they mount and roll every pod
+// again a moment later, and report a Secret missing that exists.
+const ConditionPostponed = "Postponed"
+
+// ReasonWatchNotSynced is the reason of a postponed sync.
+const ReasonWatchNotSynced = "WatchNotSynced"
+
+// Postponed reports a sync that must wait for a watch to list (err wraps ErrNotSynced).
+func Postponed(err error) *StepError {
+	return &StepError{Condition: ConditionPostponed, Reason: ReasonWatchNotSynced, Message: err.Error(), Blocking: true, Retry: err}
+}
+
+// Postponed says whether a step could not tell yet what is there: the sync writes no status.
+func (o *Outcome) Postponed() bool {
+	first, _ := o.First(ConditionPostponed)
+	return first != nil
+}
+
 // Problem reports something wrong that does not stop the other steps and that a watch will
 // bring back (a foreign object in the way, a missing optional CRD the CR asked for).
 func Problem(reason, format string, args ...any) *StepError {
@@ -97,6 +118,9 @@ func AsStepError(stepName, failureReason string, err error) *StepError {
 	var se *StepError
 	if errors.As(err, &se) {
 		return se
+	}
+	if IsNotSynced(err) {
+		return Postponed(fmt.Errorf("%s: %w", stepName, err))
 	}
 	return &StepError{
 		Condition: ConditionDegraded,

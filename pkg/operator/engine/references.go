@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -69,6 +70,10 @@ func (w *ReferenceWatches) Set(ctx context.Context, referrer string, refs ...typ
 		watch, ok := w.watches[ref]
 		if !ok {
 			watch = w.start(ref)
+		}
+		if !watch.informer.HasSynced() {
+			// A watch another CR started a moment ago may still be listing: wait for it
+			// too, or this CR's sync would read nothing from it (see ErrNotSynced).
 			started = append(started, watch.informer)
 		}
 		watch.referrers.Insert(referrer)
@@ -105,9 +110,19 @@ func (w *ReferenceWatches) Forget(referrer string) {
 	delete(w.byReferrer, referrer)
 }
 
+// ErrNotSynced is the error of a read from a watch that has not listed yet: the object may
+// well exist. A sync that meets it must not act on "absent" (apply a Deployment without the
+// hash of a Secret it mounts, report the Secret missing): it is postponed (Postponed) and
+// retried, without a status write.
+var ErrNotSynced = errors.New("has not synced yet")
+
+// IsNotSynced says whether err comes from a watch that has not synced yet.
+func IsNotSynced(err error) bool { return errors.Is(err, ErrNotSynced) }
+
 // Get returns a referenced object from its watch. It fails with NotFound when the object does
-// not exist, and with an error when it is not watched (Set was not called for it) or its
-// watch has not listed it yet.
+// not exist, with ErrNotSynced while its watch has not listed it yet (Set waits for that
+// within a bound, so this is rare), and with another error when it is not watched (Set was
+// not called for it; a run without a cluster).
 func (w *ReferenceWatches) Get(ref types.NamespacedName) (runtime.Object, error) {
 	w.mu.Lock()
 	watch, ok := w.watches[ref]
@@ -116,7 +131,7 @@ func (w *ReferenceWatches) Get(ref types.NamespacedName) (runtime.Object, error)
 		return nil, fmt.Errorf("%s %s is not watched", w.gr, ref)
 	}
 	if !watch.informer.HasSynced() {
-		return nil, fmt.Errorf("the watch of %s %s has not synced yet", w.gr, ref)
+		return nil, fmt.Errorf("the watch of %s %s %w", w.gr, ref, ErrNotSynced)
 	}
 	obj, exists, err := watch.informer.GetStore().GetByKey(ref.Namespace + "/" + ref.Name)
 	if err != nil {
@@ -126,6 +141,21 @@ func (w *ReferenceWatches) Get(ref types.NamespacedName) (runtime.Object, error)
 		return nil, apierrors.NewNotFound(w.gr, ref.Name)
 	}
 	return obj.(runtime.Object), nil
+}
+
+// Find is Get for a reader that goes on without a missing object (the hashes of what the
+// pods mount): nil when the object does not exist or is not watched (a run without a
+// cluster); it fails only while the watch has not synced (ErrNotSynced), where "absent" would
+// be a guess.
+func (w *ReferenceWatches) Find(ref types.NamespacedName) (runtime.Object, error) {
+	obj, err := w.Get(ref)
+	if IsNotSynced(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, nil
+	}
+	return obj, nil
 }
 
 // Len is the number of objects watched.

@@ -9,7 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -90,5 +92,56 @@ func TestReferenceWatches(t *testing.T) {
 	w.Forget("a/gw2")
 	if w.Len() != 0 {
 		t.Errorf("watches after every referrer left = %d, want 0", w.Len())
+	}
+}
+
+// A watch that has not listed yet cannot say an object is absent: Get and Find fail with
+// ErrNotSynced (not NotFound, which a sync would take for a missing Secret), and the sync of a
+// second CR that references the same object waits for the list too.
+func TestReferenceWatchesNotSyncedIsNotAbsent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "a"}}
+	kube := kubefake.NewSimpleClientset(secret)
+	release := make(chan struct{})
+	w := NewReferenceWatches(ctx, Secrets, func(ns, name string) cache.SharedIndexInformer {
+		tweak := SingleObjectListOptions(name)
+		return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				<-release
+				tweak(&o)
+				return kube.CoreV1().Secrets(ns).List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				tweak(&o)
+				return kube.CoreV1().Secrets(ns).Watch(ctx, o)
+			},
+		}, kube), &corev1.Secret{}, 0, cache.Indexers{})
+	}, func(string) {})
+	w.syncTimeout = 10 * time.Millisecond
+	creds := types.NamespacedName{Namespace: "a", Name: "creds"}
+
+	w.Set(ctx, "a/gw1", creds) // gives up waiting: the list is held
+	if _, err := w.Get(creds); !IsNotSynced(err) || apierrors.IsNotFound(err) {
+		t.Errorf("Get before the first list = %v, want ErrNotSynced", err)
+	}
+	if obj, err := w.Find(creds); !IsNotSynced(err) || obj != nil {
+		t.Errorf("Find before the first list = %v, %v; want ErrNotSynced", obj, err)
+	}
+	if _, err := w.Find(types.NamespacedName{Namespace: "a", Name: "unwatched"}); err != nil {
+		t.Errorf("Find of an unwatched object = %v, want nil (a run without a cluster)", err)
+	}
+
+	// The second referrer's Set waits for the watch the first one started.
+	w.syncTimeout = 10 * time.Second
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Set(ctx, "a/gw2", creds)
+	}()
+	close(release)
+	<-done
+	if got, err := w.Get(creds); err != nil || got.(*corev1.Secret).Name != "creds" {
+		t.Errorf("Get right after the second Set = %v, %v; want the Secret", got, err)
 	}
 }

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"embed"
 	"fmt"
 	"io/fs"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,13 +51,9 @@ func (r Renderer) Manifest(asset string) (*unstructured.Unstructured, error) {
 	if r.Manifests == nil {
 		return nil, fmt.Errorf("%s: the renderer has no manifests", asset)
 	}
-	raw, err := fs.ReadFile(r.Manifests, asset)
+	obj, err := parsedManifest(r.Manifests, asset)
 	if err != nil {
 		return nil, err
-	}
-	obj, err := DecodeManifest(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", asset, err)
 	}
 	replacer := r.replacer()
 	obj.Object = substituteStrings(obj.Object, replacer).(map[string]any)
@@ -87,8 +86,47 @@ func substituteStrings(node any, replacer *strings.Replacer) any {
 	return node
 }
 
+// embeddedManifests holds every manifest of an embed.FS once parsed (its files never change):
+// a sync renders each of its CR's manifests, and parsing their YAML anew each time was the
+// largest allocation of a sync (about 20 MiB in flight at 1,000 CRs). Each render gets a deep
+// copy.
+var embeddedManifests sync.Map // embeddedManifest -> *unstructured.Unstructured
+
+type embeddedManifest struct {
+	fsys embed.FS
+	path string
+}
+
+// manifestParses counts the YAML manifests parsed, for tests.
+var manifestParses atomic.Int64
+
+// parsedManifest reads and parses one manifest; a copy of the one parsed before for an
+// embed.FS.
+func parsedManifest(fsys fs.FS, path string) (*unstructured.Unstructured, error) {
+	embedded, cacheable := fsys.(embed.FS)
+	key := embeddedManifest{embedded, path}
+	if cacheable {
+		if obj, ok := embeddedManifests.Load(key); ok {
+			return obj.(*unstructured.Unstructured).DeepCopy(), nil
+		}
+	}
+	raw, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := DecodeManifest(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if cacheable {
+		embeddedManifests.Store(key, obj.DeepCopy())
+	}
+	return obj, nil
+}
+
 // DecodeManifest parses one YAML object.
 func DecodeManifest(raw []byte) (*unstructured.Unstructured, error) {
+	manifestParses.Add(1)
 	jsonBytes, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)

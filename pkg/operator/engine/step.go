@@ -125,6 +125,12 @@ func MergeErrors(errs []error) error {
 	case 1:
 		return errs[0]
 	}
+	for _, err := range errs {
+		if IsNotSynced(err) {
+			// The whole step waits for the watch; the other failures come back on the retry.
+			return err
+		}
+	}
 	messages := make([]string, len(errs))
 	var merged *StepError
 	same := true

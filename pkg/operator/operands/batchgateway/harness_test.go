@@ -3,6 +3,7 @@ package batchgateway
 import (
 	"context"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -94,6 +96,8 @@ type envSetup struct {
 	objects []runtime.Object
 	custom  []runtime.Object
 	images  Images
+	// listGate, when set, holds the first list of every reference watch until it is closed.
+	listGate <-chan struct{}
 }
 
 type envOption func(*envSetup)
@@ -113,6 +117,13 @@ func withCustomObjects(objs ...runtime.Object) envOption {
 }
 
 func withImages(images Images) envOption { return func(s *envSetup) { s.images = images } }
+
+// withReferenceListsHeldUntil holds the first list of every reference watch until release is
+// closed (a watch that has not synced yet, as on an operator's start with many CRs), and makes
+// a sync wait for a new watch only briefly.
+func withReferenceListsHeldUntil(release <-chan struct{}) envOption {
+	return func(s *envSetup) { s.listGate = release }
+}
 
 func establishedCRD(name string) *apiextensionsv1.CustomResourceDefinition {
 	return enginetest.EstablishedCRD(name)
@@ -173,10 +184,14 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 			Managed:  env.managed,
 			Optional: env.optional,
 			ReferenceInformer: func(_ schema.GroupResource, ns, name string) cache.SharedIndexInformer {
-				return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+				if setup.listGate == nil {
+					return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
+				}
+				return gatedSecretInformer(kube, ns, name, setup.listGate)
 			},
-			Events:   func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
-			Recorder: env.recorder,
+			ReferenceSyncTimeout: referenceSyncTimeout(setup.listGate),
+			Events:               func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
+			Recorder:             env.recorder,
 		},
 		CR:          crs,
 		CRInformers: crInformers,
@@ -202,6 +217,35 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		t.Fatal("informers did not sync")
 	}
 	return env
+}
+
+// gatedSecretInformer is the watch of one Secret whose first list waits until gate is closed.
+func gatedSecretInformer(kube *kubefake.Clientset, namespace, name string, gate <-chan struct{}) cache.SharedIndexInformer {
+	tweak := engine.SingleObjectListOptions(name)
+	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			tweak(&o)
+			return kube.CoreV1().Secrets(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			return kube.CoreV1().Secrets(namespace).Watch(ctx, o)
+		},
+	}, kube), &corev1.Secret{}, 0, cache.Indexers{})
+}
+
+// referenceSyncTimeout is how long a sync waits for a reference watch: briefly when the test
+// holds the lists, else the default.
+func referenceSyncTimeout(listGate <-chan struct{}) time.Duration {
+	if listGate != nil {
+		return 20 * time.Millisecond
+	}
+	return 0
 }
 
 // kindOfResource guesses a kind from its resource for the dynamic fake's list kinds.

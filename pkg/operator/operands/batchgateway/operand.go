@@ -197,7 +197,11 @@ func prepareDeployment(run *syncRun, d *appsv1.Deployment) error {
 		secrets = append(secrets, run.State.credentials)
 	}
 	for _, ref := range tlsSecretsFor(run.CR, run.State.names, component) {
-		if s, err := watchedSecret(run, ref); err == nil {
+		s, err := watchedSecret(run, ref)
+		if engine.IsNotSynced(err) {
+			return err
+		}
+		if err == nil {
 			secrets = append(secrets, s)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
@@ -184,4 +185,59 @@ func TestMissingSecretAndKeysAreReportedWithoutValues(t *testing.T) {
 	if strings.Contains(c.Message, "very-secret-value") {
 		t.Error("a condition carries a Secret value")
 	}
+}
+
+// On an operator's start, a CR's sync may find the watch of its credentials Secret still
+// listing (another CR of the namespace started it a moment ago). The sync must not take the
+// Secret for absent: that applied the Deployments without its hash, then again with it (every
+// pod rolled twice on each restart or upgrade) and reported SecretMissing meanwhile. It is
+// postponed instead: nothing written, no status; once the watch has listed, one create each.
+func TestSyncWaitsForTheCredentialsWatchToList(t *testing.T) {
+	release := make(chan struct{})
+	env := newFakeEnv(t, withObjects(credentials(ns, "batch-gateway-secrets", nil)), withReferenceListsHeldUntil(release))
+	env.create(minimalCR(t, "gw"))
+	env.clearActions()
+
+	err := env.op.syncKey(env.ctx, env.syncCtx, ns+"/gw")
+	if !engine.IsNotSynced(err) {
+		t.Errorf("sync while the Secret's watch lists = %v, want a retry for a watch not synced", err)
+	}
+	if w := env.writes(); len(w) > 0 {
+		t.Errorf("a sync that cannot read its credentials yet wrote: %v", w)
+	}
+
+	close(release)
+	env.waitFor("the credentials watch to list", func() bool {
+		_, err := env.op.secrets().Get(types.NamespacedName{Namespace: ns, Name: "batch-gateway-secrets"})
+		return err == nil
+	})
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatalf("sync once the watch has listed: %v", err)
+	}
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-batch-gateway-secrets"
+	var deploymentWrites []string
+	for _, w := range env.writes() {
+		if strings.Contains(w, " deployments ") {
+			deploymentWrites = append(deploymentWrites, w)
+		}
+	}
+	if len(deploymentWrites) != 3 || !allHavePrefix(deploymentWrites, "create ") {
+		t.Errorf("Deployment writes = %v, want one create of each of the 3", deploymentWrites)
+	}
+	d := env.deployment(ns, NamesFor("gw").APIServer)
+	if d.Spec.Template.Annotations[hashKey] == "" {
+		t.Errorf("pod template lacks the credentials hash %s: %v", hashKey, d.Spec.Template.Annotations)
+	}
+	if c := env.condition(ns, "gw", batchv1alpha1.ConditionReady); c == nil || c.Reason == engine.ReasonSecretMissing {
+		t.Errorf("Ready = %+v, want a condition that does not say SecretMissing", c)
+	}
+}
+
+func allHavePrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if !strings.HasPrefix(s, prefix) {
+			return false
+		}
+	}
+	return true
 }

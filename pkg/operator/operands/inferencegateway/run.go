@@ -37,7 +37,10 @@ type mcpState struct {
 // prepareGatewayDeployment adds the hash of everything the pods read at start-up, and keeps
 // the live replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
 func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
-	configMaps, secrets := readGatewayInputs(run)
+	configMaps, secrets, err := readGatewayInputs(run)
+	if err != nil {
+		return err
+	}
 	if ready := run.State.mcpReady; ready != nil {
 		sum := sha256.Sum256([]byte(strings.Join(ready, "\n")))
 		if err := engine.WithPodTemplateAnnotations(map[string]string{
@@ -52,11 +55,9 @@ func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
 // prepareMCPDeployment adds the hash of the TLS Secret the server mounts, so a rotated
 // certificate rolls the pods, and keeps the live replicas while an HPA owns them.
 func prepareMCPDeployment(run *mcpRun, d *appsv1.Deployment) error {
-	var secrets []*corev1.Secret
-	for _, ref := range run.State.inputs.Secrets {
-		if obj, err := run.References(engine.Secrets).Get(ref); err == nil {
-			secrets = append(secrets, obj.(*corev1.Secret))
-		}
+	secrets, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
+	if err != nil {
+		return err
 	}
 	return preparePods(d, nil, secrets, hpaEnabled(run.CR.Spec.HPA), run.CachedDeployment)
 }
@@ -82,25 +83,39 @@ func preparePods(d *appsv1.Deployment, configMaps []*corev1.ConfigMap, secrets [
 
 // readGatewayInputs returns the ConfigMaps (the rendered routing ConfigMap as rendered, the
 // others as watched) and Secrets the pods read; missing ones are left out (the references step
-// reports them).
-func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret) {
+// reports them). It fails while a watch has not synced (engine.ErrNotSynced).
+func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret, error) {
 	var configMaps []*corev1.ConfigMap
 	for _, ref := range run.State.inputs.ConfigMaps {
 		if ro, ok := run.Rendered[renderedRoutingAsset]; ok && ro.Wanted && ref.Name == run.State.names.RoutingConfigMap {
 			configMaps = append(configMaps, ro.Object.(*corev1.ConfigMap))
 			continue
 		}
-		if obj, err := run.References(engine.ConfigMaps).Get(ref); err == nil {
+		obj, err := run.References(engine.ConfigMaps).Find(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if obj != nil {
 			configMaps = append(configMaps, obj.(*corev1.ConfigMap))
 		}
 	}
+	secrets, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
+	return configMaps, secrets, err
+}
+
+// watchedSecrets are the referenced Secrets that exist; it fails while a watch has not synced.
+func watchedSecrets(watches *engine.ReferenceWatches, refs []types.NamespacedName) ([]*corev1.Secret, error) {
 	var secrets []*corev1.Secret
-	for _, ref := range run.State.inputs.Secrets {
-		if obj, err := run.References(engine.Secrets).Get(ref); err == nil {
+	for _, ref := range refs {
+		obj, err := watches.Find(ref)
+		if err != nil {
+			return nil, err
+		}
+		if obj != nil {
 			secrets = append(secrets, obj.(*corev1.Secret))
 		}
 	}
-	return configMaps, secrets
+	return secrets, nil
 }
 
 // secretNamed is a watched Secret of the Gateway's namespace, or nil.

@@ -38,12 +38,16 @@ func watchReferences(ctx context.Context, run *gatewayRun, _ []string) error {
 	configMaps.Set(ctx, run.Key, watched...)
 	var missing []string
 	for _, ref := range inputs.Secrets {
-		if _, err := secrets.Get(ref); err != nil {
+		if _, err := secrets.Get(ref); engine.IsNotSynced(err) {
+			return err
+		} else if err != nil {
 			missing = append(missing, "Secret "+ref.String())
 		}
 	}
 	for _, ref := range watched {
-		if _, err := configMaps.Get(ref); err != nil {
+		if _, err := configMaps.Get(ref); engine.IsNotSynced(err) {
+			return err
+		} else if err != nil {
 			missing = append(missing, "ConfigMap "+ref.String())
 		}
 	}
@@ -105,7 +109,9 @@ func watchMCPReferences(ctx context.Context, run *mcpRun, _ []string) error {
 	secrets.Set(ctx, run.Key, run.State.inputs.Secrets...)
 	var missing []string
 	for _, ref := range run.State.inputs.Secrets {
-		if _, err := secrets.Get(ref); err != nil {
+		if _, err := secrets.Get(ref); engine.IsNotSynced(err) {
+			return err
+		} else if err != nil {
 			missing = append(missing, "Secret "+ref.String())
 		}
 	}

@@ -156,12 +156,16 @@ func watchInputs[T engine.Object, S any](ctx context.Context, run *engine.Run[T,
 	configMaps.Set(ctx, run.Key, in.configMaps...)
 	var missing []string
 	for _, ref := range in.secrets {
-		if _, err := secrets.Get(ref); err != nil && !optional[ref] {
+		if _, err := secrets.Get(ref); engine.IsNotSynced(err) {
+			return err
+		} else if err != nil && !optional[ref] {
 			missing = append(missing, "Secret "+ref.String())
 		}
 	}
 	for _, ref := range in.configMaps {
-		if _, err := configMaps.Get(ref); err != nil {
+		if _, err := configMaps.Get(ref); engine.IsNotSynced(err) {
+			return err
+		} else if err != nil {
 			missing = append(missing, "ConfigMap "+ref.String())
 		}
 	}
@@ -175,13 +179,21 @@ func watchInputs[T engine.Object, S any](ctx context.Context, run *engine.Run[T,
 func withInputHashes[T engine.Object, S any](run *engine.Run[T, S], in inputs, d *appsv1.Deployment) error {
 	var configMaps []*corev1.ConfigMap
 	for _, ref := range in.configMaps {
-		if obj, err := run.References(engine.ConfigMaps).Get(ref); err == nil {
+		obj, err := run.References(engine.ConfigMaps).Find(ref)
+		if err != nil {
+			return err
+		}
+		if obj != nil {
 			configMaps = append(configMaps, obj.(*corev1.ConfigMap))
 		}
 	}
 	var secrets []*corev1.Secret
 	for _, ref := range in.secrets {
-		if obj, err := run.References(engine.Secrets).Get(ref); err == nil {
+		obj, err := run.References(engine.Secrets).Find(ref)
+		if err != nil {
+			return err
+		}
+		if obj != nil {
 			secrets = append(secrets, obj.(*corev1.Secret))
 		}
 	}
