@@ -109,19 +109,19 @@ test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION
 	hack/test-e2e-local.sh
 
 .PHONY: fetch-operands
-fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone), cached outside the clone; services' tools and packages.
+fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone; OPERANDS_SET=full|short), cached outside the clone; services' tools and packages.
 	hack/fetch-operands.sh
 
 .PHONY: test-operands
 test-operands: ## Run the operands' suite against $$KUBECONFIG (real pods; OPERANDS_SERVICES_ENV names the services).
-	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v
+	go test ./test/operands/... -count=1 -timeout 60m -v -ginkgo.v
 
 .PHONY: test-operands-local
 test-operands-local: ## Local cluster with real pods + services + operator + the operands' suite + teardown.
 	hack/test-operands-local.sh
 
 .PHONY: test-operands-short
-test-operands-short: ## The short form `ci` runs: one batch, one chat completion, one MCP tool list, on real pods.
+test-operands-short: ## The short form `ci` runs: one batch, one chat completion, one MCP tool list, on real pods (OPERANDS_SET=short builds only their programs).
 	OPERANDS_SHORT=true hack/test-operands-local.sh
 
 .PHONY: test-reliability
@@ -169,11 +169,10 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-# The operands' short form (test-operands-short) is not in ci yet: the real-pod agent gives each
-# pod a private /tmp, so a clone under /tmp (as CI's may be) hides the operand binaries from the pods.
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the reliability suites' short form, admission on the oldest Kubernetes.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the operands' short form on real pods, the reliability suites' short form, admission on the oldest Kubernetes.
 	hack/timed.sh verify $(MAKE) verify
 	hack/timed.sh test $(MAKE) test
 	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
+	hack/timed.sh test-operands-short $(MAKE) test-operands-short
 	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
 	hack/timed.sh test-admission-oldest $(MAKE) test-admission-oldest

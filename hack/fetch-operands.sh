@@ -32,6 +32,10 @@
 #   OPERANDS_CACHE [see above]
 #   OUTPUT_DIR [<repo>/_output]
 #   FORCE [false]             rebuild, ignoring the cache
+#   OPERANDS_SET [full]       full: every build above; short: only what test-operands-short runs
+#                             (batch-gateway's apiserver, processor and gc, llm-d-inference-sim,
+#                             inference-gateway, the services), not upstream's e2e suite nor the
+#                             async processor, whose images then stay simulated
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +46,7 @@ OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}"
 OUT="${OUTPUT_DIR}/operands"
 OPERAND_SOURCES="${OPERAND_SOURCES:-}"
 FORCE="${FORCE:-false}"
+OPERANDS_SET="${OPERANDS_SET:-full}"
 
 # The operands are their own modules: never the operator's vendor/ or a go.work; never a
 # toolchain download.
@@ -161,12 +166,19 @@ build_batch_gateway() {
   source_of batch-gateway
   source_of llm-d-async
   replace_async "${src}"
-  replace_async "${src}/test/e2e"
   (cd "${src}" &&
     gobuild -o "${out}/batch-gateway-apiserver" ./cmd/apiserver &&
     gobuild -o "${out}/batch-gateway-processor" ./cmd/batch-processor &&
     gobuild -o "${out}/batch-gateway-gc" ./cmd/batch-gc)
-  (cd "${src}/test/e2e" && go test -c -trimpath -o "${out}/batch-gateway-e2e.test" .)
+}
+
+# Upstream's e2e suite (test/e2e, a module of its own): only the full set.
+build_batch_gateway_e2e() {
+  local src="${WORK}/batch-gateway"
+  source_of batch-gateway
+  source_of llm-d-async
+  replace_async "${src}/test/e2e"
+  (cd "${src}/test/e2e" && go test -c -trimpath -o "$1/batch-gateway-e2e.test" .)
 }
 
 build_async() {
@@ -236,10 +248,22 @@ install_packages() {
 }
 
 command -v go >/dev/null || die "go is required"
+case "${OPERANDS_SET}" in
+  full | short) ;;
+  *) die "OPERANDS_SET must be full or short, not '${OPERANDS_SET}'" ;;
+esac
 start=${SECONDS}
 build batch-gateway "$(key_of build_batch_gateway batch-gateway llm-d-async)" \
-  "batch-gateway-apiserver batch-gateway-processor batch-gateway-gc batch-gateway-e2e.test" build_batch_gateway
-build llm-d-async "$(key_of build_async llm-d-async)" "async-processor" build_async
+  "batch-gateway-apiserver batch-gateway-processor batch-gateway-gc" build_batch_gateway
+if [[ "${OPERANDS_SET}" == "full" ]]; then
+  build batch-gateway-e2e "$(key_of build_batch_gateway_e2e batch-gateway llm-d-async)" \
+    "batch-gateway-e2e.test" build_batch_gateway_e2e
+  build llm-d-async "$(key_of build_async llm-d-async)" "async-processor" build_async
+else
+  # A full set's binaries left in $OUT/bin by an earlier run would make the short set's image
+  # table differ from one run to the next.
+  rm -f "${OUT}/bin/batch-gateway-e2e.test" "${OUT}/bin/async-processor"
+fi
 build llm-d-inference-sim "$(key_of build_sim llm-d-inference-sim)" "llm-d-inference-sim" build_sim
 build inference-gateway "$(key_of build_gateway inference-gateway)" "inference-gateway" build_gateway
 build services-tools "$(services_key)" "s3fake npmregistry oidcissuer" build_services_tools
@@ -248,4 +272,4 @@ install_packages
 
 "${ROOT}/hack/operands/images.sh" "${OUT}/bin" >"${OUT}/images.tsv.tmp"
 mv "${OUT}/images.tsv.tmp" "${OUT}/images.tsv"
-log "binaries in ${OUT}/bin, image table ${OUT}/images.tsv ($((SECONDS - start))s)"
+log "${OPERANDS_SET} set: binaries in ${OUT}/bin, image table ${OUT}/images.tsv ($((SECONDS - start))s)"

@@ -5,11 +5,12 @@
 # REAL_PODS=true, which starts the backing services (hack/operands/services.sh), deploy/ and the
 # operator, then the suite, then teardown. On failure the logs are kept and their place printed.
 # OPERANDS_SHORT=true runs the short form (one batch, one chat completion, one MCP tool list:
-# what make ci runs). Exits with the suite's status; a machine that cannot run real pods fails
+# what make ci runs), with only the programs it needs built (OPERANDS_SET=short of
+# hack/fetch-operands.sh: no upstream e2e suite, no async processor). Exits with the suite's status; a machine that cannot run real pods fails
 # with the reason (the suite never passes by skipping).
 #
 # Environment: those of hack/local-cluster.sh and hack/lib/operator.sh, and
-#   OPERANDS_SHORT [false]   OPERANDS_TIMEOUT [40m]   OPERANDS_ARGS [] (extra go test arguments)
+#   OPERANDS_SHORT [false]   OPERANDS_TIMEOUT [60m; short 15m]   OPERANDS_ARGS [] (extra go test arguments)
 #   KEEP_CLUSTER [false]     leave the cluster, services and operator running afterwards
 set -euo pipefail
 
@@ -20,7 +21,14 @@ source "${ROOT}/hack/lib/operator.sh"
 # shellcheck source=hack/operands/lib.sh
 source "${ROOT}/hack/operands/lib.sh"
 
-OPERANDS_TIMEOUT="${OPERANDS_TIMEOUT:-40m}"
+OPERANDS_SHORT="${OPERANDS_SHORT:-false}"
+if [[ "${OPERANDS_SHORT}" == "true" ]]; then
+  OPERANDS_TIMEOUT="${OPERANDS_TIMEOUT:-15m}"
+  export OPERANDS_SET=short
+else
+  # Upstream's e2e suite alone runs up to 12 groups of at most 11 minutes each.
+  OPERANDS_TIMEOUT="${OPERANDS_TIMEOUT:-60m}"
+fi
 KEEP_CLUSTER="${KEEP_CLUSTER:-false}"
 START=${SECONDS}
 SUITE_RC=""
@@ -47,7 +55,7 @@ export OPERANDS_SERVICES_ENV="${OP_STATE}/services/env"
 export OPERANDS_BIN="${OP_OUTPUT_DIR}/operands/bin"
 export OPERANDS_SAMPLES="${ROOT}/hack/operands/samples"
 filter=()
-[[ "${OPERANDS_SHORT:-false}" == "true" ]] && filter=(-ginkgo.label-filter=short)
+[[ "${OPERANDS_SHORT}" == "true" ]] && filter=(-ginkgo.label-filter=short)
 cd "${ROOT}"
 set +e
 # shellcheck disable=SC2086 # OPERANDS_ARGS is a word list on purpose

@@ -28,13 +28,20 @@ log "unit tests"
 (cd "${MODULE}" && go test -count=1 ./...)
 
 mkdir -p "${LOCAL_CLUSTER_DIR}"
+# realpods.test/echo-hidden: the same program where no container can see it, in a directory only
+# root may enter under the host's /tmp (as a clone under /tmp is): TestProgramHiddenFromTheContainer.
+HIDDEN_DIR="$(mktemp -d /tmp/realpods-hidden.XXXXXX)"
+cp "${OUTPUT_DIR}/bin/realpods-echo" "${HIDDEN_DIR}/realpods-echo"
+export REALPODS_HIDDEN_PROGRAM="${HIDDEN_DIR}/realpods-echo"
 TABLE="${LOCAL_CLUSTER_DIR}/images.tsv"
 {
   echo "# image	entrypoint	binary	env (test table of make test-realpods)"
   echo "realpods.test/echo	/echo	${OUTPUT_DIR}/bin/realpods-echo	ECHO_IMAGE=1"
+  echo "realpods.test/echo-hidden	/echo	${REALPODS_HIDDEN_PROGRAM}	-"
 } >"${TABLE}"
 
 cleanup() {
+  rm -rf "${HIDDEN_DIR}"
   if [[ "${KEEP_CLUSTER}" == "true" ]]; then
     log "cluster left up: LOCAL_CLUSTER_INSTANCE=realpods ${CLUSTER} down"
   else

@@ -47,8 +47,15 @@ crd_default() {
 # image-level default: a pod that sets npm_config_registry itself wins.)
 node_env="npm_config_registry=http://$(services::dns npm):${SERVICES_NPM_PORT}/;npm_config_update_notifier=false;npm_config_fund=false;npm_config_audit=false"
 
+# row IMAGE ENTRYPOINT BINARY ENV USER: one line of the table, none when BINARY was not built (the
+# short set of hack/fetch-operands.sh builds no async processor): that image stays simulated.
+row() {
+  [[ "$3" == - || -x "$3" ]] || return 0
+  printf '%s\t%s\t%s\t%s\t%s\n' "$@"
+}
+
 printf '# image\tentrypoint\tbinary\tenv\tuser\n'
-printf '%s\t%s\t%s\t%s\t%s\n' \
+set -- \
   "$(repository_of BATCH_GATEWAY_APISERVER)" /app/batch-gateway-apiserver "${BIN}/batch-gateway-apiserver" - 1001:1001 \
   "$(repository_of BATCH_GATEWAY_PROCESSOR)" /app/batch-gateway-processor "${BIN}/batch-gateway-processor" - 1001:1001 \
   "$(repository_of BATCH_GATEWAY_GC)" /app/batch-gateway-gc "${BIN}/batch-gateway-gc" - 1001:1001 \
@@ -56,3 +63,7 @@ printf '%s\t%s\t%s\t%s\t%s\n' \
   "$(crd_default types_gateway.go inference-gateway)" /app/inference-gateway "${BIN}/inference-gateway" "SERVER_HOST=0.0.0.0" - \
   ghcr.io/llm-d/llm-d-inference-sim /app/llm-d-inference-sim "${BIN}/llm-d-inference-sim" - 65532:65532 \
   "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}" -
+while [[ $# -gt 0 ]]; do
+  row "$1" "$2" "$3" "$4" "$5"
+  shift 5
+done

@@ -694,6 +694,50 @@ spec:
 		Expect(now.OwnerReferences).To(BeEmpty())
 	})
 
+	It("G17. creates the ServiceMonitor with metrics, deletes it when spec.telemetry.metrics.serviceMonitor.enabled is false, and leaves a user's ServiceMonitor of the name alone without Degraded (issue 16, defect 7)", func(ctx SpecContext) {
+		if !crdExists(ctx, serviceMonitorCRD) {
+			installOptionalCRDs(ctx, crdSetMonitoringCore)
+			DeferCleanup(func(ctx SpecContext) { uninstallOptionalCRDs(ctx, crdSetMonitoringCore) })
+		}
+		ensureRestrictedNamespace(ctx, fields)
+		sms := fw.dynamic.Resource(gvrServiceMonitor).Namespace(fields)
+		created := gw.createYAML(ctx, "apiVersion: core.inference-gateway.com/v1alpha1\nkind: Gateway\nmetadata: {name: sm}\nspec: {telemetry: {enabled: true, metrics: {enabled: true}}}\n")
+		Eventually(ctx, func(g Gomega) {
+			obj, err := sms.Get(ctx, "sm", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			expectControlledBy(g, obj, created.UID)
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed(), "the Gateway's ServiceMonitor")
+
+		By("turning the ServiceMonitor off: the operator deletes its own")
+		gw.patch(ctx, "sm", `{spec: {telemetry: {metrics: {serviceMonitor: {enabled: false}}}}}`)
+		waitObjectGone(ctx, gvrServiceMonitor, fields, "sm")
+
+		By("a user's ServiceMonitor of the same name: neither written nor a reason for Degraded")
+		user := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+			"metadata": map[string]any{"name": "sm", "namespace": fields, "labels": map[string]any{"owner": "someone-else"}},
+			"spec": map[string]any{
+				"selector":  map[string]any{"matchLabels": map[string]any{"app": "someone-else"}},
+				"endpoints": []any{map[string]any{"port": "web"}},
+			},
+		}}
+		user, err := sms.Create(ctx, user, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// Off, then unset (the default: created when possible, but someone else's is no problem).
+		for _, patch := range []string{`{spec: {telemetry: {metrics: {serviceMonitor: {enabled: false}}}}}`, `{spec: {telemetry: {metrics: {serviceMonitor: null}}}}`} {
+			live := gw.patch(ctx, "sm", patch)
+			waitGateway(ctx, fields, "sm", "the spec observed, Degraded=False", func(g Gomega, gw *igwv1alpha1.Gateway) {
+				summary := gatewayConditions(gw)
+				g.Expect(gw.Status.ObservedGeneration).To(Equal(live.Generation), summary)
+				expectIGWCondition(g, gw.Status.Conditions, summary, igwv1alpha1.ConditionDegraded, metav1.ConditionFalse, "")
+			})
+			now, err := sms.Get(ctx, "sm", metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred(), "the user's ServiceMonitor was deleted")
+			Expect(now.GetResourceVersion()).To(Equal(user.GetResourceVersion()), "the user's ServiceMonitor was written (%s)", patch)
+			Expect(now.GetOwnerReferences()).To(BeEmpty())
+		}
+	})
+
 	It("G15. deletes every object of a deleted Gateway through garbage collection, and leaves the user's Secrets and ConfigMaps and the foreign Service", func(ctx SpecContext) {
 		gvrs := slices.Concat(igwBuiltInGVRs, gatewayAPIGVRs)
 		live := gw.mustGet(ctx, "gw")

@@ -40,6 +40,12 @@ var metricsOnlyAfter = map[string]string{
 	"llm_d_async_async_request_retries_total":            "the async processor retries a request",
 	"llm_d_async_async_shedded_requests_total":           "the async processor sheds a request",
 	"llm_d_async_async_exceeded_deadline_requests_total": "a request passes its deadline",
+	// Queried by upstream's own dashboards (generated from the pinned chart); the processor's
+	// labelled counters (internal/processor/metrics/metrics.go at the pinned commit).
+	"batch_processor_aimd_decreases_total": "a model server answers 429 or 5xx, or has no capacity (AIMD decrease)",
+	"batch_processor_aimd_increases_total": "a sustained window of successes raises an endpoint's AIMD limit",
+	"batch_cancellation_total":             "a batch is cancelled",
+	"batch_startup_recovery_total":         "a restarted processor finds jobs in its work directory",
 }
 
 // querySelector is one metric selector of a dashboard query: the metric and the labels the

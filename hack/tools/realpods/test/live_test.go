@@ -528,3 +528,74 @@ func contains(s []int, v int) bool {
 	}
 	return false
 }
+
+// TestProgramHiddenFromTheContainer: the image table may name a host binary the container cannot
+// see, as when the clone lives under the host's /tmp (the container's /tmp is its own) in a
+// directory only root may enter. The agent binds the binary into the container and runs it from
+// there: the pod runs as user 65532 and is Ready, and the host path does not exist inside it.
+func TestProgramHiddenFromTheContainer(t *testing.T) {
+	hidden := os.Getenv("REALPODS_HIDDEN_PROGRAM")
+	if hidden == "" {
+		t.Fatal("REALPODS_HIDDEN_PROGRAM must name the host binary of the image realpods.test/echo-hidden (make test-realpods sets it)")
+	}
+	ctx := context.Background()
+	labels := map[string]string{"app": "hidden"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "hidden"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: i64(3),
+					SecurityContext:               &corev1.PodSecurityContext{RunAsUser: i64(65532), RunAsGroup: i64(65532)},
+					Containers: []corev1.Container{{
+						Name: "echo", Image: "realpods.test/echo-hidden:v1",
+						Args:           []string{"serve", "--listen=:8080", "--ready"},
+						Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
+						ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromString("http")}}, PeriodSeconds: 1},
+						SecurityContext: &corev1.SecurityContext{
+							ReadOnlyRootFilesystem: bptr(true), AllowPrivilegeEscalation: bptr(false),
+							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}
+	if _, err := client.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := client.CoreV1().Services(ns).Create(ctx, service("hidden", corev1.ServiceTypeClusterIP), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 90*time.Second, "the pod of the hidden program to be Ready, never restarted", func() error {
+		p, err := podOf(ctx, "hidden")
+		if err != nil {
+			return err
+		}
+		if len(p.Status.ContainerStatuses) == 0 {
+			return fmt.Errorf("no container status")
+		}
+		cs := p.Status.ContainerStatuses[0]
+		if cs.RestartCount != 0 || cs.LastTerminationState.Terminated != nil {
+			t.Fatalf("the container exited: %+v", cs)
+		}
+		if !ready(p) {
+			return fmt.Errorf("not ready: %+v", cs.State)
+		}
+		return nil
+	})
+	base := "http://" + net.JoinHostPort(svc.Spec.ClusterIP, "80")
+	var who info
+	poll(t, 20*time.Second, "the hidden program to answer through its Service", func() error { return get(base+"/info", &who) })
+	if who.UID != 65532 {
+		t.Errorf("the program runs as uid %d, want 65532", who.UID)
+	}
+	var st result
+	poll(t, 20*time.Second, "the program to stat its host path", func() error { return get(base+"/stat?path="+url.QueryEscape(hidden), &st) })
+	if st.OK {
+		t.Errorf("the host path %s is visible inside the container: the test proves nothing", hidden)
+	}
+}

@@ -110,6 +110,10 @@ func serve(args []string) {
 			"addrs": addrs(), "env": env, "config": cfg, "pid": os.Getpid(),
 		})
 	})
+	mux.HandleFunc("/stat", func(w http.ResponseWriter, r *http.Request) {
+		_, err := os.Stat(r.URL.Query().Get("path"))
+		reply(w, map[string]any{"ok": err == nil, "error": errString(err)})
+	})
 	mux.HandleFunc("/write", func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Query().Get("path")
 		err := os.WriteFile(p, []byte("written by realpods-echo\n"), 0o644)

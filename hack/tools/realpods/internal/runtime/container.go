@@ -279,6 +279,14 @@ func (c *Container) start() (*process, error) {
 		return nil, &podenv.ConfigError{Message: err.Error()}
 	}
 	podDir := rt.podDir(p.uid)
+	program := ""
+	if img.Binary != "" && argv[0] == img.Binary {
+		// The host binary is bound read-only at a fixed path and run from there: the clone that
+		// holds it may live under /tmp, which the container's own /tmp hides.
+		mounts = append(mounts, sandbox.Mount{Source: img.Binary, Target: sandbox.ProgramPath, ReadOnly: true})
+		program = sandbox.ProgramPath
+		argv[0] = img.Entrypoint
+	}
 	mounts = append(mounts,
 		sandbox.Mount{Source: filepath.Join(podDir, "hosts"), Target: "/etc/hosts"},
 		sandbox.Mount{Source: filepath.Join(podDir, "resolv.conf"), Target: "/etc/resolv.conf"},
@@ -297,7 +305,7 @@ func (c *Container) start() (*process, error) {
 		Root: root, Hostname: Hostname(pod), Mounts: mounts,
 		ReadOnlyRoot: sc != nil && sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem,
 		UID:          ids.uid, GID: ids.gid, Groups: ids.groups,
-		WorkingDir: c.spec.WorkingDir, Argv: argv, Env: envList,
+		WorkingDir: c.spec.WorkingDir, Program: program, Argv: argv, Env: envList,
 		Capabilities: sandbox.Capabilities(add, drop),
 		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
 	}

@@ -304,9 +304,12 @@ func execProgram(s *Spec) error {
 	if len(s.Argv) == 0 {
 		return errors.New("no command")
 	}
-	path, err := lookPath(s.Argv[0], s.Env)
-	if err != nil {
-		return err
+	path := s.Program
+	if path == "" {
+		var err error
+		if path, err = lookPath(s.Argv[0], s.Env); err != nil {
+			return err
+		}
 	}
 	keep := map[int]bool{}
 	for _, c := range s.Capabilities {

@@ -31,13 +31,22 @@ type Spec struct {
 	GID          uint32   `json:"gid"`
 	Groups       []uint32 `json:"groups,omitempty"`
 	WorkingDir   string   `json:"workingDir,omitempty"`
-	Argv         []string `json:"argv"`
-	Env          []string `json:"env"`
+	// Program is the path (in the container) of the file to exec; empty: Argv[0], looked up in
+	// the container's PATH when bare.
+	Program string   `json:"program,omitempty"`
+	Argv    []string `json:"argv"`
+	Env     []string `json:"env"`
 	// Capabilities is the bounding set kept (names such as CAP_CHOWN); every other capability is
 	// dropped before the exec.
 	Capabilities []string `json:"capabilities"`
 	NoNewPrivs   bool     `json:"noNewPrivs,omitempty"`
 }
+
+// ProgramPath is where the agent binds an image table's host binary in the container: the
+// program runs from there, so its host path may be anywhere, even under the host's /tmp (which the
+// container does not see: its /tmp is its own) or below directories the container's user may not
+// traverse.
+const ProgramPath = "/.realpods-program"
 
 // Write stores the spec at path.
 func (s *Spec) Write(path string) error {
