@@ -26,6 +26,7 @@
 #   BENCH_ANCHOR_QUIET_SECONDS [60]     each side's quiet window after convergence
 #   BENCH_CONVERGE_MINUTES [20]         how long a side may take to converge
 #   ANCHORS_BUILD_ONLY [false]          build and stop (no cluster)
+#   BENCH_SCENARIOS []                  bench scenarios to run first on the same cluster (e.g. 8)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -108,5 +109,6 @@ if [[ "${ANCHORS_BUILD_ONLY:-false}" == "true" ]]; then
   log "built into ${BENCH_ANCHORS_DIR}"
   exit 0
 fi
-export BENCH_SCENARIOS=anchors
+# Other scenarios named in BENCH_SCENARIOS run first, on the same cluster.
+export BENCH_SCENARIOS="${BENCH_SCENARIOS:+${BENCH_SCENARIOS},}anchors"
 exec "${ROOT}/hack/bench.sh"

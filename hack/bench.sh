@@ -100,6 +100,11 @@ log() { echo "[bench] $*"; }
 die() { proc::die "[bench]" "$@"; }
 
 cleanup() {
+  # The anchors (make bench-anchors) the bench started, should it have died before stopping them.
+  local pidfile
+  for pidfile in "${BENCH_WORK_DIR}"/anchor-*.pid; do
+    [[ -e "${pidfile}" ]] && proc::stop "$(basename "${pidfile}" .pid)" "${pidfile}" 15 "[bench]"
+  done
   op::teardown
   if [[ "$1" -ne 0 ]]; then
     log "FAILED (exit $1); operator log: ${OPERATOR_LOG}"

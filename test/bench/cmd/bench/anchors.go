@@ -406,6 +406,19 @@ func (b *bench) startAnchor(dir string, a *anchor) (*live.Proc, func(), error) {
 	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
 	ticks, started, _ := live.ProcessStart(cmd.Process.Pid)
 	p := &live.Proc{Pid: cmd.Process.Pid, Ticks: ticks, Started: started}
+	// A pid file of hack/lib/proc.sh's format, so that hack/bench.sh's exit hook stops the
+	// anchor should this program die without its deferred stop.
+	pidFile := filepath.Join(b.workDir, a.name+".pid")
+	if boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+		exe, _ := filepath.Abs(filepath.Join(dir, "bin", a.name))
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		line := fmt.Sprintf("%d %d %s exec %s\n", p.Pid, ticks, strings.TrimSpace(string(boot)), exe)
+		if err := os.WriteFile(pidFile, []byte(line), 0o644); err != nil {
+			logf("  %s: %v", pidFile, err)
+		}
+	}
 	stop := func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
@@ -414,6 +427,7 @@ func (b *bench) startAnchor(dir string, a *anchor) (*live.Proc, func(), error) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
+		_ = os.Remove(pidFile)
 	}
 	logf("  %s started (pid %d, log %s)", a.name, p.Pid, logPath)
 	return p, stop, nil
