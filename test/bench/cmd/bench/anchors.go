@@ -307,13 +307,15 @@ func (b *bench) scenarioAnchors(ctx context.Context) error {
 			}
 		}
 	}
-	// This operator runs again for whatever follows.
-	if b.op == nil || !b.op.Running() {
-		if err := b.restartOperator(ctx); err != nil {
-			return err
-		}
+	// The table first: an interrupted run keeps what it measured.
+	if err := b.saveAnchorTable(table); err != nil {
+		return err
 	}
-	return b.saveAnchorTable(table)
+	// This operator runs again for whatever follows.
+	if ctx.Err() == nil && (b.op == nil || !b.op.Running()) {
+		return b.restartOperator(ctx)
+	}
+	return nil
 }
 
 // anchorAccounts creates the anchors' ServiceAccounts, each bound to cluster-admin (their own
