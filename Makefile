@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -159,6 +159,14 @@ test-switching: ## From each upstream gateway operator's objects (test/upgrade/t
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.
 	hack/bench.sh
+
+.PHONY: bench-scale
+bench-scale: ## Scenario 8 alone: BENCH_SCALE [1000] LLMBatchGateways and Gateways (half as many MCPs), after BENCH_SCALE_BASE [200] of each.
+	BENCH_SCENARIOS=8 hack/bench.sh
+
+.PHONY: bench-anchors
+bench-anchors: ## The upstream operators (hack/bench/anchors.tsv) and this one on the same workloads; one table with ours/anchor [BENCH_ANCHOR_KINDS, BENCH_ANCHOR_*_SIZES].
+	hack/bench-anchors.sh
 
 .PHONY: bench-compare
 bench-compare: ## Compare two bench results: make bench-compare OLD=a.json NEW=b.json

@@ -14,6 +14,13 @@
 #      in the same 20 namespaces (800 pods), LWS managed too: time to all Available (and all
 #      Ready), writes against the physical minimum of both operands, writes and API reads in a
 #      forced resync of all the Gateways, memory with everything converged, garbage collection.
+#   8. both gateways at platform scale (not in the default set; make bench-scale): BENCH_SCALE
+#      LLMBatchGateways and as many Gateways with half as many MCPs in BENCH_SCALE/10 namespaces,
+#      LWS managed too, created at once, after the same at BENCH_SCALE_BASE: time to all
+#      converged, writes against the physical minimum, 409 conflicts, API reads, watches open
+#      by resource, RSS and a heap profile's top consumers, CPU per CR, a forced resync of all;
+#      and the growth from one step to the other as ratios.
+#   anchors (make bench-anchors, hack/bench-anchors.sh): the upstream operators side by side.
 #   9. Agents at scale: 200 Agents in 20 namespaces (200 pods), LWS managed too: time to all
 #      Available, writes against the physical minimum, a forced resync, memory and CPU.
 # Syncs are counted by the operator's own metrics (llm_infra_operator_syncs_total on its
@@ -42,7 +49,11 @@
 #   BENCH_GATEWAY_CRS [200]    scenario 7's Gateways
 #   BENCH_AGENT_CRS [200]      scenario 9's Agents
 #   BENCH_SCALE_SECRETS [5000]  unrelated Secrets of scenario 6's footprint
-#   BENCH_SCALE_QUIET_SECONDS [30]   the quiet windows of scenarios 6 and 7
+#   BENCH_SCALE_QUIET_SECONDS [30]   the quiet windows of scenarios 6, 7, 8 and 9
+#   BENCH_SCALE [1000] BENCH_SCALE_BASE [200]   scenario 8's two steps (one when BASE >= SCALE)
+#   BENCH_CONVERGE_MINUTES [20] BENCH_CONVERGE_SECONDS_PER_CR [1.2]   how long a scale scenario
+#                              waits for its CRs: the minutes, plus the seconds for each CR beyond
+#                              1,000
 #   OPERATOR_LISTEN [127.0.0.1:28443]  (BENCH_OPERATOR_LISTEN, its former name, still works)
 #   KEEP_CLUSTER [false]       leave the local cluster up afterwards (hack/local-cluster.sh down
 #                              with LOCAL_CLUSTER_INSTANCE=bench stops it)
@@ -89,6 +100,11 @@ log() { echo "[bench] $*"; }
 die() { proc::die "[bench]" "$@"; }
 
 cleanup() {
+  # The anchors (make bench-anchors) the bench started, should it have died before stopping them.
+  local pidfile
+  for pidfile in "${BENCH_WORK_DIR}"/anchor-*.pid; do
+    [[ -e "${pidfile}" ]] && proc::stop "$(basename "${pidfile}" .pid)" "${pidfile}" 15 "[bench]"
+  done
   op::teardown
   if [[ "$1" -ne 0 ]]; then
     log "FAILED (exit $1); operator log: ${OPERATOR_LOG}"
@@ -97,6 +113,12 @@ cleanup() {
 proc::on_exit cleanup
 # The bench starts the operator on this script's behalf: op::teardown stops it.
 OP_STARTED_OPERATOR=true
+
+# Scenario 8 runs 4.5 pods per BENCH_SCALE (3 per LLMBatchGateway, 1 per Gateway and MCP) on
+# the two schedulable fake nodes: room for all of them unless NODE_MAX_PODS says otherwise.
+if [[ ",${BENCH_SCENARIOS:-}," == *",8,"* && -z "${NODE_MAX_PODS:-}" ]]; then
+  export NODE_MAX_PODS=$((9 * ${BENCH_SCALE:-1000} / 4 + 1000))
+fi
 
 mkdir -p "${OUT}/bin"
 log "building the operator and the bench"

@@ -58,14 +58,12 @@ export CGO_ENABLED=0
 log() { echo "[fetch-operands] $*"; }
 die() { echo "[fetch-operands] ERROR: $*" >&2; exit 1; }
 
-declare -A REPO COMMIT ARCHIVE
-NAMES=()
-while IFS=$'\t' read -r name repo _ref commit archive; do
-  [[ -z "${name}" || "${name}" == \#* ]] && continue
-  [[ "${commit}" =~ ^[0-9a-f]{40}$ ]] || die "${SOURCES_FILE}: ${name}: '${commit}' is not a full commit id"
-  NAMES+=("${name}")
-  REPO[${name}]="${repo}" COMMIT[${name}]="${commit}" ARCHIVE[${name}]="${archive}"
-done <"${SOURCES_FILE}"
+# The pins, and fetching a pinned tree verified: hack/lib/sources.sh (shared with
+# hack/bench-anchors.sh).
+# shellcheck source=hack/lib/sources.sh
+source "${ROOT}/hack/lib/sources.sh"
+sources_log() { log "$*"; }
+sources::load "${SOURCES_FILE}" || exit 1
 
 mkdir -p "${OPERANDS_CACHE}" "${OUT}/bin"
 # One fetch at a time per cache (a clean clone's CI and a developer may start together); the
@@ -77,28 +75,7 @@ WORK="$(mktemp -d "${OPERANDS_CACHE}/.work.XXXXXX")"
 trap 'rm -rf "${WORK}"' EXIT
 
 # source_of NAME: a tree of NAME's pinned commit in $WORK/NAME (extracted or cloned once).
-source_of() {
-  local name="$1" dir="${WORK}/$1" commit="${COMMIT[$1]}"
-  [[ -d "${dir}" ]] && return 0
-  if [[ -n "${OPERAND_SOURCES}" ]]; then
-    local archive="${OPERAND_SOURCES}/${ARCHIVE[${name}]}" got
-    [[ -f "${archive}" ]] || die "${archive} is missing (OPERAND_SOURCES=${OPERAND_SOURCES})"
-    got="$(gzip -dc "${archive}" | git get-tar-commit-id || true)"
-    [[ "${got}" == "${commit}" ]] || die "${archive} is commit '${got}', ${SOURCES_FILE} pins ${commit}"
-    log "${name}: extracting ${archive} (commit ${commit:0:12})"
-    mkdir -p "${dir}"
-    # git archive's tarballs hold one top folder, the repository's name.
-    tar -xzf "${archive}" -C "${dir}" --strip-components=1
-  else
-    log "${name}: fetching ${REPO[${name}]} at ${commit:0:12}"
-    git init -q "${dir}"
-    git -C "${dir}" fetch -q --depth 1 "${REPO[${name}]}" "${commit}" ||
-      die "could not fetch ${commit} from ${REPO[${name}]}"
-    git -C "${dir}" -c advice.detachedHead=false checkout -q FETCH_HEAD
-    [[ "$(git -C "${dir}" rev-parse HEAD)" == "${commit}" ]] ||
-      die "${REPO[${name}]}: HEAD is $(git -C "${dir}" rev-parse HEAD), not the pinned ${commit}"
-  fi
-}
+source_of() { sources::tree "$1" "${WORK}/$1" || die "no verified tree of $1"; }
 
 # key_of FUNCTION NAME [OTHER...]: what decides NAME's build: the commits, the Go version and the
 # shell functions that build it (their text, so that an edit elsewhere in this script, a comment
@@ -107,9 +84,9 @@ key_of() {
   local fn="$1" n
   shift
   {
-    for n in "$@"; do echo "${n} ${COMMIT[${n}]}"; done
+    for n in "$@"; do echo "${n} ${SOURCES_COMMIT[${n}]}"; done
     go version
-    declare -f "${fn}" source_of gobuild replace_async
+    declare -f "${fn}" source_of sources::tree gobuild replace_async
   } | sha256sum | cut -c1-16
 }
 

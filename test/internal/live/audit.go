@@ -113,6 +113,9 @@ type AuditLog struct {
 	offset  int64
 	partial []byte
 	events  []*AuditEvent
+	// watchEnds is when each watch ended (its ResponseComplete), by audit ID: a watch started
+	// and not ended is open (OpenWatches).
+	watchEnds map[string]time.Time
 }
 
 func NewAuditLog(path string) (*AuditLog, error) {
@@ -122,7 +125,7 @@ func NewAuditLog(path string) (*AuditLog, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
-	a := &AuditLog{path: path}
+	a := &AuditLog{path: path, watchEnds: map[string]time.Time{}}
 	return a, a.Sync()
 }
 
@@ -159,6 +162,9 @@ func (a *AuditLog) Sync() error {
 			continue
 		}
 		if e.Verb == "watch" {
+			if e.Stage == "ResponseComplete" || e.Stage == "Panic" {
+				a.watchEnds[e.AuditID] = e.Done
+			}
 			if e.Stage != "ResponseStarted" {
 				continue
 			}
@@ -282,4 +288,36 @@ func (a *AuditLog) Since(user string, from time.Time, keep func(*AuditEvent) boo
 		}
 	}
 	return out
+}
+
+// OpenWatches counts user's watches open at the moment at (started before it, not ended by
+// then), by what they watch: "<resource>[.<group>]", with " (one object)" for a watch narrowed
+// to one name by a field selector (an informer of one object, e.g. a referenced Secret).
+func (a *AuditLog) OpenWatches(user string, at time.Time) map[string]int {
+	_ = a.Sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]int{}
+	for _, e := range a.events {
+		if e.Verb != "watch" || e.User.Username != user || !e.Received.Before(at) {
+			continue
+		}
+		if end, ok := a.watchEnds[e.AuditID]; ok && !end.After(at) {
+			continue
+		}
+		out[WatchTarget(e)]++
+	}
+	return out
+}
+
+// WatchTarget names what a watch request watches, as OpenWatches counts it.
+func WatchTarget(e *AuditEvent) string {
+	what := e.Resource()
+	if e.ObjectRef != nil && e.ObjectRef.APIGroup != "" {
+		what += "." + e.ObjectRef.APIGroup
+	}
+	if strings.Contains(e.URI, "fieldSelector=metadata.name") {
+		what += " (one object)"
+	}
+	return what
 }

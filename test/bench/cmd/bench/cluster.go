@@ -241,11 +241,17 @@ func (b *bench) waitCRDEstablished(ctx context.Context, name string, timeout tim
 // with a token from the TokenRequest API (what `hack/local-cluster.sh sa-kubeconfig` does), so
 // the operator gets exactly the RBAC of deploy/.
 func (b *bench) writeSAKubeconfig(ctx context.Context, admin *rest.Config) error {
+	return b.writeKubeconfigOf(ctx, admin, b.namespace, b.serviceAccount, b.saKubeconfig)
+}
+
+// writeKubeconfigOf writes to path a kubeconfig that authenticates as the ServiceAccount
+// namespace/serviceAccount (a TokenRequest token).
+func (b *bench) writeKubeconfigOf(ctx context.Context, admin *rest.Config, namespace, serviceAccount, path string) error {
 	expiry := int64(24 * 3600)
-	tr, err := b.kube.CoreV1().ServiceAccounts(b.namespace).CreateToken(ctx, b.serviceAccount,
+	tr, err := b.kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, serviceAccount,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("token for ServiceAccount %s/%s: %w", b.namespace, b.serviceAccount, err)
+		return fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, serviceAccount, err)
 	}
 	ca := admin.CAData
 	if len(ca) == 0 && admin.CAFile != "" {
@@ -253,13 +259,13 @@ func (b *bench) writeSAKubeconfig(ctx context.Context, admin *rest.Config) error
 			return err
 		}
 	}
-	user := "system:serviceaccount:" + b.namespace + ":" + b.serviceAccount
+	user := "system:serviceaccount:" + namespace + ":" + serviceAccount
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["bench"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: ca, InsecureSkipTLSVerify: admin.Insecure}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
-	cfg.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: user, Namespace: b.namespace}
+	cfg.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: user, Namespace: namespace}
 	cfg.CurrentContext = "bench"
-	return clientcmd.WriteToFile(*cfg, b.saKubeconfig)
+	return clientcmd.WriteToFile(*cfg, path)
 }
 
 // --- the LeaderWorkerSetOperator CR ---

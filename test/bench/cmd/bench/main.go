@@ -34,7 +34,8 @@ import (
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
-// defaultScenarios are the scenarios BENCH_SCENARIOS selects when unset: all.
+// defaultScenarios are the scenarios BENCH_SCENARIOS selects when unset: all but 8 (thousands of
+// CRs: make bench-scale) and the anchors (make bench-anchors).
 const defaultScenarios = "1,2,3,4,5,6,7,9"
 
 type bench struct {
@@ -48,6 +49,7 @@ type bench struct {
 	operatorLog    string
 	saKubeconfig   string
 	workDir        string
+	outDir         string
 
 	admin *rest.Config
 	kube  kubernetes.Interface
@@ -73,6 +75,12 @@ type bench struct {
 	scaleQuiet   time.Duration
 	gatewayCRs   int
 	agentCRs     int
+
+	// Scenario 8's steps (BENCH_SCALE_BASE, BENCH_SCALE) and every scale scenario's wait for
+	// convergence (BENCH_CONVERGE_MINUTES, BENCH_CONVERGE_SECONDS_PER_CR).
+	platformBase, platformScale int
+	convergeMinutes             int
+	convergePerCR               float64
 }
 
 var titles = map[string]string{
@@ -108,6 +116,19 @@ func envInt(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+func envFloat(name string, def float64) float64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		logf("ignoring %s=%q: not a non-negative number", name, v)
+		return def
+	}
+	return f
 }
 
 func git(root string, args ...string) string {
@@ -159,6 +180,11 @@ func run() error {
 		scaleQuiet:     time.Duration(envInt("BENCH_SCALE_QUIET_SECONDS", 30)) * time.Second,
 		gatewayCRs:     envInt("BENCH_GATEWAY_CRS", 200),
 		agentCRs:       envInt("BENCH_AGENT_CRS", 200),
+
+		platformBase:    envInt("BENCH_SCALE_BASE", 200),
+		platformScale:   envInt("BENCH_SCALE", 1000),
+		convergeMinutes: envInt("BENCH_CONVERGE_MINUTES", 20),
+		convergePerCR:   envFloat("BENCH_CONVERGE_SECONDS_PER_CR", 1.2),
 	}
 	if b.runs < 1 {
 		b.runs = 1
@@ -174,6 +200,7 @@ func run() error {
 	}
 	b.user = "system:serviceaccount:" + b.namespace + ":" + b.serviceAccount
 	outDir := envOr("BENCH_OUTPUT_DIR", filepath.Join(root, "_output", "bench"))
+	b.outDir = outDir
 	if err := os.MkdirAll(b.workDir, 0o755); err != nil {
 		return err
 	}
@@ -223,21 +250,25 @@ func run() error {
 		GoVersion: runtime.Version(),
 		CPUs:      runtime.NumCPU(),
 		Settings: map[string]string{
-			"BENCH_RUNS":                strconv.Itoa(b.runs),
-			"BENCH_TOUCHES":             strconv.Itoa(b.touches),
-			"BENCH_QUIET_SECONDS":       strconv.Itoa(int(b.quiet.Seconds())),
-			"BENCH_LOAD_NAMESPACES":     strconv.Itoa(b.loadNS),
-			"BENCH_LOAD_OBJECTS":        strconv.Itoa(b.loadObjects),
-			"BENCH_LOAD_CONCURRENCY":    strconv.Itoa(b.loadConc),
-			"BENCH_SCENARIOS":           envOr("BENCH_SCENARIOS", defaultScenarios),
-			"BENCH_SCALE_CRS":           strconv.Itoa(b.scaleCRs),
-			"BENCH_SCALE_NAMESPACES":    strconv.Itoa(b.scaleNS),
-			"BENCH_SCALE_SECRETS":       strconv.Itoa(b.scaleSecrets),
-			"BENCH_SCALE_QUIET_SECONDS": strconv.Itoa(int(b.scaleQuiet.Seconds())),
-			"BENCH_GATEWAY_CRS":         strconv.Itoa(b.gatewayCRs),
-			"BENCH_AGENT_CRS":           strconv.Itoa(b.agentCRs),
-			"OPERAND_IMAGE":             b.operandImage,
-			"audit log":                 auditPath,
+			"BENCH_RUNS":                    strconv.Itoa(b.runs),
+			"BENCH_TOUCHES":                 strconv.Itoa(b.touches),
+			"BENCH_QUIET_SECONDS":           strconv.Itoa(int(b.quiet.Seconds())),
+			"BENCH_LOAD_NAMESPACES":         strconv.Itoa(b.loadNS),
+			"BENCH_LOAD_OBJECTS":            strconv.Itoa(b.loadObjects),
+			"BENCH_LOAD_CONCURRENCY":        strconv.Itoa(b.loadConc),
+			"BENCH_SCENARIOS":               envOr("BENCH_SCENARIOS", defaultScenarios),
+			"BENCH_SCALE_CRS":               strconv.Itoa(b.scaleCRs),
+			"BENCH_SCALE_NAMESPACES":        strconv.Itoa(b.scaleNS),
+			"BENCH_SCALE_SECRETS":           strconv.Itoa(b.scaleSecrets),
+			"BENCH_SCALE_QUIET_SECONDS":     strconv.Itoa(int(b.scaleQuiet.Seconds())),
+			"BENCH_GATEWAY_CRS":             strconv.Itoa(b.gatewayCRs),
+			"BENCH_AGENT_CRS":               strconv.Itoa(b.agentCRs),
+			"BENCH_SCALE_BASE":              strconv.Itoa(b.platformBase),
+			"BENCH_SCALE":                   strconv.Itoa(b.platformScale),
+			"BENCH_CONVERGE_MINUTES":        strconv.Itoa(b.convergeMinutes),
+			"BENCH_CONVERGE_SECONDS_PER_CR": strconv.FormatFloat(b.convergePerCR, 'g', -1, 64),
+			"OPERAND_IMAGE":                 b.operandImage,
+			"audit log":                     auditPath,
 		},
 		Details: map[string]any{},
 	}
@@ -261,6 +292,10 @@ func run() error {
 		{"6", b.scenarioBatchScale},
 		{"7", b.scenarioGatewayScale},
 		{"9", b.scenarioAgentScale},
+		// Not in the default set: thousands of CRs (make bench-scale).
+		{"8", b.scenarioPlatformScale},
+		// make bench-anchors: the upstream operators side by side with this one.
+		{anchorsScenario, b.scenarioAnchors},
 	}
 	var failures []string
 	for _, s := range steps {

@@ -1,12 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -37,28 +36,11 @@ type operatorMetrics map[string]*dto.MetricFamily
 // SubjectAccessReview, counted apart as "reviews" in the audit log). Its certificate is
 // self-signed; the server is on loopback.
 func (b *bench) scrape(ctx context.Context) (operatorMetrics, error) {
-	if b.admin == nil || b.admin.BearerToken == "" {
-		return nil, fmt.Errorf("the admin kubeconfig has no bearer token to scrape /metrics with")
-	}
-	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback, self-signed
-	}
-	defer client.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+b.listen+"/metrics", nil)
+	raw, err := b.fetch(ctx, "/metrics")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scrape: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+b.admin.BearerToken)
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("scrape /metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("scrape /metrics: HTTP %d", resp.StatusCode)
-	}
-	return parseMetrics(resp.Body)
+	return parseMetrics(bytes.NewReader(raw))
 }
 
 // parseMetrics reads the Prometheus text format.

@@ -50,6 +50,20 @@ type scaleKind struct {
 
 	// template is the manifest, loaded.
 	template *unstructured.Unstructured
+
+	// For a kind watched for convergence only (the anchors' Gateways' Deployments): unlabeled
+	// says its objects lack the scale label (all in the scenario's namespaces are watched);
+	// converged, when set, replaces the condition check.
+	unlabeled bool
+	converged func(*unstructured.Unstructured) bool
+}
+
+// isConverged says whether one object of the kind has converged.
+func (k *scaleKind) isConverged(obj *unstructured.Unstructured) bool {
+	if k.converged != nil {
+		return k.converged(obj)
+	}
+	return conditionStatus(obj, k.condition) == "True"
 }
 
 // plural is the kind's name for many of them, in metric names.
@@ -292,43 +306,6 @@ func (b *bench) listScaleCRs(ctx context.Context, k *scaleKind) ([]unstructured.
 	return list.Items, nil
 }
 
-// waitConverged lists every kind's CRs every 500ms until, for each kind, all its CRs show its
-// condition True, and returns when that was first seen, per kind.
-func (b *bench) waitConverged(ctx context.Context, s *scaleScenario, timeout time.Duration) (map[*scaleKind]time.Time, error) {
-	seen := map[*scaleKind]time.Time{}
-	notDone := map[string]int{}
-	err := live.Poll(ctx, 500*time.Millisecond, timeout, func() (bool, error) {
-		notDone = map[string]int{}
-		for i, k := range s.kinds {
-			if !seen[k].IsZero() {
-				continue
-			}
-			crs, err := b.listScaleCRs(ctx, k)
-			if err != nil {
-				notDone[k.kind+" (list failed)"]++
-				continue
-			}
-			done := 0
-			for j := range crs {
-				if conditionStatus(&crs[j], k.condition) == "True" {
-					done++
-					continue
-				}
-				notDone[k.kind+" "+conditionReason(&crs[j], k.condition)]++
-			}
-			if done == s.counts[i] && len(crs) == s.counts[i] {
-				seen[k] = time.Now()
-			}
-		}
-		return len(seen) == len(s.kinds), nil
-	})
-	if err != nil {
-		err = fmt.Errorf("not all CRs converged (not yet, by kind and reason: %v; pods not running in the scenario's namespaces: %s): %w",
-			notDone, b.podsNotRunning(ctx, s), err)
-	}
-	return seen, err
-}
-
 // podsNotRunning counts the pods of the scenario's namespaces that are not Running, by phase
 // (Pending with the fake nodes full means NODE_MAX_PODS is too small).
 func (b *bench) podsNotRunning(ctx context.Context, s *scaleScenario) string {
@@ -447,6 +424,13 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 	logf("  room for %d more pods on the schedulable nodes (NODE_MAX_PODS each)", capacity)
 
 	// Convergence.
+	tracker, stopWatch, err := b.watchConverged(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer stopWatch()
+	timeout := convergeTimeout(len(s.crs), b.convergeMinutes, b.convergePerCR)
+	rssBefore, _ := live.RSSBytes(b.op.Pid)
 	stopRSS := b.sampleRSS()
 	cpu0, cpuErr := live.CPUSeconds(b.op.Pid)
 	t0 := time.Now()
@@ -455,12 +439,14 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 		return err
 	}
 	tCreated := time.Now()
-	logf("  %d CRs created in %.1fs; waiting until all converged", len(s.crs), tCreated.Sub(t0).Seconds())
-	converged, err := b.waitConverged(ctx, s, 20*time.Minute)
+	logf("  %d CRs created in %.1fs; waiting (informers, up to %s) until all converged", len(s.crs), tCreated.Sub(t0).Seconds(), timeout)
+	converged, err := b.waitConverged(ctx, s, tracker, timeout)
 	rss := stopRSS()
 	if err != nil {
+		b.scaleUnconverged(ctx, s, t0, rss, cpu0)
 		return err
 	}
+	stopWatch()
 	var tDone time.Time
 	for _, t := range converged {
 		if t.After(tDone) {
@@ -471,8 +457,13 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 	if cpu1, err := live.CPUSeconds(b.op.Pid); err == nil && cpuErr == nil {
 		b.res.Add(sc, "operator CPU from the first CR's creation until all converged", "CPU-s", "", "lower", cpu1-cpu0).Note =
 			"utime+stime of the operator process (/proc/<pid>/stat), read when the last kind was seen converged"
+		b.res.Add(sc, "operator CPU per CR until all converged", "CPU-ms", "flat or falling with scale", "lower", 1000*(cpu1-cpu0)/float64(len(s.crs)))
 	}
+	b.res.Add(sc, "RSS before the first CR", "MiB", "", "lower", rssBefore/(1<<20)).Note =
+		"VmRSS of the operator process just before the bench created the CRs"
 	quietAt, _ := b.waitOperatorQuiet(ctx, 3*time.Second, 2*time.Minute)
+	b.openWatches(sc, quietAt)
+	b.heapTop(ctx, sc)
 	if err := b.findRendered(ctx, s); err != nil {
 		return err
 	}
@@ -487,7 +478,7 @@ func (b *bench) runScale(ctx context.Context, s *scaleScenario) error {
 			created = fmt.Sprintf("%d CRs (%s)", len(s.crs), created)
 		}
 		b.res.Add(sc, what, "s", "", "lower", secondsSince(t0, converged[k])).Note =
-			fmt.Sprintf("%s created by the bench (%d in flight) in %.1fs; %s polled every 500ms; includes the cluster's own work (ReplicaSets, %d pods in the scenario's namespaces through kwok, room for %d before)",
+			fmt.Sprintf("%s created by the bench (%d in flight) in %.1fs; %s watched (an informer per kind); includes the cluster's own work (ReplicaSets, %d pods in the scenario's namespaces through kwok, room for %d before)",
 				created, b.loadConc, tCreated.Sub(t0).Seconds(), k.condition, pods, capacity)
 	}
 	if len(rss) > 0 {
@@ -569,7 +560,7 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 	for _, k := range s.kinds {
 		statusWrites[k] = map[string]int{}
 	}
-	var nObj, nStatus, nCR, nOther, nFailed int
+	var nObj, nStatus, nCR, nOther, nFailed, nConflicts int
 	var lastObjectWrite time.Time
 	var other []string
 	for _, e := range evs {
@@ -578,6 +569,9 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 		}
 		if !e.OK() {
 			nFailed++
+		}
+		if e.Code() == 409 {
+			nConflicts++
 		}
 		r := e.ObjectRef
 		var crKind *scaleKind
@@ -644,6 +638,8 @@ func (b *bench) scaleWrites(s *scaleScenario, t0, tDone, quietAt time.Time) {
 	}
 	b.res.Add(sc, "  of which other writes", "writes", "0", "lower", float64(nOther))
 	b.res.Add(sc, "  of which failed (4xx/5xx)", "writes", "0", "lower", float64(nFailed))
+	b.res.Add(sc, "  of which 409 conflicts", "writes", "0", "lower", float64(nConflicts)).Note =
+		"a write on a stale resourceVersion: the informer had not yet seen the operator's previous write"
 	b.res.Add(sc, "writes after "+converged+" until quiet", "writes", "0", "lower", float64(tail.Writes))
 	b.res.Add(sc, "operator API reads (get/list) until "+converged, "requests", fmt.Sprintf("<= %d (one per object created)", len(objects)), "lower", float64(c.APIReads)).Note =
 		"a cache miss asks the API: an object about to be created is not in any informer yet"
