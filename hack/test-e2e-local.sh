@@ -61,10 +61,7 @@ export E2E_OPERATOR_METRICS_URL="https://${OP_LISTEN}/metrics"
 export E2E_INSTALL_CRDS="${ROOT}/hack/optional-crds.sh install"
 export E2E_UNINSTALL_CRDS="${ROOT}/hack/optional-crds.sh uninstall"
 cd "${ROOT}"
-set +e
 # shellcheck disable=SC2086 # E2E_ARGS is a word list on purpose
-GOFLAGS="-mod=vendor -trimpath" go test ./test/e2e/... -count=1 -timeout "${E2E_TIMEOUT}" -v -ginkgo.v ${E2E_ARGS:-}
-SUITE_RC=$?
-set -e
+GOFLAGS="-mod=vendor -trimpath" op::run_suite go test ./test/e2e/... -count=1 -timeout "${E2E_TIMEOUT}" -v -ginkgo.v ${E2E_ARGS:-}
 op::log "e2e suite exited ${SUITE_RC} after $((SECONDS - START))s in total"
 exit "${SUITE_RC}"

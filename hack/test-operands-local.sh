@@ -57,10 +57,7 @@ export OPERANDS_SAMPLES="${ROOT}/hack/operands/samples"
 filter=()
 [[ "${OPERANDS_SHORT}" == "true" ]] && filter=(-ginkgo.label-filter=short)
 cd "${ROOT}"
-set +e
 # shellcheck disable=SC2086 # OPERANDS_ARGS is a word list on purpose
-GOFLAGS="-mod=vendor -trimpath" go test ./test/operands/... -count=1 -timeout "${OPERANDS_TIMEOUT}" -v -ginkgo.v "${filter[@]}" ${OPERANDS_ARGS:-}
-SUITE_RC=$?
-set -e
+GOFLAGS="-mod=vendor -trimpath" op::run_suite go test ./test/operands/... -count=1 -timeout "${OPERANDS_TIMEOUT}" -v -ginkgo.v "${filter[@]}" ${OPERANDS_ARGS:-}
 op::log "operands suite exited ${SUITE_RC} after $((SECONDS - START))s in total"
 exit "${SUITE_RC}"

@@ -248,7 +248,37 @@ op::finish_suite() {
   else
     op::teardown
   fi
+  [[ "${rc}" -ne 0 && -n "${keep:-}" ]] && op::failure_digest "${keep}"
   op::log "total $((SECONDS - START))s"
+}
+
+# op::failure_digest DIR: the last lines a failed run prints, so that a log cut to its tail (CI's)
+# still says why: each failed spec's message from the suite's output (DIR/suite.log, written by
+# op::run_suite), then the last error lines of the pods' containers (DIR/pods, real pods only).
+op::failure_digest() {
+  local dir="$1"
+  op::log "why it failed (from ${dir}):"
+  if [[ -f "${dir}/suite.log" ]]; then
+    # Ginkgo's colour codes out; each failure's location and message, a few lines each.
+    sed 's/\x1b\[[0-9;]*m//g' "${dir}/suite.log" | grep -A8 -E '^\s*\[(FAILED|PANICKED|TIMEDOUT)\]' |
+      grep -vE '^\s*$' | cut -c1-400 | tail -30 || true
+  fi
+  if [[ -d "${dir}/pods" ]]; then
+    local errors
+    errors="$(grep -rhE '^(E[0-9]{4} |.*"level":"error")' "${dir}/pods" 2>/dev/null | tail -8 | cut -c1-300 || true)"
+    [[ -n "${errors}" ]] && op::log "last error lines of the pods' containers:" && echo "${errors}"
+  fi
+  return 0
+}
+
+# op::run_suite COMMAND...: run a suite's go test, its output also kept in the cluster's logs
+# (suite.log: op::finish_suite copies it and op::failure_digest reads it); sets SUITE_RC.
+op::run_suite() {
+  mkdir -p "${OP_STATE}/logs"
+  set +e
+  "$@" 2>&1 | tee "${OP_STATE}/logs/suite.log"
+  SUITE_RC=${PIPESTATUS[0]}
+  set -e
 }
 
 op::restart() {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +39,14 @@ type batchStatus struct {
 		Completed int `json:"completed"`
 		Failed    int `json:"failed"`
 	} `json:"request_counts"`
+	// Errors says why a batch failed before its requests ran (OpenAI's batch object).
+	Errors *struct {
+		Data []struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Line    *int   `json:"line"`
+		} `json:"data"`
+	} `json:"errors"`
 }
 
 // input is a JSONL batch of n chat completions for the simulator's model, each with its own text.
@@ -126,8 +135,15 @@ func runBatch(ctx context.Context, c batchClient, n int, tag string) batchStatus
 	Eventually(func(g Gomega) {
 		b, err = c.get(ctx, b.ID)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(b.Status).NotTo(BeElementOf("failed", "expired", "cancelled"), "batch %s", b.ID)
-		g.Expect(b.Status).To(Equal("completed"))
+		// A batch that ended otherwise never completes: say so now, with its errors, rather
+		// than at the timeout.
+		if terminal := []string{"failed", "expired", "cancelled"}; slices.Contains(terminal, b.Status) {
+			errs, _ := json.Marshal(b.Errors)
+			StopTrying(fmt.Sprintf("batch %s ended %s (%d of %d requests failed): errors %s",
+				b.ID, b.Status, b.RequestCounts.Failed, b.RequestCounts.Total, errs)).Now()
+		}
+		g.Expect(b.Status).To(Equal("completed"), "batch %s: %d of %d requests done",
+			b.ID, b.RequestCounts.Completed+b.RequestCounts.Failed, b.RequestCounts.Total)
 	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 	Expect(b.RequestCounts.Total).To(Equal(n))
 	Expect(b.RequestCounts.Completed).To(Equal(n), "failed: %d", b.RequestCounts.Failed)
