@@ -44,8 +44,16 @@ UPGRADE_CACHE="${UPGRADE_CACHE:-${HOME}/.cache/llm-infra-operator/upgrade}"
 PREVIOUS_REF="$(grep -v '^#' "${ROOT}/hack/upgrade/previous-ref" | grep -v '^[[:space:]]*$' | head -n1)"
 log() { echo "[upgrade] $*"; }
 
-# previous_commit: the full commit of the previous release.
-previous_commit() { git -C "${ROOT}" rev-parse --verify "${PREVIOUS_REF}^{commit}"; }
+# previous_commit: the full commit of the previous release. A shallow clone may lack it: then it
+# is fetched from the clone's origin once (the ref is a full commit id, which a fetch can name).
+previous_commit() {
+  if ! git -C "${ROOT}" rev-parse --quiet --verify "${PREVIOUS_REF}^{commit}" 2>/dev/null; then
+    log "the previous release ${PREVIOUS_REF} is not in this clone; fetching it from origin" >&2
+    git -C "${ROOT}" fetch --quiet --depth=1 origin "${PREVIOUS_REF}" >&2 ||
+      op::die "cannot find the previous release ${PREVIOUS_REF} (hack/upgrade/previous-ref) in this clone or its origin"
+    git -C "${ROOT}" rev-parse --verify "${PREVIOUS_REF}^{commit}"
+  fi
+}
 
 # previous_dir: the cache folder of the previous release (src/ and bin/llm-infra-operator).
 previous_dir() { echo "${UPGRADE_CACHE}/$(previous_commit)"; }
