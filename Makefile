@@ -153,7 +153,7 @@ test-upgrade-short: ## test-upgrade with 11 CRs (every shape once or twice).
 	UPGRADE_SHORT=true hack/test-upgrade.sh
 
 .PHONY: test-switching
-test-switching: ## From each upstream gateway operator's objects (test/upgrade/testdata/switching) to this operator: adopted, rolled, left, writes.
+test-switching: ## From the upstream gateway operators' and openshift/lws-operator's objects (test/upgrade/testdata/switching) to this operator: adopted, rolled, left, writes.
 	UPGRADE_INSTANCE=switching hack/test-upgrade.sh switching
 
 .PHONY: bench

@@ -17,9 +17,10 @@
 # Subcommands (the suite's hooks; they reach the same instance through the environment):
 #   hack/test-upgrade.sh [run]           everything above, then teardown (the default)
 #   UPGRADE_INSTANCE=switching hack/test-upgrade.sh switching
-#                                        make test-switching: the working tree's deploy/ installed,
-#                                        the objects each upstream operator makes for its CRs put
-#                                        on the cluster, then this operator started
+#                                        make test-switching: cert-manager and the ServiceMonitor
+#                                        CRD (openshift/lws-operator needs both), the working tree's
+#                                        deploy/ installed, the objects each upstream operator makes
+#                                        for its CRs put on the cluster, then this operator started
 #                                        (test/upgrade/switching_test.go); instance `switching`
 #   hack/test-upgrade.sh build-previous  build the previous release into the cache, print its folder
 #   hack/test-upgrade.sh install-current the working tree's deploy/: CRDs first (Established), the rest
@@ -152,7 +153,13 @@ switching() {
   fi
   op::build
   (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" go test -c -o "${OP_BIN}/upgrade.test" ./test/upgrade/)
-  WITH_CERT_MANAGER=false op::cluster_up
+  # openshift/lws-operator needs cert-manager (it stops at a missing Issuer kind) and the
+  # ServiceMonitor CRD (it stops at a failed apply before its Deployment): without them the
+  # objects it makes could not exist, so both are on the cluster. The gateways' CRs ask for no
+  # monitor and no certificate.
+  "${ROOT}/hack/optional-crds.sh" render monitoring-core >/dev/null
+  WITH_CERT_MANAGER=true op::cluster_up
+  KUBECONFIG="${OP_ADMIN_KUBECONFIG}" "${ROOT}/hack/optional-crds.sh" install monitoring-core
   # The README's steps: the upstream operator uninstalled (its operand objects stay: the suite
   # puts them there), this operator installed, then started by the suite.
   install_current

@@ -3,7 +3,9 @@ package upgrade
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,6 +25,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
@@ -35,6 +38,16 @@ type switchCase struct {
 	kind     kind
 	// volume: the CR's file storage claim, bound in advance (the local cluster has no provisioner).
 	volume string
+	// namespace: the upstream operator's own namespace, where its objects are; empty: a
+	// namespace of the case's own.
+	namespace string
+	// before: the README's steps before this operator starts; after: its steps once the CR is
+	// served, with their checks (both optional).
+	before func(ctx context.Context, e *env) error
+	after  func(ctx context.Context, t *testing.T, e *env, objects []upstreamObject) any
+	// userDeletes: the namespace the README tells the user to delete after the switch; its
+	// objects are expected deleted, not adopted.
+	userDeletes string
 }
 
 // The upstream operators' cases: the batch gateway's (llm-d-batch-gateway-operator) and the
@@ -48,12 +61,20 @@ var switchCases = []switchCase{
 	{operator: "inference-gateway", dir: "../golden/inference-gateway/extra-empty-spec", kind: gatewayKind},
 	{operator: "inference-gateway", dir: "testdata/switching/inference-gateway/mcp-server", kind: mcpKind},
 	{operator: "inference-gateway", dir: "testdata/switching/inference-gateway/extra-mcp-minimal", kind: mcpKind},
+	lwsSwitchCase,
 }
 
-// leftBehindReported are the upstream objects this operator does not make and leaves in place,
-// each said in the README's switching section; any other object left behind fails the suite
-// (never silently orphaned). They keep their owner reference to the CR, so they go with it.
-var leftBehindReported = map[string]string{}
+// leftBehindReported are the upstream objects this operator does not make and leaves in place
+// (kind and name), each named in the README section the value is the heading of; any other
+// object left behind fails the suite (never silently orphaned). They keep their owner
+// reference to the CR, so they go with it.
+var leftBehindReported = map[string]string{
+	"ClusterRole lws-proxy-role":                                                     lwsReadmeSection,
+	"ClusterRoleBinding lws-proxy-rolebinding":                                       lwsReadmeSection,
+	"ClusterRoleBinding lws-metrics-reader-rolebinding":                              lwsReadmeSection,
+	"CustomResourceDefinition disaggregatedsets.disaggregatedset.x-k8s.io":           lwsReadmeSection,
+	"CustomResourceDefinition disaggregatedsetrolescalers.disaggregatedset.x-k8s.io": lwsReadmeSection,
+}
 
 // upstreamObject is an object an upstream operator made, as the suite created it.
 type upstreamObject struct {
@@ -82,6 +103,8 @@ type switchResult struct {
 	PodsRolled  int
 	Writes      int
 	WritesBy    map[string]int
+	// After: what the README's steps after the switch found (the case's after hook).
+	After any `json:",omitempty"`
 }
 
 func TestSwitching(t *testing.T) {
@@ -97,7 +120,10 @@ func TestSwitching(t *testing.T) {
 	var objects []upstreamObject
 	e.workload = &workload{}
 	for _, c := range switchCases {
-		ns := strings.Trim(strings.NewReplacer("_", "-", "batch-v1alpha1-llmbatchgateway-", "").Replace("switch-"+filepath.Base(c.dir)), "-")
+		ns := c.namespace
+		if ns == "" {
+			ns = strings.Trim(strings.NewReplacer("_", "-", "batch-v1alpha1-llmbatchgateway-", "").Replace("switch-"+filepath.Base(c.dir)), "-")
+		}
 		e.workload.namespaces = append(e.workload.namespaces, ns)
 		if _, err := e.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
@@ -118,23 +144,29 @@ func TestSwitching(t *testing.T) {
 				}
 			}
 		}
-		cr.SetNamespace(ns)
-		cr.SetUID("")
-		created, err := e.dyn.Resource(c.kind.gvr).Namespace(ns).Create(ctx, cr, metav1.CreateOptions{})
+		created, err := createCR(ctx, e, mapper, cr, ns)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.workload.objects = append(e.workload.objects, object{kind: c.kind, namespace: ns, name: cr.GetName()})
+		e.workload.objects = append(e.workload.objects, object{kind: c.kind, namespace: created.GetNamespace(), name: cr.GetName()})
 		made, err := createUpstreamObjects(ctx, e, mapper, c, ns, created.GetUID())
 		if err != nil {
 			t.Fatal(err)
 		}
 		objects = append(objects, made...)
 	}
-	e.deploymentNamespaces = e.workload.namespaces
+	// The operator's namespace holds the LeaderWorkerSet controller it makes.
+	e.deploymentNamespaces = append(append([]string(nil), e.workload.namespaces...), e.operatorNS)
 	// Upstream's pods run (the local cluster's kwok makes them ready) before the switch.
 	e.waitRolledOut(ctx, t)
 	e.previousDeployments = e.deployments(ctx, t)
+	for _, c := range switchCases {
+		if c.before != nil {
+			if err := c.before(ctx, e); err != nil {
+				t.Fatalf("%s, before the switch: %v", c.operator, err)
+			}
+		}
+	}
 
 	rec := &recorder{minimum: map[string]int32{}}
 	watchCtx, stopWatching := context.WithCancel(ctx)
@@ -150,6 +182,21 @@ func TestSwitching(t *testing.T) {
 
 	upgradeLike := e.measure(rec, settled)
 	results := map[string]*switchResult{}
+	for _, c := range switchCases {
+		if c.after != nil {
+			after := c.after(ctx, t, e, objects)
+			if results[c.operator] == nil {
+				results[c.operator] = &switchResult{Operator: c.operator, Outcomes: map[string]int{}, WritesBy: map[string]int{}}
+			}
+			results[c.operator].After = after
+		}
+	}
+	userDeletes := map[string]bool{}
+	for _, c := range switchCases {
+		if c.userDeletes != "" {
+			userDeletes[c.userDeletes] = true
+		}
+	}
 	for _, o := range objects {
 		r := results[o.operator]
 		if r == nil {
@@ -160,21 +207,34 @@ func TestSwitching(t *testing.T) {
 		outcome := e.outcomeOf(ctx, t, o)
 		r.Outcomes[outcome]++
 		r.Details = append(r.Details, switchOutcome{Object: o.key(), Outcome: outcome})
-		switch outcome {
-		case "left":
-			if _, ok := leftBehindReported[o.kind+" "+o.name]; !ok {
-				t.Errorf("%s (%s) is left behind unmanaged, and the README does not say so", o.key(), o.operator)
+		want := "adopted"
+		section, reported := leftBehindReported[o.kind+" "+o.name]
+		switch {
+		case reported:
+			want = "left"
+			if !readmeNames(t, section, o.name) {
+				t.Errorf("%s (%s) is left behind, and README.md's section %q does not name it", o.key(), o.operator, section)
 			}
-		case "replaced":
-			if o.kind == "Deployment" {
-				t.Errorf("%s was deleted and made anew: its pods all went at once", o.key())
-			}
+		case userDeletes[o.ns]:
+			want = "deleted"
+		}
+		switch {
+		case outcome == want:
+		case outcome == "left":
+			t.Errorf("%s (%s) is left behind unmanaged, and the README does not say so", o.key(), o.operator)
+		case outcome == "replaced" && o.kind == "Deployment":
+			t.Errorf("%s was deleted and made anew: its pods all went at once", o.key())
+		default:
+			t.Errorf("%s (%s): %s, want %s", o.key(), o.operator, outcome, want)
 		}
 	}
 	byNamespace := map[string]string{}
 	for _, o := range objects {
 		byNamespace[o.ns] = o.operator
 	}
+	// The gateways' objects are all in their CRs' namespaces; what this operator writes
+	// cluster-wide or in its own namespace is the LeaderWorkerSet controller's.
+	byNamespace[""], byNamespace[e.operatorNS] = lwsSwitchCase.operator, lwsSwitchCase.operator
 	for _, d := range upgradeLike.Deployments {
 		op := byNamespace[strings.SplitN(d.Key, "/", 2)[0]]
 		if r := results[op]; r != nil {
@@ -192,7 +252,12 @@ func TestSwitching(t *testing.T) {
 		}
 		if r := results[byNamespace[w.ObjectRef.Namespace]]; r != nil {
 			r.Writes++
-			r.WritesBy[w.Verb+" "+w.ObjectRef.Resource+subresource(w)]++
+			key := w.Verb + " " + w.ObjectRef.Resource + subresource(w)
+			if !w.OK() {
+				// A create that found the name taken (adoption: read, then update), a conflict.
+				key += fmt.Sprintf(" (%d)", w.Code())
+			}
+			r.WritesBy[key]++
 		}
 	}
 	ops := make([]string, 0, len(results))
@@ -233,8 +298,42 @@ func subresource(e *live.AuditEvent) string {
 	return ""
 }
 
-// createUpstreamObjects creates the objects of a case's objects.yaml in ns, owned by the CR of
-// that UID, as the upstream operator made them.
+// createCR creates a case's CR (in ns if its kind is namespaced) and, when its file has a
+// status, writes that status as the upstream operator did.
+func createCR(ctx context.Context, e *env, mapper meta.RESTMapper, cr *unstructured.Unstructured, ns string) (*unstructured.Unstructured, error) {
+	ri, err := resourceOf(e, mapper, cr, ns)
+	if err != nil {
+		return nil, err
+	}
+	cr.SetUID("")
+	status, hasStatus := cr.Object["status"]
+	created, err := ri.Create(ctx, cr, metav1.CreateOptions{})
+	if err != nil || !hasStatus {
+		return created, err
+	}
+	created.Object["status"] = status
+	return ri.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+}
+
+// resourceOf is the client of an object's resource, with the object's namespace set to ns if
+// the resource is namespaced (and cleared if not).
+func resourceOf(e *env, mapper meta.RESTMapper, u *unstructured.Unstructured, ns string) (dynamic.ResourceInterface, error) {
+	gvk := u.GroupVersionKind()
+	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", gvk, err)
+	}
+	if m.Scope.Name() != meta.RESTScopeNameNamespace {
+		u.SetNamespace("")
+		return e.dyn.Resource(m.Resource), nil
+	}
+	u.SetNamespace(ns)
+	return e.dyn.Resource(m.Resource).Namespace(ns), nil
+}
+
+// createUpstreamObjects creates the objects of a case's objects.yaml (namespaced ones in ns),
+// owned by the CR of that UID, as the upstream operator made them: CRDs first, so that the
+// upstream operator's own kinds exist before anything else.
 func createUpstreamObjects(ctx context.Context, e *env, mapper meta.RESTMapper, c switchCase, ns string, owner types.UID) ([]upstreamObject, error) {
 	f, err := os.Open(filepath.Join(c.dir, "objects.yaml"))
 	if err != nil {
@@ -242,36 +341,57 @@ func createUpstreamObjects(ctx context.Context, e *env, mapper meta.RESTMapper, 
 	}
 	defer f.Close()
 	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	var out []upstreamObject
+	var objs []*unstructured.Unstructured
 	for {
 		u := &unstructured.Unstructured{}
 		if err := decoder.Decode(&u.Object); err != nil {
-			if err.Error() == "EOF" {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			return nil, err
 		}
-		if len(u.Object) == 0 {
-			continue
+		if len(u.Object) != 0 {
+			objs = append(objs, u)
 		}
-		u.SetNamespace(ns)
+	}
+	sort.SliceStable(objs, func(i, j int) bool {
+		return objs[i].GetKind() == "CustomResourceDefinition" && objs[j].GetKind() != "CustomResourceDefinition"
+	})
+	var out []upstreamObject
+	for _, u := range objs {
 		refs := u.GetOwnerReferences()
 		for i := range refs {
 			refs[i].UID = owner
 		}
 		u.SetOwnerReferences(refs)
+		ri, err := resourceOf(e, mapper, u, ns)
+		if err != nil {
+			return nil, err
+		}
+		created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("create %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
 		gvk := u.GroupVersionKind()
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", gvk, err)
-		}
-		created, err := e.dyn.Resource(m.Resource).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("create %s %s/%s: %w", gvk.Kind, ns, u.GetName(), err)
-		}
-		out = append(out, upstreamObject{operator: c.operator, gvr: m.Resource, kind: gvk.Kind, ns: ns, name: u.GetName(), uid: created.GetUID()})
+		m, _ := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		out = append(out, upstreamObject{operator: c.operator, gvr: m.Resource, kind: gvk.Kind, ns: u.GetNamespace(), name: u.GetName(), uid: created.GetUID()})
 	}
 	return out, nil
+}
+
+// readmeNames says whether the README section of that heading names the object (in backquotes).
+func readmeNames(t *testing.T, heading, name string) bool {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(data), "\n## "+heading+"\n")
+	if !found {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return strings.Contains(section, "`"+name+"`")
 }
 
 // referencedSecrets are Secrets with a fake value for every key the CR reads: a batch gateway's
