@@ -111,6 +111,25 @@ start_current() { OPERATOR_SKIP_BUILD=true op::start; }
 START=${SECONDS}
 SUITE_RC=""
 
+# run_upgrade_test TEST RESULT_FILE: the suite's test TEST (test/upgrade, compiled to OP_BIN) against this
+# instance, with what it reads of the cluster and the hooks it calls back; its result in
+# OP_OUTPUT_DIR/upgrade/RESULT_FILE. Exits with the suite's status.
+run_upgrade_test() {
+  export KUBECONFIG="${OP_ADMIN_KUBECONFIG}"
+  export UPGRADE_AUDIT_LOG="${OP_STATE}/logs/audit.log"
+  export UPGRADE_OPERATOR_USER="system:serviceaccount:${OP_NAMESPACE}:${OP_SERVICEACCOUNT}"
+  export UPGRADE_OPERATOR_NAMESPACE="${OP_NAMESPACE}"
+  export UPGRADE_HOOK="${ROOT}/hack/test-upgrade.sh"
+  export UPGRADE_RESULT="${OP_OUTPUT_DIR}/upgrade/$2"
+  mkdir -p "$(dirname "${UPGRADE_RESULT}")"
+  set +e
+  (cd "${ROOT}/test/upgrade" && "${OP_BIN}/upgrade.test" -test.v -test.count=1 -test.run "^$1\$" -test.timeout "${UPGRADE_TIMEOUT:-40m}")
+  SUITE_RC=$?
+  set -e
+  log "suite exited ${SUITE_RC} after $((SECONDS - START))s in total; result: ${UPGRADE_RESULT}"
+  exit "${SUITE_RC}"
+}
+
 run() {
   cleanup() { op::finish_suite "$1" "${SUITE_RC}" upgrade-logs; }
   proc::on_exit cleanup
@@ -128,20 +147,8 @@ run() {
   OP_STARTED_OPERATOR=true
   log "previous release running; set up in $((SECONDS - START))s"
 
-  export KUBECONFIG="${OP_ADMIN_KUBECONFIG}"
-  export UPGRADE_AUDIT_LOG="${OP_STATE}/logs/audit.log"
-  export UPGRADE_OPERATOR_USER="system:serviceaccount:${OP_NAMESPACE}:${OP_SERVICEACCOUNT}"
-  export UPGRADE_OPERATOR_NAMESPACE="${OP_NAMESPACE}"
-  export UPGRADE_HOOK="${ROOT}/hack/test-upgrade.sh"
   export UPGRADE_PREVIOUS_REF="${PREVIOUS_REF} ($(previous_commit))"
-  export UPGRADE_RESULT="${OP_OUTPUT_DIR}/upgrade/result$([[ "${UPGRADE_SHORT:-false}" == "true" ]] && echo -short).json"
-  mkdir -p "$(dirname "${UPGRADE_RESULT}")"
-  set +e
-  (cd "${ROOT}/test/upgrade" && "${OP_BIN}/upgrade.test" -test.v -test.count=1 -test.run '^TestUpgrade$' -test.timeout "${UPGRADE_TIMEOUT:-40m}")
-  SUITE_RC=$?
-  set -e
-  log "suite exited ${SUITE_RC} after $((SECONDS - START))s in total; result: ${UPGRADE_RESULT}"
-  exit "${SUITE_RC}"
+  run_upgrade_test TestUpgrade "result$([[ "${UPGRADE_SHORT:-false}" == "true" ]] && echo -short).json"
 }
 
 # switching: make test-switching (see the header).
@@ -165,19 +172,7 @@ switching() {
   install_current
   # The suite starts the operator through its hook; teardown stops it.
   OP_STARTED_OPERATOR=true
-  export KUBECONFIG="${OP_ADMIN_KUBECONFIG}"
-  export UPGRADE_AUDIT_LOG="${OP_STATE}/logs/audit.log"
-  export UPGRADE_OPERATOR_USER="system:serviceaccount:${OP_NAMESPACE}:${OP_SERVICEACCOUNT}"
-  export UPGRADE_OPERATOR_NAMESPACE="${OP_NAMESPACE}"
-  export UPGRADE_HOOK="${ROOT}/hack/test-upgrade.sh"
-  export UPGRADE_RESULT="${OP_OUTPUT_DIR}/upgrade/switching.json"
-  mkdir -p "$(dirname "${UPGRADE_RESULT}")"
-  set +e
-  (cd "${ROOT}/test/upgrade" && "${OP_BIN}/upgrade.test" -test.v -test.count=1 -test.run '^TestSwitching$' -test.timeout "${UPGRADE_TIMEOUT:-40m}")
-  SUITE_RC=$?
-  set -e
-  log "suite exited ${SUITE_RC} after $((SECONDS - START))s in total; result: ${UPGRADE_RESULT}"
-  exit "${SUITE_RC}"
+  run_upgrade_test TestSwitching switching.json
 }
 
 case "${1:-run}" in
