@@ -265,7 +265,10 @@ op::failure_digest() {
   fi
   if [[ -d "${dir}/pods" ]]; then
     local errors
-    errors="$(grep -rhE '^(E[0-9]{4} |.*"level":"error")' "${dir}/pods" 2>/dev/null | tail -8 | cut -c1-300 || true)"
+    # An operand's error may quote a connection string: credentials in URLs and after
+    # password/secret/token keys are masked before anything is printed.
+    errors="$(grep -rhE '^(E[0-9]{4} |.*"level":"error")' "${dir}/pods" 2>/dev/null | tail -8 | cut -c1-300 |
+      sed -E 's#(://)[^/@[:space:]]+@#\1***@#g; s#((password|passwd|secret|token|key)[^=:[:space:]]*"?[=:] *"?)[^[:space:],&"]+#\1***#Ig' || true)"
     [[ -n "${errors}" ]] && op::log "last error lines of the pods' containers:" && echo "${errors}"
   fi
   return 0
