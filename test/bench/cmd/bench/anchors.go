@@ -49,6 +49,9 @@ type anchor struct {
 	port int
 	// crds are its CRD files, relative to its tree.
 	crds []string
+	// optionalAPIs are sets of hack/optional-crds.sh the anchor cannot start without (this
+	// operator can, so they are installed only for the anchor's side and stay for ours).
+	optionalAPIs []string
 	// operandNamespace is a namespace the anchor expects to exist (its own), if any.
 	operandNamespace string
 	// args and env of the process; dir is BENCH_ANCHORS_DIR, port a free loopback port.
@@ -102,6 +105,9 @@ var anchorsByKind = map[string]*anchor{
 		crds: []string{"config/crd/bases/core.inference-gateway.com_gateways.yaml", "config/crd/bases/core.inference-gateway.com_mcps.yaml",
 			"config/crd/bases/core.inference-gateway.com_agents.yaml", "config/crd/bases/core.inference-gateway.com_orchestrators.yaml",
 			"config/crd/bases/core.inference-gateway.com_gpus.yaml"},
+		// Its manager waits for an HTTPRoute informer and exits when the CRD is missing
+		// ("timed out waiting for cache to be synced for kind source: *v1.HTTPRoute").
+		optionalAPIs: []string{"gateway-api"},
 		args: func(_, _ string, port int) []string {
 			return []string{"--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", port)}
 		},
@@ -447,6 +453,13 @@ func (b *bench) runAnchorSide(ctx context.Context, dir string, a *anchor, w anch
 		}
 		if err := b.installCRDs(ctx, crds); err != nil {
 			return side, fmt.Errorf("install its CRDs: %w", err)
+		}
+		if len(a.optionalAPIs) > 0 {
+			install := exec.CommandContext(ctx, filepath.Join(b.root, "hack", "optional-crds.sh"), append([]string{"install"}, a.optionalAPIs...)...)
+			if out, err := install.CombinedOutput(); err != nil {
+				return side, fmt.Errorf("install the optional APIs %v it needs: %w: %s", a.optionalAPIs, err, out)
+			}
+			logf("  installed the optional APIs %v the anchor needs", a.optionalAPIs)
 		}
 		p, s, err := b.startAnchor(dir, a)
 		if err != nil {
