@@ -155,19 +155,12 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	}
 	// Controllers start only once every cache is filled, so the first sync sees the cluster
 	// as it is and does not re-create what already exists.
-	for name, synced := range map[string]map[string]bool{
+	if err := cachesSynced(ctx, map[string]map[string]bool{
 		"namespaced":      typeSynced(namespaced.WaitForCacheSync(ctx.Done())),
 		"managed":         typeSynced(managed.WaitForCacheSync(ctx.Done())),
 		"custom resource": typeSynced(crInformers.WaitForCacheSync(ctx.Done())),
-	} {
-		for informer, ok := range synced {
-			if !ok {
-				return fmt.Errorf("the %s informer for %s did not sync", name, informer)
-			}
-		}
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
-		return fmt.Errorf("the operator client and CRD informers did not sync")
+	}, hasSynced); err != nil || ctx.Err() != nil {
+		return err
 	}
 	if missing := images.MissingOptional(); len(missing) > 0 {
 		klog.Warningf("The images %v are not set: the CRs that need them report it in their conditions", missing)
@@ -190,6 +183,25 @@ func withClientLimits(config *rest.Config) *rest.Config {
 	c.QPS = 50
 	c.Burst = 100
 	return c
+}
+
+// cachesSynced says whether every informer synced: factories maps a factory's name to each of
+// its informers' outcome, hasSynced are the other informers, waited for here. A context
+// cancelled meanwhile is a shutdown during start-up, not a failure, and gives nil: an error
+// makes controllercmd exit at once without releasing the leader lease, and the next operator
+// process then waits for the lease to expire (up to 2m43s) before it does anything.
+func cachesSynced(ctx context.Context, factories map[string]map[string]bool, hasSynced []cache.InformerSynced) error {
+	for name, synced := range factories {
+		for informer, ok := range synced {
+			if !ok && ctx.Err() == nil {
+				return fmt.Errorf("the %s informer for %s did not sync", name, informer)
+			}
+		}
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), hasSynced...) && ctx.Err() == nil {
+		return fmt.Errorf("the operator client and CRD informers did not sync")
+	}
+	return nil
 }
 
 func typeSynced[K comparable](in map[K]bool) map[string]bool {
