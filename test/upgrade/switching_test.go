@@ -456,19 +456,9 @@ func (e *env) waitRolledOut(ctx context.Context, t *testing.T) {
 	t.Helper()
 	var pending []string
 	err := wait.PollUntilContextTimeout(ctx, poll, readyTimeout, true, func(ctx context.Context) (bool, error) {
-		pending = nil
-		for _, ns := range e.deploymentNamespaces {
-			list, err := e.kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, err
-			}
-			for i := range list.Items {
-				if d := &list.Items[i]; !rolledOut(d) {
-					pending = append(pending, d.Namespace+"/"+d.Name)
-				}
-			}
-		}
-		return len(pending) == 0, nil
+		var err error
+		pending, err = e.deploymentsRollingOut(ctx)
+		return err == nil && len(pending) == 0, err
 	})
 	if err != nil {
 		t.Fatalf("upstream's Deployments not rolled out (%v): %v", err, pending)

@@ -245,6 +245,20 @@ func (e *env) notSettled(ctx context.Context) ([]string, error) {
 			out = append(out, fmt.Sprintf("%s: %s=%s (%s), observedGeneration current: %v", o.key(), o.kind.condition, cond, reason, current))
 		}
 	}
+	rolling, err := e.deploymentsRollingOut(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range rolling {
+		out = append(out, fmt.Sprintf("Deployment %s rolling out", d))
+	}
+	return out, nil
+}
+
+// deploymentsRollingOut lists (namespace/name) the Deployments of the suite's namespaces whose
+// rollout is not complete.
+func (e *env) deploymentsRollingOut(ctx context.Context) ([]string, error) {
+	var out []string
 	for _, ns := range e.deploymentNamespaces {
 		list, err := e.kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -252,7 +266,7 @@ func (e *env) notSettled(ctx context.Context) ([]string, error) {
 		}
 		for i := range list.Items {
 			if d := &list.Items[i]; !rolledOut(d) {
-				out = append(out, fmt.Sprintf("Deployment %s/%s rolling out", d.Namespace, d.Name))
+				out = append(out, d.Namespace+"/"+d.Name)
 			}
 		}
 	}
