@@ -10,6 +10,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -77,32 +78,41 @@ type OptionalAPI struct {
 	AllObjects bool
 }
 
-// factoryKey tells apart the informer factories of OptionalAPIs: one per namespace and
-// label filter.
-type factoryKey struct {
-	namespace  string
-	allObjects bool
-}
-
 type optionalAPI struct {
 	OptionalAPI
 	crd *CRDWatch
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// informer watches the API's objects while its CRD is established; nil otherwise.
 	informer cache.SharedIndexInformer
+	stop     context.CancelFunc
+	// cached says whether the API's lookup is registered in the caches (once).
+	cached bool
+}
+
+// lookup reads an object from the API's current informer: NotFound while there is none.
+func (api *optionalAPI) lookup(namespace, name string) (runtime.Object, error) {
+	api.mu.Lock()
+	informer := api.informer
+	api.mu.Unlock()
+	if informer == nil {
+		return nil, apierrors.NewNotFound(api.GVR.GroupResource(), name)
+	}
+	return IndexerLookup(api.GVR.GroupResource(), informer.GetStore())(namespace, name)
 }
 
 // OptionalAPIs watches the CRDs of optional APIs all the time, and starts an informer on an
 // API's objects (only those carrying the operator's managed-by label) once its CRD is
 // established: drift of those objects is then repaired as quickly as for built-in kinds, and an
-// API installed after the operator is picked up without a restart. The informers answer the
-// engine's reads through the Caches.
+// API installed after the operator is picked up without a restart. An informer stops when its
+// CRD goes away, and a new one starts when the CRD is back: the old one would retry its list
+// with growing back-off (up to 30 s) and miss the reinstalled API's objects meanwhile. The
+// informers answer the engine's reads through the Caches.
 type OptionalAPIs struct {
-	ctx       context.Context
-	dynamic   dynamic.Interface
-	resync    time.Duration
-	caches    *Caches
-	factories map[factoryKey]dynamicinformer.DynamicSharedInformerFactory
+	ctx     context.Context
+	dynamic dynamic.Interface
+	resync  time.Duration
+	caches  *Caches
 
 	mu       sync.Mutex
 	handlers []cache.ResourceEventHandler
@@ -112,23 +122,14 @@ type OptionalAPIs struct {
 // NewOptionalAPIs registers the optional APIs; their CRD watches are built, not started.
 func NewOptionalAPIs(ctx context.Context, dynamicClient dynamic.Interface, apiextClient apiextclient.Interface, resync time.Duration, caches *Caches, apis ...OptionalAPI) *OptionalAPIs {
 	o := &OptionalAPIs{
-		ctx:       ctx,
-		dynamic:   dynamicClient,
-		resync:    resync,
-		caches:    caches,
-		factories: map[factoryKey]dynamicinformer.DynamicSharedInformerFactory{},
-		apis:      map[schema.GroupVersionResource]*optionalAPI{},
+		ctx:     ctx,
+		dynamic: dynamicClient,
+		resync:  resync,
+		caches:  caches,
+		apis:    map[schema.GroupVersionResource]*optionalAPI{},
 	}
 	for _, api := range mergeOptionalAPIs(apis) {
 		o.apis[api.GVR] = &optionalAPI{OptionalAPI: api, crd: NewCRDWatch(apiextClient, CRDName(api.GVR), resync)}
-		key := factoryKey{namespace: api.Namespace, allObjects: api.AllObjects}
-		if _, ok := o.factories[key]; !ok {
-			tweak := func(lo *metav1.ListOptions) { lo.LabelSelector = ManagedBySelector() }
-			if api.AllObjects {
-				tweak = nil
-			}
-			o.factories[key] = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynamicClient, resync, api.Namespace, tweak)
-		}
 	}
 	return o
 }
@@ -191,6 +192,7 @@ func (o *OptionalAPIs) Installed(gvrs ...schema.GroupVersionResource) error {
 		}
 		if !api.crd.Established() {
 			missing = append(missing, api.crd.Name)
+			o.stopInformer(api)
 			continue
 		}
 		o.ensureInformer(api)
@@ -210,24 +212,44 @@ func (e *MissingCRDsError) Error() string {
 	return fmt.Sprintf("CustomResourceDefinitions %v are not established", e.CRDs)
 }
 
-// ensureInformer starts the informer of an installed optional API once.
+// ensureInformer starts the informer of an installed optional API, unless it runs.
 func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	api.mu.Lock()
 	defer api.mu.Unlock()
 	if api.informer != nil {
 		return
 	}
-	factory := o.factories[factoryKey{namespace: api.Namespace, allObjects: api.AllObjects}]
-	informer := factory.ForResource(api.GVR).Informer()
+	tweak := func(lo *metav1.ListOptions) { lo.LabelSelector = ManagedBySelector() }
+	if api.AllObjects {
+		tweak = nil
+	}
+	informer := dynamicinformer.NewFilteredDynamicInformer(o.dynamic, api.GVR, api.Namespace, o.resync,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
 	_ = informer.SetTransform(DropManagedFields)
 	o.mu.Lock()
 	for _, h := range o.handlers {
 		_, _ = informer.AddEventHandler(h)
 	}
 	o.mu.Unlock()
-	o.caches.AddInformer(api.GVR.GroupResource(), informer)
-	factory.Start(o.ctx.Done())
-	api.informer = informer
+	if !api.cached {
+		o.caches.Add(api.GVR.GroupResource(), api.lookup)
+		api.cached = true
+	}
+	ctx, stop := context.WithCancel(o.ctx)
+	go informer.Run(ctx.Done())
+	api.informer, api.stop = informer, stop
+}
+
+// stopInformer stops the informer of an optional API whose CRD is gone (its objects went with
+// it).
+func (o *OptionalAPIs) stopInformer(api *optionalAPI) {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if api.informer == nil {
+		return
+	}
+	api.stop()
+	api.informer, api.stop = nil, nil
 }
 
 // List returns the cached objects of an installed optional API in a namespace. It fails when
@@ -241,6 +263,9 @@ func (o *OptionalAPIs) List(gvr schema.GroupVersionResource, namespace string) (
 	api.mu.Lock()
 	informer := api.informer
 	api.mu.Unlock()
+	if informer == nil { // the CRD went away since Installed
+		return nil, &MissingCRDsError{CRDs: []string{api.crd.Name}}
+	}
 	if !informer.HasSynced() {
 		ctx, cancel := context.WithTimeout(o.ctx, listSyncTimeout)
 		defer cancel()
