@@ -8,11 +8,10 @@ import (
 
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -87,12 +86,13 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		}
 	}
 	optional := engine.NewOptionalAPIs(ctx, dynamicClient, apiextClient, resync, caches, optionalAPIs...)
-	referenceInformer := func(gr schema.GroupResource, ns, name string) cache.SharedIndexInformer {
-		if gr == engine.ConfigMaps {
-			return coreinformers.NewFilteredConfigMapInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
-		}
-		return coreinformers.NewFilteredSecretInformer(kubeClient, ns, resync, cache.Indexers{}, engine.SingleObjectListOptions(name))
+	metadataClient, err := metadata.NewForConfig(config)
+	if err != nil {
+		return err
 	}
+	// One metadata-only watch per referenced resource, shared by every operand, started when a
+	// CR first references an object of it.
+	referenceSources := engine.NewClusterReferenceSources(kubeClient, metadataClient)
 	events := engine.KubeEventSink(kubeClient.CoreV1(), cc.Clock)
 
 	var started []*registry.Started
@@ -100,13 +100,13 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		layer := caches.Layer()
 		s, err := r.Start(ctx, &registry.Deps{
 			NamespacedDeps: engine.NamespacedDeps{
-				Clients:           &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: layer},
-				Managed:           managed,
-				Optional:          optional,
-				ReferenceInformer: referenceInformer,
-				Events:            events,
-				Recorder:          cc.EventRecorder,
-				Resync:            resync,
+				Clients:          &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: layer},
+				Managed:          managed,
+				Optional:         optional,
+				ReferenceSources: referenceSources,
+				Events:           events,
+				Recorder:         cc.EventRecorder,
+				Resync:           resync,
 			},
 			Namespace:   namespace,
 			Caches:      layer,

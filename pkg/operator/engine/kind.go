@@ -251,7 +251,8 @@ func (k *Kind[T, S]) Requests() ([]rbacv1.PolicyRule, error) {
 		rules = append(rules, rule(api.GVR, "list", "watch"))
 	}
 	for _, gr := range k.References {
-		rules = append(rules, rule(gr.WithVersion(""), "list", "watch"))
+		// A metadata-only list and watch in every namespace, and a read of each referenced object.
+		rules = append(rules, rule(gr.WithVersion(""), "get", "list", "watch"))
 	}
 	return rules, nil
 }

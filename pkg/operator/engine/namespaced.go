@@ -58,10 +58,11 @@ type NamespacedDeps struct {
 	Managed informers.SharedInformerFactory
 	// Optional holds every kind's optional APIs.
 	Optional *OptionalAPIs
-	// ReferenceInformer builds the informer of one referenced object (by namespace and name).
-	ReferenceInformer func(gr schema.GroupResource, namespace, name string) cache.SharedIndexInformer
-	// ReferenceSyncTimeout bounds how long a sync waits for a new reference watch's first
-	// list (0: 10 s); tests of a watch that has not listed shorten it.
+	// ReferenceSources are where referenced objects come from, by resource: one source of
+	// each, shared by every controller (NewClusterReferenceSources).
+	ReferenceSources map[schema.GroupResource]*ReferenceSource
+	// ReferenceSyncTimeout bounds how long a sync waits for a reference source's first list
+	// (0: 10 s); tests of a source that has not listed shorten it.
 	ReferenceSyncTimeout time.Duration
 	Events               EventSink
 	Recorder             events.Recorder
@@ -118,9 +119,11 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 	_ = kind.Informer.SetTransform(DropManagedFields)
 	c.crs = cache.NewIntegerResourceVersionMutationCache(klog.FromContext(ctx), kind.Informer.GetStore(), kind.Informer.GetIndexer(), crWriteMemory, false)
 	for _, gr := range kind.References {
-		w := NewReferenceWatches(ctx, gr, func(namespace, name string) cache.SharedIndexInformer {
-			return deps.ReferenceInformer(gr, namespace, name)
-		}, c.Queue)
+		source, ok := deps.ReferenceSources[gr]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s cannot be referenced (no reference source)", kind.Operand, gr)
+		}
+		w := NewReferenceWatches(ctx, source, c.Queue)
 		if deps.ReferenceSyncTimeout > 0 {
 			w.syncTimeout = deps.ReferenceSyncTimeout
 		}

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,21 +18,68 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// ReferenceWatches watch exactly the objects that CRs reference (a credentials Secret in any
-// namespace, say): one informer per referenced object, selected by namespace and name, so the
-// operator caches those objects and not every Secret of the cluster. Each watch knows which
-// CRs reference it: an event of the object queues their keys, and a watch that no CR
-// references any more is stopped.
+// ReferenceSource is where the operator learns of the objects CRs reference (a credentials
+// Secret in any namespace, say): one informer of the resource in every namespace that keeps
+// only each object's identity and resourceVersion (a metadata-only watch in the operator, see
+// NewClusterReferenceSources), and a read of one object's content by name. So the watches are
+// one per resource, whatever the number of CRs and references, and the operator holds the
+// content only of the objects referenced, not of every Secret of the cluster.
+//
+// One source serves every controller that references the resource. Its informer starts when the
+// first object is referenced, so an operator without such CRs opens no watch for it.
+type ReferenceSource struct {
+	gr       schema.GroupResource
+	informer cache.SharedIndexInformer
+	read     func(ctx context.Context, namespace, name string) (runtime.Object, error)
+	start    sync.Once
+}
+
+// NewReferenceSource builds the source of gr from an informer of the resource in every
+// namespace (not started: the source starts it when first needed) and a read of one object.
+// The informer's objects are cut down to their identity (KeepIdentity).
+func NewReferenceSource(gr schema.GroupResource, informer cache.SharedIndexInformer, read func(ctx context.Context, namespace, name string) (runtime.Object, error)) *ReferenceSource {
+	_ = informer.SetTransform(KeepIdentity)
+	return &ReferenceSource{gr: gr, informer: informer, read: read}
+}
+
+// run starts the informer once, for the life of ctx.
+func (s *ReferenceSource) run(ctx context.Context) {
+	s.start.Do(func() { go s.informer.Run(ctx.Done()) })
+}
+
+// KeepIdentity is the transform of a reference source's informer: of each object only its
+// namespace, name, UID and resourceVersion are kept, which is all the source needs to say
+// whether an object exists and whether the content it read is still current. A metadata-only
+// watch still carries labels and annotations (kubectl's last-applied-configuration holds a whole
+// Secret), and there is one entry per object of the cluster.
+func KeepIdentity(obj any) (any, error) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return tombstone, nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return obj, nil
+	}
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(), ResourceVersion: m.GetResourceVersion(),
+	}}, nil
+}
+
+// ReferenceWatches follow exactly the objects that one controller's CRs reference, through
+// the resource's ReferenceSource: an event of a referenced object queues the keys of the CRs
+// that reference it, and Get returns the object's content, read once per resourceVersion and
+// kept until no CR references it.
 type ReferenceWatches struct {
-	ctx context.Context
-	gr  schema.GroupResource
-	// newInformer builds the informer of one object (a field selector on its name, in its
-	// namespace).
-	newInformer func(namespace, name string) cache.SharedIndexInformer
-	queue       func(key string)
-	// syncTimeout bounds how long Set waits for a new watch's first list, so a sync sees a
+	ctx    context.Context
+	gr     schema.GroupResource
+	source *ReferenceSource
+	queue  func(key string)
+	// syncTimeout bounds how long Set waits for the source's first list, so a sync sees a
 	// newly referenced object without a second pass.
 	syncTimeout time.Duration
+	// reads merges concurrent reads of one object (two workers syncing CRs that share a
+	// Secret) into one request.
+	reads singleflight.Group
 
 	mu         sync.Mutex
 	watches    map[types.NamespacedName]*referenceWatch
@@ -38,43 +87,55 @@ type ReferenceWatches struct {
 }
 
 type referenceWatch struct {
-	informer  cache.SharedIndexInformer
-	stop      context.CancelFunc
 	referrers sets.Set[string]
+	// content is the object as last read, nil before the first read.
+	content runtime.Object
 }
 
-// NewReferenceWatches builds an empty set of watches of one group-resource; queue receives the
-// keys of the CRs that reference an object that changed.
-// Watches end with ctx.
-func NewReferenceWatches(ctx context.Context, gr schema.GroupResource, newInformer func(namespace, name string) cache.SharedIndexInformer, queue func(key string)) *ReferenceWatches {
-	return &ReferenceWatches{
+// NewReferenceWatches builds an empty set of watches over source; queue receives the keys of
+// the CRs that reference an object that changed. Reads and the source's informer end with ctx.
+func NewReferenceWatches(ctx context.Context, source *ReferenceSource, queue func(key string)) *ReferenceWatches {
+	w := &ReferenceWatches{
 		ctx:         ctx,
-		gr:          gr,
-		newInformer: newInformer,
+		gr:          source.gr,
+		source:      source,
 		queue:       queue,
 		syncTimeout: 10 * time.Second,
 		watches:     map[types.NamespacedName]*referenceWatch{},
 		byReferrer:  map[string]sets.Set[types.NamespacedName]{},
 	}
+	_, _ = source.informer.AddEventHandler(QueueingHandler(w.referrersOf, queue))
+	return w
 }
 
-// Set records that referrer (a CR's queue key) references exactly refs now: watches of new
-// references start (Set waits, within a bound, for their first list), and references it no
-// longer makes are released.
+// referrersOf are the keys of the CRs that reference obj (none for the many objects of the
+// source that no CR references).
+func (w *ReferenceWatches) referrersOf(obj any) []string {
+	_, m, ok := ObjectOf(obj)
+	if !ok {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	watch, ok := w.watches[types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()}]
+	if !ok {
+		return nil
+	}
+	return sets.List(watch.referrers)
+}
+
+// Set records that referrer (a CR's queue key) references exactly refs now; references it no
+// longer makes are released. The first reference starts the source, and Set waits, within a
+// bound, for its first list.
 func (w *ReferenceWatches) Set(ctx context.Context, referrer string, refs ...types.NamespacedName) {
 	want := sets.New(refs...)
-	var started []cache.SharedIndexInformer
 	w.mu.Lock()
 	old := w.byReferrer[referrer]
 	for ref := range want {
 		watch, ok := w.watches[ref]
 		if !ok {
-			watch = w.start(ref)
-		}
-		if !watch.informer.HasSynced() {
-			// A watch another CR started a moment ago may still be listing: wait for it
-			// too, or this CR's sync would read nothing from it (see ErrNotSynced).
-			started = append(started, watch.informer)
+			watch = &referenceWatch{referrers: sets.New[string]()}
+			w.watches[ref] = watch
 		}
 		watch.referrers.Insert(referrer)
 	}
@@ -88,16 +149,16 @@ func (w *ReferenceWatches) Set(ctx context.Context, referrer string, refs ...typ
 	}
 	w.mu.Unlock()
 
-	if len(started) == 0 {
+	if want.Len() == 0 || w.source == nil {
+		return
+	}
+	w.source.run(w.ctx)
+	if w.source.informer.HasSynced() {
 		return
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, w.syncTimeout)
 	defer cancel()
-	synced := make([]cache.InformerSynced, 0, len(started))
-	for _, inf := range started {
-		synced = append(synced, inf.HasSynced)
-	}
-	cache.WaitForCacheSync(waitCtx.Done(), synced...)
+	cache.WaitForCacheSync(waitCtx.Done(), w.source.informer.HasSynced)
 }
 
 // Forget releases every reference of a referrer (its CR is gone).
@@ -119,71 +180,101 @@ var ErrNotSynced = errors.New("has not synced yet")
 // IsNotSynced says whether err comes from a watch that has not synced yet.
 func IsNotSynced(err error) bool { return errors.Is(err, ErrNotSynced) }
 
-// Get returns a referenced object from its watch. It fails with NotFound when the object does
-// not exist, with ErrNotSynced while its watch has not listed it yet (Set waits for that
-// within a bound, so this is rare), and with another error when it is not watched (Set was
-// not called for it; a run without a cluster).
+// Get returns a referenced object. It fails with NotFound when the object does not exist, with
+// ErrNotSynced while the source has not listed yet (Set waits for that within a bound, so this
+// is rare), with the read's error when reading the content failed, and with another error when
+// the object is not referenced (Set was not called for it; a run without a cluster).
+//
+// The source says whether the object exists and which resourceVersion it has; the content is
+// read from the API when that resourceVersion is not the one last read, so an object costs one
+// read per change, and none while it stays as it is.
 func (w *ReferenceWatches) Get(ref types.NamespacedName) (runtime.Object, error) {
 	w.mu.Lock()
 	watch, ok := w.watches[ref]
+	var content runtime.Object
+	if ok {
+		content = watch.content
+	}
 	w.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("%s %s is not watched", w.gr, ref)
 	}
-	if !watch.informer.HasSynced() {
-		return nil, fmt.Errorf("the watch of %s %s %w", w.gr, ref, ErrNotSynced)
+	if !w.source.informer.HasSynced() {
+		return nil, fmt.Errorf("the watch of %s %w", w.gr, ErrNotSynced)
 	}
-	obj, exists, err := watch.informer.GetStore().GetByKey(ref.Namespace + "/" + ref.Name)
+	current, exists, err := w.source.informer.GetStore().GetByKey(ref.Namespace + "/" + ref.Name)
 	if err != nil {
 		return nil, err
 	}
 	if !exists {
 		return nil, apierrors.NewNotFound(w.gr, ref.Name)
 	}
-	return obj.(runtime.Object), nil
+	// An object without a resourceVersion (only a fake clientset makes one) is read each time.
+	if rv := resourceVersion(current); content != nil && rv != "" && resourceVersion(content) == rv {
+		return content, nil
+	}
+	read, err, _ := w.reads.Do(ref.String(), func() (any, error) {
+		ctx, cancel := context.WithTimeout(w.ctx, 30*time.Second)
+		defer cancel()
+		return w.source.read(ctx, ref.Namespace, ref.Name)
+	})
+	if err != nil {
+		return nil, err
+	}
+	obj := read.(runtime.Object)
+	w.mu.Lock()
+	// Keep what was read only while a CR still references it, and never replace a newer read.
+	if watch, ok := w.watches[ref]; ok && (watch.content == nil || resourceVersion(watch.content) != resourceVersion(obj)) {
+		watch.content = obj
+	}
+	w.mu.Unlock()
+	return obj, nil
+}
+
+// resourceVersion of a cached object ("" when it has none).
+func resourceVersion(obj any) string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return m.GetResourceVersion()
 }
 
 // Find is Get for a reader that goes on without a missing object (the hashes of what the
 // pods mount): nil when the object does not exist or is not watched (a run without a
-// cluster); it fails only while the watch has not synced (ErrNotSynced), where "absent" would
-// be a guess.
+// cluster); it fails while the source has not synced (ErrNotSynced), where "absent" would be a
+// guess, and when reading the content failed.
 func (w *ReferenceWatches) Find(ref types.NamespacedName) (runtime.Object, error) {
 	obj, err := w.Get(ref)
-	if IsNotSynced(err) {
+	switch {
+	case err == nil:
+		return obj, nil
+	case IsNotSynced(err):
+		return nil, err
+	case apierrors.IsNotFound(err) || w.notWatched(ref):
+		return nil, nil
+	default:
 		return nil, err
 	}
-	if err != nil {
-		return nil, nil
-	}
-	return obj, nil
 }
 
-// Len is the number of objects watched.
+// notWatched says whether no CR references ref.
+func (w *ReferenceWatches) notWatched(ref types.NamespacedName) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.watches[ref]
+	return !ok
+}
+
+// Len is the number of objects referenced.
 func (w *ReferenceWatches) Len() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.watches)
 }
 
-// start begins watching ref; w.mu is held.
-func (w *ReferenceWatches) start(ref types.NamespacedName) *referenceWatch {
-	informer := w.newInformer(ref.Namespace, ref.Name)
-	_ = informer.SetTransform(DropManagedFields)
-	watch := &referenceWatch{informer: informer, referrers: sets.New[string]()}
-	_, _ = informer.AddEventHandler(QueueingHandler(func(any) []string {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return sets.List(watch.referrers)
-	}, w.queue))
-	ctx, cancel := context.WithCancel(w.ctx)
-	watch.stop = cancel
-	go informer.Run(ctx.Done())
-	w.watches[ref] = watch
-	return watch
-}
-
-// release drops referrer from ref's watch and stops the watch when nobody references it; w.mu
-// is held.
+// release drops referrer from ref's watch and forgets the object when nobody references it;
+// w.mu is held.
 func (w *ReferenceWatches) release(ref types.NamespacedName, referrer string) {
 	watch, ok := w.watches[ref]
 	if !ok {
@@ -191,14 +282,8 @@ func (w *ReferenceWatches) release(ref types.NamespacedName, referrer string) {
 	}
 	watch.referrers.Delete(referrer)
 	if watch.referrers.Len() == 0 {
-		watch.stop()
 		delete(w.watches, ref)
 	}
-}
-
-// SingleObjectListOptions narrows a list/watch to one object by name.
-func SingleObjectListOptions(name string) func(*metav1.ListOptions) {
-	return func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }
 }
 
 // unwatched are the reference watches of a run without a cluster: nothing is watched, every

@@ -25,13 +25,32 @@ type FakeWithTracker interface {
 	Tracker() clienttesting.ObjectTracker
 }
 
+// resourceVersions numbers the fakes' objects: seeds (Versioned) and writes (VersionObjects)
+// draw from one counter, so an object's resourceVersion changes with every write.
+var resourceVersions atomic.Int64
+
+// Versioned are copies of a fake clientset's seed objects with a resourceVersion each, as the
+// API server would have given them (the operator takes an unchanged resourceVersion for
+// unchanged content).
+func Versioned(objs ...runtime.Object) []runtime.Object {
+	out := make([]runtime.Object, 0, len(objs))
+	for _, obj := range objs {
+		obj = obj.DeepCopyObject()
+		if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() == "" {
+			m.SetResourceVersion(strconv.FormatInt(resourceVersions.Add(1), 10))
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
 // VersionObjects makes fake clientsets behave like the API server in the two ways the
 // operator relies on and the fakes do not: every create and update gets a new resourceVersion
 // (so a test can tell whether an informer caught up), and metadata.generation starts at 1 and
 // grows when an update changes the spec (so Deployment rollouts and observedGeneration mean
 // something). Status updates never change the generation.
 func VersionObjects(fakes ...FakeWithTracker) {
-	var counter atomic.Int64
+	counter := &resourceVersions
 	for _, f := range fakes {
 		tracker := f.Tracker()
 		f.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {

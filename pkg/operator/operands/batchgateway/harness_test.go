@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
@@ -150,7 +149,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 
-	kube := kubefake.NewSimpleClientset(setup.objects...)
+	kube := kubefake.NewSimpleClientset(enginetest.Versioned(setup.objects...)...)
 	var crdObjs []runtime.Object
 	for _, name := range setup.crds {
 		crdObjs = append(crdObjs, establishedCRD(name))
@@ -180,15 +179,10 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	env.crInformer = crInformers.Batch().V1alpha1().LLMBatchGateways().Informer()
 	deps := &registry.Deps{
 		NamespacedDeps: engine.NamespacedDeps{
-			Clients:  &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
-			Managed:  env.managed,
-			Optional: env.optional,
-			ReferenceInformer: func(_ schema.GroupResource, ns, name string) cache.SharedIndexInformer {
-				if setup.listGate == nil {
-					return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
-				}
-				return gatedSecretInformer(kube, ns, name, setup.listGate)
-			},
+			Clients:              &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
+			Managed:              env.managed,
+			Optional:             env.optional,
+			ReferenceSources:     referenceSources(kube, setup.listGate),
 			ReferenceSyncTimeout: referenceSyncTimeout(setup.listGate),
 			Events:               func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
 			Recorder:             env.recorder,
@@ -219,24 +213,30 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	return env
 }
 
-// gatedSecretInformer is the watch of one Secret whose first list waits until gate is closed.
-func gatedSecretInformer(kube *kubefake.Clientset, namespace, name string, gate <-chan struct{}) cache.SharedIndexInformer {
-	tweak := engine.SingleObjectListOptions(name)
-	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+// referenceSources are the fake clientset's sources of referenced objects; with a gate, the
+// Secrets' first list waits until it is closed.
+func referenceSources(kube *kubefake.Clientset, gate <-chan struct{}) map[schema.GroupResource]*engine.ReferenceSource {
+	sources := engine.NewTypedReferenceSources(kube)
+	if gate == nil {
+		return sources
+	}
+	gated := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			select {
 			case <-gate:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			tweak(&o)
-			return kube.CoreV1().Secrets(namespace).List(ctx, o)
+			return kube.CoreV1().Secrets(metav1.NamespaceAll).List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			tweak(&o)
-			return kube.CoreV1().Secrets(namespace).Watch(ctx, o)
+			return kube.CoreV1().Secrets(metav1.NamespaceAll).Watch(ctx, o)
 		},
 	}, kube), &corev1.Secret{}, 0, cache.Indexers{})
+	sources[engine.Secrets] = engine.NewReferenceSource(engine.Secrets, gated, func(ctx context.Context, namespace, name string) (runtime.Object, error) {
+		return kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+	})
+	return sources
 }
 
 // referenceSyncTimeout is how long a sync waits for a reference watch: briefly when the test

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
@@ -76,7 +75,7 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	kube := kubefake.NewSimpleClientset(objs...)
+	kube := kubefake.NewSimpleClientset(enginetest.Versioned(objs...)...)
 	var crdObjs []runtime.Object
 	for _, name := range crds {
 		crdObjs = append(crdObjs, enginetest.EstablishedCRD(name))
@@ -103,17 +102,12 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs()...)
 	deps := &registry.Deps{
 		NamespacedDeps: engine.NamespacedDeps{
-			Clients:  &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
-			Managed:  managed,
-			Optional: env.optional,
-			ReferenceInformer: func(gr schema.GroupResource, ns, name string) cache.SharedIndexInformer {
-				if gr == engine.ConfigMaps {
-					return coreinformers.NewFilteredConfigMapInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
-				}
-				return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
-			},
-			Events:   func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
-			Recorder: env.recorder,
+			Clients:          &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: env.caches},
+			Managed:          managed,
+			Optional:         env.optional,
+			ReferenceSources: engine.NewTypedReferenceSources(kube),
+			Events:           func(schema.GroupVersionKind, metav1.Object) events.Recorder { return env.recorder },
+			Recorder:         env.recorder,
 		},
 		CR:          crs,
 		CRInformers: crInformers,

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
@@ -61,7 +60,7 @@ func newFakeEnv(t *testing.T, objs ...runtime.Object) *fakeEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	kube := kubefake.NewSimpleClientset(objs...)
+	kube := kubefake.NewSimpleClientset(enginetest.Versioned(objs...)...)
 	apiext := apiextfake.NewSimpleClientset()
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -77,17 +76,12 @@ func newFakeEnv(t *testing.T, objs ...runtime.Object) *fakeEnv {
 	e.crInformers = crinformers.NewSharedInformerFactory(crs, 0)
 	e.deps = &registry.Deps{
 		NamespacedDeps: engine.NamespacedDeps{
-			Clients:  &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: e.caches},
-			Managed:  e.managed,
-			Optional: engine.NewOptionalAPIs(ctx, dyn, apiext, 0, e.caches),
-			ReferenceInformer: func(gr schema.GroupResource, ns, name string) cache.SharedIndexInformer {
-				if gr == engine.ConfigMaps {
-					return coreinformers.NewFilteredConfigMapInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
-				}
-				return coreinformers.NewFilteredSecretInformer(kube, ns, 0, cache.Indexers{}, engine.SingleObjectListOptions(name))
-			},
-			Events:   func(schema.GroupVersionKind, metav1.Object) events.Recorder { return e.recorder },
-			Recorder: e.recorder,
+			Clients:          &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: e.caches},
+			Managed:          e.managed,
+			Optional:         engine.NewOptionalAPIs(ctx, dyn, apiext, 0, e.caches),
+			ReferenceSources: engine.NewTypedReferenceSources(kube),
+			Events:           func(schema.GroupVersionKind, metav1.Object) events.Recorder { return e.recorder },
+			Recorder:         e.recorder,
 		},
 		CR:          crs,
 		CRInformers: e.crInformers,
