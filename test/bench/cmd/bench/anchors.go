@@ -49,8 +49,12 @@ type anchor struct {
 	port int
 	// crds are its CRD files, relative to its tree.
 	crds []string
-	// optionalAPIs are sets of hack/optional-crds.sh the anchor cannot start without (this
-	// operator can, so they are installed only for the anchor's side and stay for ours).
+	// optionalAPIs are sets of hack/optional-crds.sh the anchor cannot start or converge
+	// without. They are installed before the workload's anchor side and stay for this
+	// operator's side of the same workload, so both sides render and watch the same APIs (this
+	// operator uses them when their CRDs exist: a ServiceMonitor for LWS, informers on the
+	// Gateway API kinds); they are uninstalled after the workload, so that the next workload
+	// starts from the cluster without them.
 	optionalAPIs []string
 	// operandNamespace is a namespace the anchor expects to exist (its own), if any.
 	operandNamespace string
@@ -69,6 +73,11 @@ var anchorsByKind = map[string]*anchor{
 		port:             1,
 		crds:             []string{"deploy/00_lws-operator.crd.yaml"},
 		operandNamespace: "openshift-lws-operator",
+		// Its TargetConfigController applies a ServiceMonitor before the operand's Deployment
+		// and stops at the first error: without the CRD it is Degraded (SyncError, event
+		// ServiceMonitorCreateFailed) and never creates the Deployment, so `cluster` never
+		// becomes Available.
+		optionalAPIs: []string{"monitoring-core"},
 		args: func(_, kubeconfig string, port int) []string {
 			return []string{"operator", "--kubeconfig", kubeconfig, "--namespace", "openshift-lws-operator",
 				"--listen", fmt.Sprintf("127.0.0.1:%d", port)}
@@ -281,6 +290,15 @@ func (b *bench) scenarioAnchors(ctx context.Context) error {
 		a := anchorsByKind[w.kind]
 		sc := "A-" + w.id()
 		titles[sc] = fmt.Sprintf("Anchors: %s on %s, then this operator", w.id(), a.name)
+		if len(a.optionalAPIs) > 0 {
+			if err := b.optionalAPIs(ctx, "install", a.optionalAPIs); err != nil {
+				msg := fmt.Sprintf("%s: install the optional APIs %v %s needs: %v (workload skipped)", w.id(), a.optionalAPIs, a.name, err)
+				logf("anchors: %s", msg)
+				table.Failures = append(table.Failures, msg)
+				continue
+			}
+			table.Settings["optional APIs of "+w.id()] = strings.Join(a.optionalAPIs, ",") + " (installed for both sides)"
+		}
 		sides := map[string]*anchorSide{}
 		for _, label := range []string{"anchor", "ours"} {
 			logf("anchors: %s, %s", w.id(), label)
@@ -310,6 +328,13 @@ func (b *bench) scenarioAnchors(ctx context.Context) error {
 			}
 			if row.Anchor != nil || row.Ours != nil {
 				table.Rows = append(table.Rows, row)
+			}
+		}
+		if len(a.optionalAPIs) > 0 {
+			if err := b.optionalAPIs(ctx, "uninstall", a.optionalAPIs); err != nil {
+				msg := fmt.Sprintf("%s: uninstall the optional APIs %v: %v", w.id(), a.optionalAPIs, err)
+				logf("anchors: %s", msg)
+				table.Failures = append(table.Failures, msg)
 			}
 		}
 	}
@@ -378,6 +403,17 @@ func (b *bench) installCRDs(ctx context.Context, files []string) error {
 			}
 		}
 	}
+	return nil
+}
+
+// optionalAPIs runs hack/optional-crds.sh install or uninstall on sets (it waits until they
+// are served, or gone).
+func (b *bench) optionalAPIs(ctx context.Context, verb string, sets []string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(b.root, "hack", "optional-crds.sh"), append([]string{verb}, sets...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: %s", err, out)
+	}
+	logf("  optional APIs %v: %sed", sets, verb)
 	return nil
 }
 
@@ -453,13 +489,6 @@ func (b *bench) runAnchorSide(ctx context.Context, dir string, a *anchor, w anch
 		}
 		if err := b.installCRDs(ctx, crds); err != nil {
 			return side, fmt.Errorf("install its CRDs: %w", err)
-		}
-		if len(a.optionalAPIs) > 0 {
-			install := exec.CommandContext(ctx, filepath.Join(b.root, "hack", "optional-crds.sh"), append([]string{"install"}, a.optionalAPIs...)...)
-			if out, err := install.CombinedOutput(); err != nil {
-				return side, fmt.Errorf("install the optional APIs %v it needs: %w: %s", a.optionalAPIs, err, out)
-			}
-			logf("  installed the optional APIs %v the anchor needs", a.optionalAPIs)
 		}
 		p, s, err := b.startAnchor(dir, a)
 		if err != nil {
@@ -718,6 +747,16 @@ func (b *bench) saveAnchorTable(t *anchorTable) error {
 	}
 	sort.Strings(names)
 	fmt.Fprintf(&sb, "anchors: %s\n", strings.Join(names, ", "))
+	var optional []string
+	for k, v := range t.Settings {
+		if strings.HasPrefix(k, "optional APIs of ") {
+			optional = append(optional, strings.TrimPrefix(k, "optional APIs of ")+": "+v)
+		}
+	}
+	if len(optional) > 0 {
+		sort.Strings(optional)
+		fmt.Fprintf(&sb, "optional APIs (hack/optional-crds.sh): %s\n", strings.Join(optional, "; "))
+	}
 	rows := [][]string{}
 	val := func(v *float64) string {
 		if v == nil || math.IsNaN(*v) {
