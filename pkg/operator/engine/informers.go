@@ -1,6 +1,8 @@
 package engine
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -22,19 +24,52 @@ func DropManagedFields(obj any) (any, error) {
 	return obj, nil
 }
 
+// DropPodTemplate is the transform of the Deployment informer the namespaced kinds share (the
+// managed-by one): DropManagedFields, and the pod template (spec.template, its metadata and
+// its pod spec) is removed, most of a Deployment's size. Nothing reads a cached Deployment's
+// template. library-go's ApplyDeployment decides whether to write from the metadata (the spec
+// hash annotation) and the generation alone, and when it writes it replaces the whole spec
+// with the required one, so a cached copy's missing template is never sent. The status code
+// reads the generation, spec.replicas, spec.strategy and status, which stay, as does every
+// other field of the spec. Other objects pass unchanged.
+func DropPodTemplate(obj any) (any, error) {
+	obj, err := DropManagedFields(obj)
+	if d, ok := obj.(*appsv1.Deployment); ok {
+		d.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return obj, err
+}
+
+// managedTransform is the transform of a managed-by informer of a group-resource: DropPodTemplate
+// for Deployments, DropManagedFields for every other kind.
+func managedTransform(gr schema.GroupResource) cache.TransformFunc {
+	if gr == Deployments {
+		return DropPodTemplate
+	}
+	return DropManagedFields
+}
+
 // Informed is an informer of one group-resource an operand applies.
 type Informed struct {
 	GroupResource schema.GroupResource
 	Informer      cache.SharedIndexInformer
+	// Transform is the informer's transform; nil is DropManagedFields. An informer shared by
+	// several operands must get the same transform from each: the last one set is the one used.
+	Transform cache.TransformFunc
 }
 
-// RegisterInformers gives each informer the DropManagedFields transform, registers it in the
-// caches (the engine's reads come from there) and returns them all, for the operand's
-// controller to be triggered by their events. Call it before the informers start.
+// RegisterInformers gives each informer its transform (DropManagedFields unless it names
+// another), registers it in the caches (the engine's reads come from there) and returns them
+// all, for the operand's controller to be triggered by their events. Call it before the
+// informers start.
 func RegisterInformers(caches *Caches, informed ...Informed) []factory.Informer {
 	watched := make([]factory.Informer, 0, len(informed))
 	for _, i := range informed {
-		_ = i.Informer.SetTransform(DropManagedFields)
+		transform := i.Transform
+		if transform == nil {
+			transform = DropManagedFields
+		}
+		_ = i.Informer.SetTransform(transform)
 		caches.AddInformer(i.GroupResource, i.Informer)
 		watched = append(watched, i.Informer)
 	}

@@ -140,7 +140,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		if err != nil {
 			return nil, fmt.Errorf("%s: no informer of %s: %w", kind.Operand, gvr, err)
 		}
-		watched = append(watched, Informed{GroupResource: gvr.GroupResource(), Informer: generic.Informer()})
+		watched = append(watched, Informed{GroupResource: gvr.GroupResource(), Informer: generic.Informer(), Transform: managedTransform(gvr.GroupResource())})
 	}
 	owned := RegisterInformers(deps.Clients.Caches, watched...)
 

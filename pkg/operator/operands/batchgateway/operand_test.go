@@ -205,6 +205,17 @@ func TestQuietSyncMakesNoRequest(t *testing.T) {
 	if r := env.reads(); len(r) > 0 {
 		t.Errorf("quiet syncs read from the API instead of the caches: %v", r)
 	}
+	// The managed-by informer holds Deployments without their pod template
+	// (engine.DropPodTemplate), which the quiet syncs above did not take for a difference; the
+	// API's copy keeps its template.
+	obj, err := env.caches.Get(engine.Deployments, ns, NamesFor("gw").GC)
+	if d, _ := obj.(*appsv1.Deployment); err != nil || d == nil || len(d.Spec.Template.Spec.Containers) != 0 {
+		t.Errorf("the cached Deployment should have no pod template: %v", err)
+	}
+	live, err := env.kube.AppsV1().Deployments(ns).Get(env.ctx, NamesFor("gw").GC, metav1.GetOptions{})
+	if err != nil || len(live.Spec.Template.Spec.Containers) == 0 {
+		t.Errorf("the live Deployment lost its pod template: %v", err)
+	}
 }
 
 func TestValidationFailedLeavesRunningObjectsAlone(t *testing.T) {
