@@ -209,8 +209,7 @@ func (w *ReferenceWatches) Get(ref types.NamespacedName) (runtime.Object, error)
 	if !exists {
 		return nil, apierrors.NewNotFound(w.gr, ref.Name)
 	}
-	// An object without a resourceVersion (only a fake clientset makes one) is read each time.
-	if rv := resourceVersion(current); content != nil && rv != "" && resourceVersion(content) == rv {
+	if content != nil && resourceVersion(content) == resourceVersion(current) {
 		return content, nil
 	}
 	read, err, _ := w.reads.Do(ref.String(), func() (any, error) {
