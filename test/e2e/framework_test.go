@@ -74,9 +74,11 @@ var (
 	gvrSecrets      = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	gvrConfigMaps   = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	gvrCertificates = schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
-	gvrCRDs         = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	gvrCRs          = lwsoperatorv1.GroupVersion.WithResource("leaderworkersetoperators")
-	gvrLWS          = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
+	// gvrCertificateRequests: cert-manager's requests, which go with the Certificate that made them.
+	gvrCertificateRequests = schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificaterequests"}
+	gvrCRDs                = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	gvrCRs                 = lwsoperatorv1.GroupVersion.WithResource("leaderworkersetoperators")
+	gvrLWS                 = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
 )
 
 // framework holds the clients and settings every spec uses.

@@ -537,6 +537,8 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		waitForCR(ctx, time.Minute, "Available=False reason Removed", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, "Removed")
 		})
+		// That status is written after the removal: the Certificates' requests went with them.
+		expectNoCertificateRequests(ctx)
 
 		By("creating a LeaderWorkerSet while Removed (no webhooks to call)")
 		ns, err := fw.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-lws-"}}, metav1.CreateOptions{})
@@ -577,6 +579,8 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the CR is still there: %v", err)
 		}).WithTimeout(objectGoneAfter).WithPolling(poll).Should(Succeed(), "the finalizer must let the CR go after cleaning up")
 		measure("CR deleted -> CR gone", time.Since(start))
+		// The finalizer went after the removal: so did the Certificates' requests.
+		expectNoCertificateRequests(ctx)
 		expectOperandGone(ctx, objects)
 		expectCRDKeptWithoutConversionWebhook(ctx)
 		if lwsNamespace != "" {
@@ -619,6 +623,26 @@ func expectCABundles(ctx context.Context, g Gomega, ca []byte) {
 	g.Expect(crd.Spec.Conversion.Webhook).NotTo(BeNil())
 	g.Expect(crd.Spec.Conversion.Webhook.ClientConfig).NotTo(BeNil())
 	g.Expect(string(crd.Spec.Conversion.Webhook.ClientConfig.CABundle)).To(Equal(string(ca)), "caBundle of the CRD's conversion webhook")
+}
+
+// expectNoCertificateRequests checks, once, that no CertificateRequest of the operator's
+// Certificates is left in the operator's namespace. The operator deletes them right after the
+// Certificates: cert-manager names a Certificate's first request after it, so one left to the
+// garbage collector (seconds to minutes) would block the Certificate made again when the
+// operand comes back (cert-manager/cert-manager#7912).
+func expectNoCertificateRequests(ctx context.Context) {
+	list, err := fw.dynamic.Resource(gvrCertificateRequests).Namespace(fw.namespace).List(ctx,
+		metav1.ListOptions{LabelSelector: managedByLabel + "=" + managedByValue})
+	if apierrors.IsNotFound(err) {
+		By("cert-manager is not installed (a focused run without L11): no CertificateRequests to look for")
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	var left []string
+	for _, r := range list.Items {
+		left = append(left, r.GetName())
+	}
+	Expect(left).To(BeEmpty(), "CertificateRequests of the deleted Certificates")
 }
 
 // expectOperandGone waits until every operand object but the CRD, and the issued Secrets, are gone.

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
@@ -388,6 +389,42 @@ func (a Applier) DeleteOwned(ctx context.Context, gvr schema.GroupVersionResourc
 	}
 	countWrite(ctx, gvr.GroupResource().String(), "delete")
 	LogNormalEvents(a.Recorder).Eventf("OperandObjectDeleted", "Deleted %s %s", gvr.Resource, cache.NewObjectName(namespace, name).String())
+	return a.deleteDependents(ctx, gvr, namespace, uid)
+}
+
+// deleteDependents deletes, right after their owner, the dependents DeletedWith names for its
+// kind: those carrying the operator's label (cert-manager copies a Certificate's labels to its
+// requests) whose controller is the deleted owner, each with a UID precondition. The owner is
+// gone by then, so a later sync does not come back here: what a failure leaves is deleted by
+// the garbage collector in its own time, as before.
+func (a Applier) deleteDependents(ctx context.Context, owner schema.GroupVersionResource, namespace string, ownerUID types.UID) error {
+	gvr, ok := DeletedWith(owner)
+	if !ok {
+		return nil
+	}
+	client := a.Clients.Dynamic.Resource(gvr).Namespace(namespace)
+	list, err := client.List(ctx, metav1.ListOptions{LabelSelector: ManagedBySelector()})
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list %s in %s to delete those of the deleted %s: %w", gvr.Resource, namespace, owner.Resource, err)
+	}
+	for i := range list.Items {
+		dependent := &list.Items[i]
+		if ref := metav1.GetControllerOfNoCopy(dependent); ref == nil || ref.UID != ownerUID {
+			continue
+		}
+		uid := dependent.GetUID()
+		err := client.Delete(ctx, dependent.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("delete %s %s: %w", gvr.Resource, cache.NewObjectName(namespace, dependent.GetName()).String(), err)
+		}
+		countWrite(ctx, gvr.GroupResource().String(), "delete")
+	}
 	return nil
 }
 

@@ -11,8 +11,10 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -305,6 +307,72 @@ func TestApplyRemovesDroppedAnnotations(t *testing.T) {
 		got := applyAndCache(render(step.render)).Annotations
 		if !maps.Equal(got, step.want) {
 			t.Errorf("rendered %v: annotations %v, want %v", step.render, got, step.want)
+		}
+	}
+}
+
+// Deleting a Certificate deletes the CertificateRequests it controlled (cert-manager names a
+// Certificate's first request after it, so one left to the garbage collector blocks a Certificate
+// made again under the same name) and leaves every other request alone.
+func TestDeleteOwnedDeletesTheRequestsOfACertificate(t *testing.T) {
+	labelled := map[string]any{ManagedByLabel: ManagedByValue}
+	object := func(kind, name, uid string, labels map[string]any, owner string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "cert-manager.io/v1", "kind": kind,
+			"metadata": map[string]any{"name": name, "namespace": "ns", "uid": uid},
+		}}
+		if labels != nil {
+			_ = unstructured.SetNestedMap(u.Object, labels, "metadata", "labels")
+		}
+		if owner != "" {
+			u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "cert-manager.io/v1", Kind: "Certificate", Name: "serving", UID: types.UID(owner), Controller: ptr.To(true)}})
+		}
+		return u
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{CertificateGVR: "CertificateList", CertificateRequestGVR: "CertificateRequestList"},
+		object("Certificate", "serving", "cert-uid", labelled, ""),
+		object("Certificate", "other", "other-uid", labelled, ""),
+		object("CertificateRequest", "serving-1", "req-1", labelled, "cert-uid"),
+		object("CertificateRequest", "serving-2", "req-2", labelled, "cert-uid"),
+		// An earlier Certificate of that name's request: the garbage collector's, not this delete's.
+		object("CertificateRequest", "serving-old", "req-old", labelled, "earlier-uid"),
+		object("CertificateRequest", "other-1", "req-other", labelled, "other-uid"),
+		// Without the operator's label: cert-manager did not make it from a Certificate of ours.
+		object("CertificateRequest", "unlabelled", "req-unlabelled", nil, "cert-uid"),
+	)
+	applier := Applier{
+		Clients:  &CachedClients{Dynamic: dyn, Caches: NewCaches()},
+		Recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+	}
+	ctx := context.Background()
+	if err := applier.DeleteOwned(ctx, CertificateGVR, "ns", "serving", ManagedByOperator, FromAPI); err != nil {
+		t.Fatal(err)
+	}
+	list, err := dyn.Resource(CertificateRequestGVR).Namespace("ns").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, r := range list.Items {
+		left = append(left, r.GetName())
+	}
+	slices.Sort(left)
+	if want := []string{"other-1", "serving-old", "unlabelled"}; !slices.Equal(left, want) {
+		t.Errorf("CertificateRequests left = %v, want %v", left, want)
+	}
+	if _, err := dyn.Resource(CertificateGVR).Namespace("ns").Get(ctx, "other", metav1.GetOptions{}); err != nil {
+		t.Errorf("the other Certificate: %v", err)
+	}
+
+	// A Certificate that is already gone costs no list: nothing was deleted, so nothing to follow.
+	dyn.ClearActions()
+	if err := applier.DeleteOwned(ctx, CertificateGVR, "ns", "gone", ManagedByOperator, FromAPI); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range dyn.Actions() {
+		if a.GetVerb() == "list" {
+			t.Errorf("a Certificate that was not there made a %s of %s", a.GetVerb(), a.GetResource().Resource)
 		}
 	}
 }

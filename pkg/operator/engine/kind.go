@@ -235,16 +235,19 @@ func (k *Kind[T, S]) Requests() ([]rbacv1.PolicyRule, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, gvr := range objects {
-		rules = append(rules, rule(gvr, ObjectVerbs...))
-	}
 	for _, a := range k.Assets {
 		gvk, err := ManifestKind(k.Manifests, a.Path)
 		if err != nil {
 			return nil, err
 		}
 		if gvr, err := ResourceFor(gvk); err == nil && !slices.Contains(objects, gvr) {
-			rules = append(rules, rule(gvr, ObjectVerbs...))
+			objects = append(objects, gvr)
+		}
+	}
+	for _, gvr := range objects {
+		rules = append(rules, rule(gvr, ObjectVerbs...))
+		if dependents, ok := DeletedWith(gvr); ok {
+			rules = append(rules, rule(dependents, DependentVerbs...))
 		}
 	}
 	for _, api := range k.OptionalAPIs {

@@ -33,7 +33,31 @@ var (
 	ServiceMonitorGVR    = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
 	PodMonitorGVR        = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors"}
 	PrometheusRuleGVR    = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
+	// CertificateRequestGVR: cert-manager's requests for a Certificate, which the operator
+	// never makes but deletes with the Certificate that controls them (DeletedWith).
+	CertificateRequestGVR = schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificaterequests"}
 )
+
+// deletedWith maps a kind to the kind of its dependents that the engine deletes together
+// with an object of it, instead of leaving them to the garbage collector. cert-manager names a
+// Certificate's first request <certificate>-1: while the request of a deleted Certificate waits
+// for the garbage collector, a Certificate made again under the same name (a CR deleted and
+// created again, LWS set to Removed and back to Managed) cannot get its request, and cert-manager
+// retries with a back-off that doubles into minutes (cert-manager/cert-manager#7912; seen in CI
+// as an LWS CR that stayed unavailable for six minutes).
+var deletedWith = map[schema.GroupVersionResource]schema.GroupVersionResource{
+	CertificateGVR: CertificateRequestGVR,
+}
+
+// DeletedWith is the kind of dependents deleted together with an object of gvr, if any.
+func DeletedWith(gvr schema.GroupVersionResource) (schema.GroupVersionResource, bool) {
+	dependents, ok := deletedWith[gvr]
+	return dependents, ok
+}
+
+// DependentVerbs are the requests deleting dependents makes: a list of the owner's namespace
+// (the operator's label selected) and a delete of each dependent the owner controlled.
+var DependentVerbs = []string{"list", "delete"}
 
 // Resources declares every kind an operand's manifests hold and every kind the engine reads
 // from caches. A manifest of a kind not declared here fails its kind's table, and so every

@@ -162,6 +162,9 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	listKinds := map[schema.GroupVersionResource]string{}
 	for _, api := range OptionalAPIs() {
 		listKinds[api.GVR] = kindOfResource(api.GVR) + "List"
+		if dependents, ok := engine.DeletedWith(api.GVR); ok {
+			listKinds[dependents] = kindOfResource(dependents) + "List"
+		}
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, listKinds, setup.custom...)
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
@@ -253,6 +256,8 @@ func kindOfResource(gvr schema.GroupVersionResource) string {
 	switch gvr.Resource {
 	case "certificates":
 		return "Certificate"
+	case "certificaterequests":
+		return "CertificateRequest"
 	case "httproutes":
 		return "HTTPRoute"
 	case "backendtlspolicies":

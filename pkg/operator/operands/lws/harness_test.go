@@ -166,9 +166,10 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		t.Fatal(err)
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		engine.IssuerGVR:      "IssuerList",
-		engine.CertificateGVR: "CertificateList",
-		ServiceMonitorGVR:     "ServiceMonitorList",
+		engine.IssuerGVR:             "IssuerList",
+		engine.CertificateGVR:        "CertificateList",
+		engine.CertificateRequestGVR: "CertificateRequestList",
+		ServiceMonitorGVR:            "ServiceMonitorList",
 	})
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 

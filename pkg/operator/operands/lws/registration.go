@@ -101,7 +101,8 @@ func Degraded(client v1helpers.OperatorClient) engine.DegradedSource {
 
 // requests are what the reconciler does with each of the operand's objects: watch the kind,
 // create the object, and get, update, patch and delete it by name (the CRD: watched by name,
-// never deleted). Objects of the operator's namespace are granted there.
+// never deleted), and list and delete the dependents deleted with it (DeletedWith). Objects of
+// the operator's namespace are granted there.
 func requests(namespace string) []registry.Request {
 	var out []registry.Request
 	for _, asset := range Assets() {
@@ -126,6 +127,10 @@ func requests(namespace string) []registry.Request {
 				APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}, Verbs: verbs, ResourceNames: names}}
 		}
 		out = append(out, rule(named, obj.GetName()), rule(unnamed))
+		if dependents, ok := engine.DeletedWith(gvr); ok {
+			out = append(out, registry.Request{Namespace: ns, PolicyRule: rbacv1.PolicyRule{
+				APIGroups: []string{dependents.Group}, Resources: []string{dependents.Resource}, Verbs: engine.DependentVerbs}})
+		}
 	}
 	return out
 }
