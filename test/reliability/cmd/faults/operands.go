@@ -204,6 +204,32 @@ func (s *suite) ready(o *operand) func(context.Context) (bool, error) {
 	}
 }
 
+// conditions says, for a failure's message, what the CRs of every operand say of their ready
+// condition: "not ready yet" alone left a CI failure without a cause.
+func (s *suite) conditions(ctx context.Context) string {
+	var out []string
+	for _, o := range s.operands {
+		for _, c := range o.crs {
+			obj, err := s.object(c)
+			if err != nil {
+				continue
+			}
+			id := obj.GetKind() + " " + obj.GetName()
+			if c.namespace != "" {
+				id = obj.GetKind() + " " + c.namespace + "/" + obj.GetName()
+			}
+			cur, err := s.client(c.gvr, c.namespace).Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if err != nil {
+				out = append(out, id+": "+err.Error())
+				continue
+			}
+			st, reason, message := condition(cur, c.ready)
+			out = append(out, fmt.Sprintf("%s: %s=%s (%s: %s)", id, c.ready, st, reason, message))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // removedReady: the LWS CR says Available=False, reason Removed.
 func (s *suite) removedReady(o *operand) func(context.Context) (bool, error) {
 	return func(ctx context.Context) (bool, error) {

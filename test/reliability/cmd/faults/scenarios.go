@@ -308,9 +308,10 @@ func (s *suite) converged(ctx context.Context, what string, t0, fault time.Time,
 			logf("%s: the operator exited", what)
 			return s.startOperator(ctx)
 		}
-		s.res.Fail("%s: not converged within %s: %s", what, s.timeout, strings.Join(d, "; "))
+		conds := s.conditions(ctx)
+		s.res.Fail("%s: not converged within %s: %s; the CRs say: %s", what, s.timeout, strings.Join(d, "; "), conds)
 		s.leaked += countExtra(d)
-		logf("%s: NOT converged: %v", what, d)
+		logf("%s: NOT converged: %v; the CRs say: %s", what, d, conds)
 		return nil
 	}
 	s.conv++
