@@ -7,7 +7,7 @@
 #   batch    N LLMBatchGateways in N/10 namespaces (opendatahub-io/llm-d-batch-gateway-operator,
 #            which renders upstream's Helm charts from the pinned batch-gateway and llm-d-async)
 #   gateway  N Gateways in N/10 namespaces (inference-gateway/operator)
-# Requests are counted from the audit log by each side's user; RSS (VmRSS, VmHWM) and CPU come
+# Requests are counted from the audit log by each side's user; RSS (VmRSS, VmHWM, RssAnon) and CPU come
 # from /proc. The bench (test/bench/cmd/bench, scenario "anchors") prints one table with
 # ours/anchor per measure and writes it as _output/bench/anchors-<commit>-<time>.json (and
 # .txt) next to the bench's results. A side that fails a workload is named with how.
