@@ -25,6 +25,9 @@
 #   BENCH_ANCHOR_BATCH_SIZES [100,500]  BENCH_ANCHOR_GATEWAY_SIZES [100,500]
 #   BENCH_ANCHOR_QUIET_SECONDS [60]     each side's quiet window after convergence
 #   BENCH_CONVERGE_MINUTES [20]         how long a side may take to converge
+#   BENCH_CPU_PROFILE_SECONDS [0]       above 0: a CPU profile of this operator over that many
+#                                       seconds from each batch or gateway workload's creation
+#                                       (its top functions a finding; the profile kept)
 #   ANCHORS_BUILD_ONLY [false]          build and stop (no cluster)
 #   BENCH_SCENARIOS []                  bench scenarios to run first on the same cluster (e.g. 8)
 set -euo pipefail

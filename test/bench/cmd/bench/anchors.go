@@ -692,6 +692,18 @@ func (b *bench) anchorScale(ctx context.Context, side *anchorSide, w anchorWorkl
 	}
 	defer stopWatch()
 	cpu0, _ := live.CPUSeconds(side.proc.Pid)
+	profiled := make(chan struct{})
+	if side.label == "ours" && b.cpuProfileSeconds > 0 {
+		go func() {
+			defer close(profiled)
+			b.cpuProfile(ctx, s.sc, b.cpuProfileSeconds)
+		}()
+	} else {
+		close(profiled)
+	}
+	// The workload returns only once the profile has ended, so none runs into the next one. (The
+	// profiler's sampling costs ours a little CPU while it runs: off by default.)
+	defer func() { <-profiled }()
 	t0 := time.Now()
 	if err := parallel(ctx, len(s.crs), b.loadConc, func(i int) error { return b.createScaleCR(ctx, s.crs[i]) }); err != nil {
 		return err

@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,11 +44,16 @@ type heapTops struct {
 
 // fetch reads one path of the operator's HTTPS server with the admin's bearer token.
 func (b *bench) fetch(ctx context.Context, path string) ([]byte, error) {
+	return b.fetchFor(ctx, path, 30*time.Second)
+}
+
+// fetchFor is fetch with a timeout of its own (a CPU profile takes as long as it samples).
+func (b *bench) fetchFor(ctx context.Context, path string, timeout time.Duration) ([]byte, error) {
 	if b.admin == nil || b.admin.BearerToken == "" {
 		return nil, fmt.Errorf("the admin kubeconfig has no bearer token")
 	}
 	client := &http.Client{
-		Timeout:   30 * time.Second,
+		Timeout:   timeout,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback, self-signed
 	}
 	defer client.CloseIdleConnections()
@@ -68,17 +76,26 @@ func (b *bench) fetch(ctx context.Context, path string) ([]byte, error) {
 // topConsumers sums a heap profile's inuse_space by function, flat and cumulative, and keeps
 // the n largest of each.
 func topConsumers(p *profile.Profile, n int) (heapTops, error) {
+	flat, cum, total, err := sumByFunction(p, "inuse_space")
+	if err != nil {
+		return heapTops{}, err
+	}
+	return heapTops{InUseMiB: mib(total), Flat: largest(flat, n), Cum: largest(cum, n)}, nil
+}
+
+// sumByFunction sums a profile's samples of one type by function: flat (the function itself)
+// and cumulative (it and what it calls, without boring frames), and the total.
+func sumByFunction(p *profile.Profile, sampleType string) (flat, cum map[string]int64, total int64, err error) {
 	idx := -1
 	for i, st := range p.SampleType {
-		if st.Type == "inuse_space" {
+		if st.Type == sampleType {
 			idx = i
 		}
 	}
 	if idx < 0 {
-		return heapTops{}, fmt.Errorf("the profile has no inuse_space samples")
+		return nil, nil, 0, fmt.Errorf("the profile has no %s samples", sampleType)
 	}
-	flat, cum := map[string]int64{}, map[string]int64{}
-	var total int64
+	flat, cum = map[string]int64{}, map[string]int64{}
 	for _, s := range p.Sample {
 		v := s.Value[idx]
 		total += v
@@ -99,7 +116,43 @@ func topConsumers(p *profile.Profile, n int) (heapTops, error) {
 			}
 		}
 	}
-	return heapTops{InUseMiB: mib(total), Flat: largest(flat, n), Cum: largest(cum, n)}, nil
+	return flat, cum, total, nil
+}
+
+// cpuProfile takes a CPU profile of the operator over the given seconds (started as a workload
+// is created, so it covers its convergence), keeps it in the work directory for `go tool
+// pprof`, and reports the functions that used the most CPU, cumulative then flat, as a finding.
+func (b *bench) cpuProfile(ctx context.Context, sc string, seconds int) {
+	raw, err := b.fetchFor(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds), time.Duration(seconds+30)*time.Second)
+	if err != nil {
+		logf("  CPU profile: %v", err)
+		return
+	}
+	path := filepath.Join(b.workDir, "cpu-"+sc+".pb.gz")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		logf("  CPU profile: %v", err)
+	}
+	p, err := profile.Parse(bytes.NewReader(raw))
+	if err != nil {
+		logf("  CPU profile: %v", err)
+		return
+	}
+	flat, cum, total, err := sumByFunction(p, "cpu")
+	if err != nil || total == 0 {
+		logf("  CPU profile: %v (total %d)", err, total)
+		return
+	}
+	var lines []string
+	add := func(what string, m map[string]int64) {
+		fns := slices.SortedFunc(maps.Keys(m), func(a, b string) int { return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b)) })
+		for _, fn := range fns[:min(len(fns), 15)] {
+			lines = append(lines, fmt.Sprintf("%s %6.2f CPU-s %5.1f%%  %s", what, float64(m[fn])/1e9, 100*float64(m[fn])/float64(total), fn))
+		}
+	}
+	add("cum ", cum)
+	add("flat", flat)
+	b.finding(fmt.Sprintf("%s: CPU profile of the operator over the first %d s of the convergence, %.1f CPU-s sampled (profile kept in %s): top functions, cumulative without runtime frames, then flat",
+		sc, seconds, float64(total)/1e9, path), lines)
 }
 
 // boringFrame is a frame every sample passes through: the runtime, goroutine roots, wait

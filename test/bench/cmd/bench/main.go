@@ -81,6 +81,10 @@ type bench struct {
 	platformBase, platformScale int
 	convergeMinutes             int
 	convergePerCR               float64
+	// cpuProfileSeconds, when above 0, has bench-anchors take a CPU profile of this operator
+	// over that many seconds from the creation of each scale workload's CRs
+	// (BENCH_CPU_PROFILE_SECONDS).
+	cpuProfileSeconds int
 }
 
 var titles = map[string]string{
@@ -185,6 +189,8 @@ func run() error {
 		platformScale:   envInt("BENCH_SCALE", 1000),
 		convergeMinutes: envInt("BENCH_CONVERGE_MINUTES", 20),
 		convergePerCR:   envFloat("BENCH_CONVERGE_SECONDS_PER_CR", 1.2),
+
+		cpuProfileSeconds: envInt("BENCH_CPU_PROFILE_SECONDS", 0),
 	}
 	if b.runs < 1 {
 		b.runs = 1
@@ -267,6 +273,7 @@ func run() error {
 			"BENCH_SCALE":                   strconv.Itoa(b.platformScale),
 			"BENCH_CONVERGE_MINUTES":        strconv.Itoa(b.convergeMinutes),
 			"BENCH_CONVERGE_SECONDS_PER_CR": strconv.FormatFloat(b.convergePerCR, 'g', -1, 64),
+			"BENCH_CPU_PROFILE_SECONDS":     strconv.Itoa(b.cpuProfileSeconds),
 			"OPERAND_IMAGE":                 b.operandImage,
 			"audit log":                     auditPath,
 		},
