@@ -42,6 +42,21 @@ type heapTops struct {
 	Cum      []heapConsumer `json:"cum"`
 }
 
+// profile reads one of the operator's pprof profiles, keeps it in the work directory as
+// <name>.pb.gz for `go tool pprof`, and parses it.
+func (b *bench) profile(ctx context.Context, path, name string, timeout time.Duration) (*profile.Profile, string, error) {
+	raw, err := b.fetchFor(ctx, path, timeout)
+	if err != nil {
+		return nil, "", err
+	}
+	file := filepath.Join(b.workDir, name+".pb.gz")
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		logf("  keep %s: %v", file, err)
+	}
+	p, err := profile.Parse(bytes.NewReader(raw))
+	return p, file, err
+}
+
 // fetch reads one path of the operator's HTTPS server with the admin's bearer token.
 func (b *bench) fetch(ctx context.Context, path string) ([]byte, error) {
 	return b.fetchFor(ctx, path, 30*time.Second)
@@ -123,16 +138,7 @@ func sumByFunction(p *profile.Profile, sampleType string) (flat, cum map[string]
 // is created, so it covers its convergence), keeps it in the work directory for `go tool
 // pprof`, and reports the functions that used the most CPU, cumulative then flat, as a finding.
 func (b *bench) cpuProfile(ctx context.Context, sc string, seconds int) {
-	raw, err := b.fetchFor(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds), time.Duration(seconds+30)*time.Second)
-	if err != nil {
-		logf("  CPU profile: %v", err)
-		return
-	}
-	path := filepath.Join(b.workDir, "cpu-"+sc+".pb.gz")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		logf("  CPU profile: %v", err)
-	}
-	p, err := profile.Parse(bytes.NewReader(raw))
+	p, path, err := b.profile(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds), "cpu-"+sc, time.Duration(seconds+30)*time.Second)
 	if err != nil {
 		logf("  CPU profile: %v", err)
 		return
@@ -189,16 +195,7 @@ func largest(m map[string]int64, n int) []heapConsumer {
 // the work directory for `go tool pprof`, and reports its top consumers: the total in use as a
 // metric, the lists in the details and a finding.
 func (b *bench) heapTop(ctx context.Context, sc string) {
-	raw, err := b.fetch(ctx, "/debug/pprof/heap?gc=1")
-	if err != nil {
-		logf("  heap profile: %v", err)
-		return
-	}
-	path := filepath.Join(b.workDir, "heap-"+sc+".pb.gz")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		logf("  heap profile: %v", err)
-	}
-	p, err := profile.Parse(bytes.NewReader(raw))
+	p, path, err := b.profile(ctx, "/debug/pprof/heap?gc=1", "heap-"+sc, 30*time.Second)
 	if err != nil {
 		logf("  heap profile: %v", err)
 		return
