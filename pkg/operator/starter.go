@@ -94,6 +94,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// CR first references an object of it.
 	referenceSources := engine.NewClusterReferenceSources(kubeClient, metadataClient)
 	events := engine.KubeEventSink(kubeClient.CoreV1(), cc.Clock)
+	// One listener per informer for every operand's handlers.
+	listeners := engine.NewListeners()
 
 	var started []*registry.Started
 	for _, r := range all {
@@ -107,6 +109,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 				Events:           events,
 				Recorder:         cc.EventRecorder,
 				Resync:           resync,
+				Listeners:        listeners,
 			},
 			Namespace:   namespace,
 			Caches:      layer,

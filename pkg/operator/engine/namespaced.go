@@ -67,6 +67,9 @@ type NamespacedDeps struct {
 	Events               EventSink
 	Recorder             events.Recorder
 	Resync               time.Duration
+	// Listeners give every informer one listener for all controllers' handlers (nil: one
+	// listener per handler, as client-go does).
+	Listeners *Listeners
 }
 
 // Namespaced is the controller of a namespaced kind: one queue key per CR.
@@ -123,7 +126,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		if !ok {
 			return nil, fmt.Errorf("%s: %s cannot be referenced (no reference source)", kind.Operand, gr)
 		}
-		w := NewReferenceWatches(ctx, source, c.Queue)
+		w := NewReferenceWatches(ctx, source, deps.Listeners, c.Queue)
 		if deps.ReferenceSyncTimeout > 0 {
 			w.syncTimeout = deps.ReferenceSyncTimeout
 		}
@@ -158,7 +161,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		return ownerKey(ro)
 	}, c.Queue))
 	for _, informer := range kind.RelatedInformers {
-		_, _ = informer.AddEventHandler(QueueingHandler(func(obj any) []string {
+		_, _ = deps.Listeners.For(informer).AddEventHandler(QueueingHandler(func(obj any) []string {
 			ro, _, ok := ObjectOf(obj)
 			if !ok || kind.Related == nil {
 				return nil
@@ -183,9 +186,9 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 	c.controller = factory.New().
 		WithSyncContext(c.syncCtx).
 		WithSync(KeyedSync(kind.Operand, func() ([]string, error) { return c.keys(), nil }, c.sync)).
-		WithInformersQueueKeysFunc(crKey, kind.Informer).
-		WithInformersQueueKeysFunc(ownerKey, owned...).
-		WithInformersQueueKeysFunc(allKeys, crdInformers...).
+		WithInformersQueueKeysFunc(crKey, deps.Listeners.For(kind.Informer)).
+		WithInformersQueueKeysFunc(ownerKey, deps.Listeners.ForAll(owned...)...).
+		WithInformersQueueKeysFunc(allKeys, deps.Listeners.ForAll(crdInformers...)...).
 		ResyncEvery(deps.Resync).
 		ToController(kind.ControllerName, recorder)
 	return c, nil

@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
 )
 
 // CRDWatch watches one CustomResourceDefinition by name. A field selector keeps each watch to
@@ -84,7 +86,9 @@ type optionalAPI struct {
 
 	mu sync.Mutex
 	// informer watches the API's objects while its CRD is established; nil otherwise.
+	// listener is its one listener for every operand's handler.
 	informer cache.SharedIndexInformer
+	listener factory.Informer
 	stop     context.CancelFunc
 	// cached says whether the API's lookup is registered in the caches (once).
 	cached bool
@@ -155,7 +159,8 @@ func mergeOptionalAPIs(apis []OptionalAPI) []OptionalAPI {
 }
 
 // AddEventHandler makes every event of the optional APIs' objects reach handler: an operand
-// maps them to its queue keys. Handlers added after an informer started are added to it too.
+// maps them to its queue keys. Every informer has one listener for all the handlers
+// (Listeners says why); a handler added after an informer started gets its objects first.
 func (o *OptionalAPIs) AddEventHandler(handler cache.ResourceEventHandler) {
 	o.mu.Lock()
 	o.handlers = append(o.handlers, handler)
@@ -163,7 +168,7 @@ func (o *OptionalAPIs) AddEventHandler(handler cache.ResourceEventHandler) {
 	for _, api := range o.apis {
 		api.mu.Lock()
 		if api.informer != nil {
-			_, _ = api.informer.AddEventHandler(handler)
+			_, _ = api.listener.AddEventHandler(handler)
 		}
 		api.mu.Unlock()
 	}
@@ -226,9 +231,10 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	informer := dynamicinformer.NewFilteredDynamicInformer(o.dynamic, api.GVR, api.Namespace, o.resync,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
 	_ = informer.SetTransform(DropManagedFields)
+	listener := NewListeners().For(informer)
 	o.mu.Lock()
 	for _, h := range o.handlers {
-		_, _ = informer.AddEventHandler(h)
+		_, _ = listener.AddEventHandler(h)
 	}
 	o.mu.Unlock()
 	if !api.cached {
@@ -237,7 +243,7 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	}
 	ctx, stop := context.WithCancel(o.ctx)
 	go informer.Run(ctx.Done())
-	api.informer, api.stop = informer, stop
+	api.informer, api.listener, api.stop = informer, listener, stop
 }
 
 // stopInformer stops the informer of an optional API whose CRD is gone (its objects went with
@@ -249,7 +255,7 @@ func (o *OptionalAPIs) stopInformer(api *optionalAPI) {
 		return
 	}
 	api.stop()
-	api.informer, api.stop = nil, nil
+	api.informer, api.listener, api.stop = nil, nil, nil
 }
 
 // List returns the cached objects of an installed optional API in a namespace. It fails when

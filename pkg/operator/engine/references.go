@@ -94,7 +94,8 @@ type referenceWatch struct {
 
 // NewReferenceWatches builds an empty set of watches over source; queue receives the keys of
 // the CRs that reference an object that changed. Reads and the source's informer end with ctx.
-func NewReferenceWatches(ctx context.Context, source *ReferenceSource, queue func(key string)) *ReferenceWatches {
+// Its handler goes on the source's informer through listeners.
+func NewReferenceWatches(ctx context.Context, source *ReferenceSource, listeners *Listeners, queue func(key string)) *ReferenceWatches {
 	w := &ReferenceWatches{
 		ctx:         ctx,
 		gr:          source.gr,
@@ -104,7 +105,7 @@ func NewReferenceWatches(ctx context.Context, source *ReferenceSource, queue fun
 		watches:     map[types.NamespacedName]*referenceWatch{},
 		byReferrer:  map[string]sets.Set[types.NamespacedName]{},
 	}
-	_, _ = source.informer.AddEventHandler(QueueingHandler(w.referrersOf, queue))
+	_, _ = listeners.For(source.informer).AddEventHandler(QueueingHandler(w.referrersOf, queue))
 	return w
 }
 

@@ -67,7 +67,7 @@ func TestReferenceWatches(t *testing.T) {
 	var reads atomic.Int32
 	source := fakeSecretsSource(kube, coreinformers.NewSecretInformer(kube, metav1.NamespaceAll, 0, cache.Indexers{}), &reads)
 	queued := &recordedKeys{keys: map[string]int{}}
-	w := NewReferenceWatches(ctx, source, queued.add)
+	w := NewReferenceWatches(ctx, source, nil, queued.add)
 
 	creds := types.NamespacedName{Namespace: "a", Name: "creds"}
 	missing := types.NamespacedName{Namespace: "b", Name: "absent"}
@@ -153,7 +153,7 @@ func TestReferenceWatchesMergeConcurrentReads(t *testing.T) {
 		<-release
 		return kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	})
-	w := NewReferenceWatches(ctx, source, func(string) {})
+	w := NewReferenceWatches(ctx, source, nil, func(string) {})
 	creds := types.NamespacedName{Namespace: "a", Name: "creds"}
 	w.Set(ctx, "a/gw1", creds)
 	w.Set(ctx, "a/gw2", creds)
@@ -192,7 +192,8 @@ func TestReferenceWatchesShareTheirSource(t *testing.T) {
 	var reads atomic.Int32
 	source := fakeSecretsSource(kube, coreinformers.NewSecretInformer(kube, metav1.NamespaceAll, 0, cache.Indexers{}), &reads)
 	batch, gateways := &recordedKeys{keys: map[string]int{}}, &recordedKeys{keys: map[string]int{}}
-	wb, wg := NewReferenceWatches(ctx, source, batch.add), NewReferenceWatches(ctx, source, gateways.add)
+	listeners := NewListeners()
+	wb, wg := NewReferenceWatches(ctx, source, listeners, batch.add), NewReferenceWatches(ctx, source, listeners, gateways.add)
 	creds := types.NamespacedName{Namespace: "a", Name: "creds"}
 	wb.Set(ctx, "a/lbg", creds)
 	wg.Set(ctx, "a/gw", creds)
@@ -234,7 +235,7 @@ func TestReferenceWatchesNotSyncedIsNotAbsent(t *testing.T) {
 			return kube.CoreV1().Secrets(metav1.NamespaceAll).Watch(ctx, o)
 		},
 	}, kube), &corev1.Secret{}, 0, cache.Indexers{})
-	w := NewReferenceWatches(ctx, fakeSecretsSource(kube, informer, &reads), func(string) {})
+	w := NewReferenceWatches(ctx, fakeSecretsSource(kube, informer, &reads), nil, func(string) {})
 	w.syncTimeout = 10 * time.Millisecond
 	creds := types.NamespacedName{Namespace: "a", Name: "creds"}
 
@@ -275,7 +276,7 @@ func TestReferenceWatchesReadErrorIsNotAbsent(t *testing.T) {
 	source := NewReferenceSource(Secrets, coreinformers.NewSecretInformer(kube, metav1.NamespaceAll, 0, cache.Indexers{}), func(context.Context, string, string) (runtime.Object, error) {
 		return nil, refused
 	})
-	w := NewReferenceWatches(ctx, source, func(string) {})
+	w := NewReferenceWatches(ctx, source, nil, func(string) {})
 	creds := types.NamespacedName{Namespace: "a", Name: "creds"}
 	w.Set(ctx, "a/gw1", creds)
 	if _, err := w.Get(creds); !apierrors.IsForbidden(err) {

@@ -68,6 +68,8 @@ type Config struct {
 	Recorder   events.Recorder
 	// Resync is how often the controller syncs without an event.
 	Resync time.Duration
+	// Listeners give the informers one listener each, shared with the other operands.
+	Listeners *engine.Listeners
 }
 
 // New builds the operand and the controller that runs it.
@@ -102,7 +104,7 @@ func New(cfg Config) (*Operand, factory.Controller) {
 	controller := factory.New().
 		WithSyncContext(syncCtx).
 		WithSync(engine.MeasuredSync(OperandName, o.sync)).
-		WithInformers(watched...).
+		WithInformers(cfg.Listeners.ForAll(watched...)...).
 		ResyncEvery(cfg.Resync).
 		WithSyncDegradedOnError(cfg.OperatorClient).
 		ToController(ControllerName, recorder)

@@ -66,6 +66,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 		Clients:        deps.Clients,
 		CRD:            deps.CRDWatch(CRDName),
 		Optional:       deps.Optional,
+		Listeners:      deps.Listeners,
 		Informers:      RegisterInformers(deps.Caches, deps.Namespaced, deps.Managed),
 		Secrets:        deps.Namespaced.Core().V1().Secrets().Lister(),
 		ConfigMaps:     deps.Namespaced.Core().V1().ConfigMaps().Lister(),
