@@ -532,6 +532,10 @@ func (b *bench) runAnchorSide(ctx context.Context, dir string, a *anchor, w anch
 	if anon, err := live.ProcStatusKB(side.proc.Pid, "RssAnon:"); err == nil {
 		side.figures[mAnonBefore] = anon / 1024
 	}
+	if label == "ours" {
+		// What this operator holds before any CR exists (the goal: next to nothing).
+		b.heapTop(ctx, "A-"+w.id()+"-before-any-CR")
+	}
 	var err error
 	if w.kind == "lws" {
 		err = b.anchorLWS(ctx, side, quiet)
