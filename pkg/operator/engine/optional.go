@@ -231,7 +231,7 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	informer := dynamicinformer.NewFilteredDynamicInformer(o.dynamic, api.GVR, api.Namespace, o.resync,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
 	_ = informer.SetTransform(DropManagedFields)
-	listener := NewListeners().For(informer)
+	listener := &fanOut{informer: informer}
 	o.mu.Lock()
 	for _, h := range o.handlers {
 		_, _ = listener.AddEventHandler(h)
