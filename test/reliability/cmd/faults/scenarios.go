@@ -156,7 +156,7 @@ func (s *suite) toApplied(ctx context.Context, o *operand) error {
 	}
 	_, d, err := s.settle(ctx, o.applied, s.ready(o), s.timeout)
 	if err != nil {
-		return fmt.Errorf("%s: back to converged: %v: %w", o.name, d, err)
+		return fmt.Errorf("%s: back to converged: %v (the CRs say: %s): %w", o.name, d, s.conditions(ctx), err)
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func (s *suite) toAbsent(ctx context.Context, o *operand) error {
 	}
 	_, d, err := s.settle(ctx, o.absent, s.gone(o), s.timeout)
 	if err != nil {
-		return fmt.Errorf("%s: back to no CR: %v: %w", o.name, d, err)
+		return fmt.Errorf("%s: back to no CR: %v (the CRs say: %s): %w", o.name, d, s.conditions(ctx), err)
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func (s *suite) allApplied(ctx context.Context) error {
 		return true, nil
 	}
 	if _, d, err := s.settle(ctx, s.everything(), ready, s.timeout); err != nil {
-		return fmt.Errorf("all operands back to converged: %v: %w", d, err)
+		return fmt.Errorf("all operands back to converged: %v (the CRs say: %s): %w", d, s.conditions(ctx), err)
 	}
 	return nil
 }
