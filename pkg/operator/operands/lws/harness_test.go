@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -71,6 +72,8 @@ type envSetup struct {
 	logLevel  operatorv1.LogLevel
 	placement *lwsoperatorv1.NodePlacement
 	source    lwsoperatorv1.CertificateSource
+	// issuerNotReady: the fake cert-manager does not mark Issuers Ready when they are created.
+	issuerNotReady bool
 }
 
 // withCRDs installs established CRDs (cert-manager's, the ServiceMonitor's, ...).
@@ -98,6 +101,12 @@ func withPlacement(p *lwsoperatorv1.NodePlacement) envOption {
 // withCertificateSource sets spec.certificates.source.
 func withCertificateSource(source lwsoperatorv1.CertificateSource) envOption {
 	return func(s *envSetup) { s.source = source }
+}
+
+// withIssuerNotReady leaves the Issuers the operand creates without status, as before
+// cert-manager has seen them.
+func withIssuerNotReady() envOption {
+	return func(s *envSetup) { s.issuerNotReady = true }
 }
 
 var certManagerCRDs = []string{engine.CRDName(engine.IssuerGVR), engine.CRDName(engine.CertificateGVR)}
@@ -172,6 +181,15 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		ServiceMonitorGVR:            "ServiceMonitorList",
 	})
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
+	if !setup.issuerNotReady {
+		// cert-manager marks a self-signed Issuer Ready at once; here, as it is created.
+		dyn.PrependReactor("create", "issuers", func(action clienttesting.Action) (bool, runtime.Object, error) {
+			if u, ok := action.(clienttesting.CreateAction).GetObject().(*unstructured.Unstructured); ok {
+				_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": "IsReady"}}, "status", "conditions")
+			}
+			return false, nil, nil
+		})
+	}
 
 	enginetest.VersionObjects(kube, apiext, dyn)
 	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,

@@ -14,6 +14,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
@@ -187,6 +188,38 @@ func TestWaitingForCertificatesIsProgressingNotError(t *testing.T) {
 		if env.exists(asset) {
 			t.Errorf("%s must wait for the certificates", asset)
 		}
+	}
+}
+
+// The Certificates are asked for only once cert-manager has marked the Issuer Ready: made in
+// the same moment as the Issuer, cert-manager's key manager can race itself and never issue one
+// (seen in CI; cert-manager/cert-manager#9097).
+func TestCertificatesWaitForTheIssuerReady(t *testing.T) {
+	env := newFakeEnv(t, withCRDs(certManagerCRDs...), withIssuerNotReady())
+	if err := env.sync(); err != nil {
+		t.Fatalf("waiting for the Issuer is not an error: %v", err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionTrue, "WaitingForCertificates")
+	if !env.exists(bindata.LWSIssuer) {
+		t.Fatal("the Issuer was not applied")
+	}
+	if env.exists(bindata.LWSWebhookCertificate) || env.exists(bindata.LWSMetricsCertificate) {
+		t.Error("a Certificate was applied before the Issuer was Ready")
+	}
+
+	issuer, err := env.dynamic.Resource(engine.IssuerGVR).Namespace(testNamespace).Get(env.ctx, "lws-selfsigned-issuer", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedSlice(issuer.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": "IsReady"}}, "status", "conditions")
+	if _, err := env.dynamic.Resource(engine.IssuerGVR).Namespace(testNamespace).UpdateStatus(env.ctx, issuer, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if !env.exists(bindata.LWSWebhookCertificate) || !env.exists(bindata.LWSMetricsCertificate) {
+		t.Error("the Certificates were not applied once the Issuer was Ready")
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -232,16 +234,59 @@ func applyServices(ctx context.Context, run *syncRun, assets []string) error {
 }
 
 // applyIssuer applies cert-manager's Issuer when cert-manager is the source, and deletes the
-// operator's Issuer once nothing served uses it any more.
+// operator's Issuer once nothing served uses it any more. The Certificates are asked for only
+// once cert-manager has marked the Issuer Ready: an Issuer made in the same moment as its
+// Certificates has cert-manager's key manager reconcile each Certificate twice at once (for the
+// Certificate and for the Issuer), which can leave a request signed by a private key it then
+// deletes, and the Certificate is not issued (seen in CI; cert-manager/cert-manager#6331 and
+// #9097).
 func applyIssuer(ctx context.Context, run *syncRun, assets []string) error {
 	c := &run.certs
 	if c.wanted == lwsoperatorv1.CertificateSourceCertManager {
-		return engine.ApplyAssets(ctx, run, assets)
+		if err := engine.ApplyAssets(ctx, run, assets); err != nil {
+			return err
+		}
+		return waitForIssuerReady(ctx, run, assets)
 	}
 	if c.serving == lwsoperatorv1.CertificateSourceCertManager {
 		return nil
 	}
 	return removeCertManagerObjects(ctx, run, assets)
+}
+
+// waitForIssuerReady holds the later steps until the Issuer says Ready. It reads through the
+// caches: the read that misses them (the Issuer just made) asks the API once; cert-manager's
+// status update that follows triggers the next sync.
+func waitForIssuerReady(ctx context.Context, run *syncRun, assets []string) error {
+	for _, asset := range assets {
+		want, err := run.render.Object(asset)
+		if err != nil {
+			return err
+		}
+		issuer, err := run.clients.DynamicClient().Resource(engine.IssuerGVR).Namespace(want.GetNamespace()).Get(ctx, want.GetName(), metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("get Issuer %s/%s: %w", want.GetNamespace(), want.GetName(), err)
+		}
+		if err == nil && issuerReady(issuer) {
+			continue
+		}
+		return engine.WaitingFor(lwsoperatorv1.ReasonWaitingForCertificates,
+			"waiting for cert-manager to mark the Issuer %s/%s Ready before asking it for the serving certificates", want.GetNamespace(), want.GetName())
+	}
+	return nil
+}
+
+// issuerReady says whether cert-manager has marked an Issuer Ready (status.conditions, in the
+// shape of metav1.Condition).
+func issuerReady(issuer *unstructured.Unstructured) bool {
+	var status struct {
+		Conditions []metav1.Condition `json:"conditions"`
+	}
+	raw, _, _ := unstructured.NestedMap(issuer.Object, "status")
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &status); err != nil {
+		return false
+	}
+	return meta.IsStatusConditionTrue(status.Conditions, "Ready")
 }
 
 // applyCertificates applies cert-manager's Certificates when cert-manager is the source, and
