@@ -109,6 +109,11 @@ func withIssuerNotReady() envOption {
 	return func(s *envSetup) { s.issuerNotReady = true }
 }
 
+// markIssuerReady sets the status cert-manager gives a self-signed Issuer it accepted.
+func markIssuerReady(issuer *unstructured.Unstructured) {
+	_ = unstructured.SetNestedSlice(issuer.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": "IsReady"}}, "status", "conditions")
+}
+
 var certManagerCRDs = []string{engine.CRDName(engine.IssuerGVR), engine.CRDName(engine.CertificateGVR)}
 
 // issuedSecrets are the Secrets cert-manager would issue: self-signed certificates, each its
@@ -185,7 +190,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		// cert-manager marks a self-signed Issuer Ready at once; here, as it is created.
 		dyn.PrependReactor("create", "issuers", func(action clienttesting.Action) (bool, runtime.Object, error) {
 			if u, ok := action.(clienttesting.CreateAction).GetObject().(*unstructured.Unstructured); ok {
-				_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": "IsReady"}}, "status", "conditions")
+				markIssuerReady(u)
 			}
 			return false, nil, nil
 		})

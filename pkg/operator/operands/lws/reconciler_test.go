@@ -14,7 +14,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
@@ -211,7 +210,7 @@ func TestCertificatesWaitForTheIssuerReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = unstructured.SetNestedSlice(issuer.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": "IsReady"}}, "status", "conditions")
+	markIssuerReady(issuer)
 	if _, err := env.dynamic.Resource(engine.IssuerGVR).Namespace(testNamespace).UpdateStatus(env.ctx, issuer, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
