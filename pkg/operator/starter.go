@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -75,13 +76,15 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// carry the operator's label, so memory does not grow with the cluster's other objects.
 	managed := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
-	crInformers := crinformers.NewSharedInformerFactory(crClient, resync)
+	// Every CR informer drops managedFields: a kind's informer may be started by another kind that
+	// watches it (a Gateway's MCPs) before the kind itself sets its transform.
+	crInformers := crinformers.NewSharedInformerFactoryWithOptions(crClient, resync, crinformers.WithTransform(engine.DropManagedFields))
 	crdWatches := map[string]*engine.CRDWatch{}
 	var optionalAPIs []engine.OptionalAPI
 	for _, r := range all {
 		optionalAPIs = append(optionalAPIs, r.OptionalAPIs(namespace)...)
 		for _, name := range r.CRDs {
-			crdWatches[name] = engine.NewCRDWatch(apiextClient, name, resync)
+			crdWatches[name] = engine.NewCRDWatch(apiextClient, name, resync, engine.DropManagedFields)
 			caches.AddInformer(engine.CustomResourceDefinitions, crdWatches[name].Informer)
 		}
 	}
@@ -97,10 +100,12 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// One listener per informer for every operand's handlers.
 	listeners := engine.NewListeners()
 
-	var started []*registry.Started
-	for _, r := range all {
+	if missing := images.MissingOptional(); len(missing) > 0 {
+		klog.Warningf("The images %v are not set: the CRs that need them report it in their conditions", missing)
+	}
+	deps := func(r registry.Registration) *registry.Deps {
 		layer := caches.Layer()
-		s, err := r.Start(ctx, &registry.Deps{
+		return &registry.Deps{
 			NamespacedDeps: engine.NamespacedDeps{
 				Clients:          &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: layer},
 				Managed:          managed,
@@ -125,59 +130,45 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 			Clock:       cc.Clock,
 			Recorder:    cc.EventRecorder,
 			Resync:      resync,
-		})
-		if err != nil {
+		}
+	}
+	kinds := &kindStarter{
+		ctx:   ctx,
+		build: func(r registry.Registration) (*registry.Started, error) { return r.Start(ctx, deps(r)) },
+		factories: []informerFactory{
+			{"namespaced", namespaced.Start, func(stop <-chan struct{}) map[string]bool { return typeSynced(namespaced.WaitForCacheSync(stop)) }},
+			{"managed", managed.Start, func(stop <-chan struct{}) map[string]bool { return typeSynced(managed.WaitForCacheSync(stop)) }},
+			{"custom resource", crInformers.Start, func(stop <-chan struct{}) map[string]bool { return typeSynced(crInformers.WaitForCacheSync(stop)) }},
+		},
+		crdWatches: func(r registry.Registration) []*engine.CRDWatch {
+			var out []*engine.CRDWatch
+			for _, name := range r.CRDs {
+				out = append(out, crdWatches[name])
+			}
+			if r.OptionalAPIs != nil {
+				out = append(out, optional.CRDWatchesOf(r.OptionalAPIs(namespace))...)
+			}
+			return out
+		},
+		running: map[*engine.CRDWatch]bool{},
+		failed:  make(chan error, len(all)),
+	}
+	// Each kind starts when its first CR exists; until then a metadata-only watch of its CRs
+	// is all it costs.
+	for _, r := range all {
+		gate := metadatainformer.NewFilteredMetadataInformer(metadataClient, r.GVR(), metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
+		if err := onFirstObject(ctx, gate, func() { kinds.start(r) }); err != nil {
 			return fmt.Errorf("%s: %w", r.GVK.Kind, err)
 		}
-		started = append(started, s)
-		engine.RegisterDegradedSource(r.Operand, s.Degraded)
 	}
+	klog.Infof("Watching for the first CR of each kind in namespace %s with images %v", namespace, images.Set())
 
-	var crdInformers []cache.SharedIndexInformer
-	for _, w := range crdWatches {
-		crdInformers = append(crdInformers, w.Informer)
-	}
-	for _, w := range optional.CRDWatches() {
-		crdInformers = append(crdInformers, w.Informer)
-	}
-	for _, start := range []func(<-chan struct{}){namespaced.Start, managed.Start, crInformers.Start} {
-		start(ctx.Done())
-	}
-	hasSynced := []cache.InformerSynced{}
-	for _, s := range started {
-		if s.Start != nil {
-			s.Start(ctx.Done())
-		}
-		for _, informer := range s.Informers {
-			hasSynced = append(hasSynced, informer.HasSynced)
-		}
-	}
-	for _, informer := range crdInformers {
-		go informer.Run(ctx.Done())
-		hasSynced = append(hasSynced, informer.HasSynced)
-	}
-	// Controllers start only once every cache is filled, so the first sync sees the cluster
-	// as it is and does not re-create what already exists.
-	if err := cachesSynced(ctx, map[string]map[string]bool{
-		"namespaced":      typeSynced(namespaced.WaitForCacheSync(ctx.Done())),
-		"managed":         typeSynced(managed.WaitForCacheSync(ctx.Done())),
-		"custom resource": typeSynced(crInformers.WaitForCacheSync(ctx.Done())),
-	}, hasSynced); err != nil || ctx.Err() != nil {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-kinds.failed:
 		return err
 	}
-	if missing := images.MissingOptional(); len(missing) > 0 {
-		klog.Warningf("The images %v are not set: the CRs that need them report it in their conditions", missing)
-	}
-
-	klog.Infof("Starting controllers for namespace %s with images %v", namespace, images.Set())
-	for _, s := range started {
-		for _, c := range s.Controllers {
-			go c.Run(ctx, c.Workers)
-		}
-	}
-
-	<-ctx.Done()
-	return nil
 }
 
 // withClientLimits returns a copy of config with the operator's client-side rate limits.

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -249,4 +250,48 @@ func containerImages(t corev1.PodTemplateSpec) []string {
 		out = append(out, c.Image)
 	}
 	return out
+}
+
+// An optional API's CRD is cached for its Established condition: the schemas, printer columns
+// and annotations (kubectl's last-applied copy of the whole CRD) go, what Established and the
+// served versions need stays.
+func TestDropCRDSchemas(t *testing.T) {
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:          "httproutes.gateway.networking.k8s.io",
+			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+		},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "gateway.networking.k8s.io",
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema:                   &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}},
+				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Age", JSONPath: ".metadata.creationTimestamp"}},
+			}},
+		},
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
+		}},
+	}
+	obj, err := DropCRDSchemas(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := obj.(*apiextensionsv1.CustomResourceDefinition)
+	v := got.Spec.Versions[0]
+	switch {
+	case got.Annotations != nil, got.ManagedFields != nil:
+		t.Errorf("annotations or managedFields kept: %+v", got.ObjectMeta)
+	case v.Schema != nil, v.AdditionalPrinterColumns != nil:
+		t.Errorf("the version's schema or printer columns kept: %+v", v)
+	case got.Name != "httproutes.gateway.networking.k8s.io", v.Name != "v1", !v.Served, got.Spec.Group == "":
+		t.Errorf("the name, group or served versions are gone: %+v", got)
+	case len(got.Status.Conditions) != 1:
+		t.Errorf("the conditions are gone: %+v", got.Status)
+	}
+	tombstone := cache.DeletedFinalStateUnknown{Key: "x", Obj: crd}
+	if obj, _ := DropCRDSchemas(tombstone); obj != tombstone {
+		t.Errorf("a tombstone was changed: %+v", obj)
+	}
 }

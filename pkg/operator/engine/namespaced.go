@@ -180,7 +180,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 	}
 	allKeys := func(runtime.Object) []string { return c.keys() }
 	var crdInformers []factory.Informer
-	for _, w := range deps.Optional.CRDWatches() {
+	for _, w := range deps.Optional.CRDWatchesOf(kind.OptionalAPIs) {
 		crdInformers = append(crdInformers, w.Informer)
 	}
 	c.controller = factory.New().

@@ -29,14 +29,16 @@ type CRDWatch struct {
 	Informer cache.SharedIndexInformer
 }
 
-// NewCRDWatch builds (but does not start) the watch of one CRD.
-func NewCRDWatch(client apiextclient.Interface, name string, resync time.Duration) *CRDWatch {
+// NewCRDWatch builds (but does not start) the watch of one CRD, with the informer transform
+// given (DropManagedFields for a CRD the operator applies, DropCRDSchemas for one it only
+// waits for).
+func NewCRDWatch(client apiextclient.Interface, name string, resync time.Duration, transform cache.TransformFunc) *CRDWatch {
 	factory := apiextinformers.NewSharedInformerFactoryWithOptions(client, resync,
 		apiextinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = "metadata.name=" + name
 		}))
 	informer := factory.Apiextensions().V1().CustomResourceDefinitions().Informer()
-	_ = informer.SetTransform(DropManagedFields)
+	_ = informer.SetTransform(transform)
 	return &CRDWatch{Name: name, Informer: informer}
 }
 
@@ -133,7 +135,7 @@ func NewOptionalAPIs(ctx context.Context, dynamicClient dynamic.Interface, apiex
 		apis:    map[schema.GroupVersionResource]*optionalAPI{},
 	}
 	for _, api := range mergeOptionalAPIs(apis) {
-		o.apis[api.GVR] = &optionalAPI{OptionalAPI: api, crd: NewCRDWatch(apiextClient, CRDName(api.GVR), resync)}
+		o.apis[api.GVR] = &optionalAPI{OptionalAPI: api, crd: NewCRDWatch(apiextClient, CRDName(api.GVR), resync, DropCRDSchemas)}
 	}
 	return o
 }
@@ -174,12 +176,27 @@ func (o *OptionalAPIs) AddEventHandler(handler cache.ResourceEventHandler) {
 	}
 }
 
-// CRDWatches are the watches of the optional APIs' CRDs, in a stable order, for controllers to
-// be triggered by and for the caller to start.
+// CRDWatches are the watches of every optional API's CRD, in a stable order, for a caller
+// that starts them all (the tests' harnesses).
 func (o *OptionalAPIs) CRDWatches() []*CRDWatch {
 	var out []*CRDWatch
 	for _, api := range o.apis {
 		out = append(out, api.crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// CRDWatchesOf are the watches of the given APIs' CRDs (those registered here), in a stable
+// order: a controller is triggered by those of its own APIs only, and waits for them to sync,
+// so a kind that has not started (its first CR does not exist yet) leaves its watches unstarted
+// without holding another kind's controller back.
+func (o *OptionalAPIs) CRDWatchesOf(apis []OptionalAPI) []*CRDWatch {
+	var out []*CRDWatch
+	for _, api := range mergeOptionalAPIs(apis) {
+		if registered, ok := o.apis[api.GVR]; ok {
+			out = append(out, registered.crd)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -92,5 +93,33 @@ func TestOptionalAPIInformerFollowsItsCRD(t *testing.T) {
 	}
 	if _, err := caches.Get(gvr.GroupResource(), "ns", "after"); err != nil {
 		t.Errorf("the caches do not answer from the new informer: %v", err)
+	}
+}
+
+// A controller is triggered by, and waits for, the CRD watches of its own optional APIs only:
+// another kind's may not be started.
+func TestCRDWatchesOfAreTheGivenAPIs(t *testing.T) {
+	gvr := func(resource string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: resource}
+	}
+	o := NewOptionalAPIs(context.Background(), nil, apiextfake.NewSimpleClientset(), 0, NewCaches(),
+		OptionalAPI{GVR: gvr("as")}, OptionalAPI{GVR: gvr("bs")}, OptionalAPI{GVR: gvr("cs")})
+	for _, tc := range []struct {
+		name string
+		apis []OptionalAPI
+		want []string
+	}{
+		{"none", nil, nil},
+		{"one of three", []OptionalAPI{{GVR: gvr("bs")}}, []string{"bs.example.com"}},
+		{"twice and an unregistered one", []OptionalAPI{{GVR: gvr("cs")}, {GVR: gvr("as")}, {GVR: gvr("cs"), Namespace: "ns"}, {GVR: gvr("zs")}},
+			[]string{"as.example.com", "cs.example.com"}},
+	} {
+		var got []string
+		for _, w := range o.CRDWatchesOf(tc.apis) {
+			got = append(got, w.Name)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: CRDWatchesOf = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -73,7 +73,8 @@ type Registration struct {
 	// Render renders an admitted CR as the sync applies it, without a cluster: the dry-run
 	// suite sends the objects to an API server, the fuzz tests feed it anything.
 	Render func(cr *unstructured.Unstructured, env RenderEnv) ([]runtime.Object, error)
-	// Start builds the kind's controller(s); the starter runs them once every informer synced.
+	// Start builds the kind's controller(s) when the kind's first CR exists; the starter runs
+	// them once every informer they watch synced.
 	Start func(ctx context.Context, deps *Deps) (*Started, error)
 }
 

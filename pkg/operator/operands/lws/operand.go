@@ -98,7 +98,7 @@ func New(cfg Config) (*Operand, factory.Controller) {
 	})
 
 	watched := append([]factory.Informer{cfg.OperatorClient.Informer(), cfg.CRD.Informer}, cfg.Informers...)
-	for _, w := range cfg.Optional.CRDWatches() {
+	for _, w := range cfg.Optional.CRDWatchesOf(OptionalAPIs(cfg.Namespace)) {
 		watched = append(watched, w.Informer)
 	}
 	controller := factory.New().
