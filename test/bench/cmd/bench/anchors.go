@@ -228,10 +228,14 @@ const (
 	// alone mixes what a process holds with how big its program is.
 	mAnonBefore    = "anonymous RSS before any CR (RssAnon, MiB)"
 	mAnonConverged = "anonymous RSS converged (RssAnon, MiB, end of the quiet window)"
+	// This operator's syncs (its own metric; the anchors have no such counter): every sync
+	// renders and applies the CR's objects, so syncs times the cost of one is most of the CPU
+	// to converge.
+	mSyncs = "syncs per CR until converged (ours only)"
 )
 
 var anchorMeasures = []string{mRSSBefore, mTime, mCPU, mWrites, mEvents, mReads, mConflicts, mQuietWrites,
-	mQuietReads, mResyncWrites, mResyncReads, mDrift, mRSSConverged, mRSSPeak, mAnonBefore, mAnonConverged}
+	mQuietReads, mResyncWrites, mResyncReads, mDrift, mRSSConverged, mRSSPeak, mAnonBefore, mAnonConverged, mSyncs}
 
 // anchorRow is one line of the anchors' table.
 type anchorRow struct {
@@ -256,10 +260,11 @@ type anchorTable struct {
 
 // anchorSide is one side of a workload while it runs: its user, process and figures.
 type anchorSide struct {
-	label   string // "anchor" or "ours"
-	user    string
-	proc    *live.Proc
-	figures map[string]float64
+	label    string // "anchor" or "ours"
+	workload string // its id ("lws", "gateway-500")
+	user     string
+	proc     *live.Proc
+	figures  map[string]float64
 }
 
 // scenarioAnchors runs every workload on each anchor, then on this operator.
@@ -486,7 +491,7 @@ func (b *bench) startAnchor(dir string, a *anchor) (*live.Proc, func(), error) {
 // runAnchorSide runs one workload on one side: its CRDs, its process, the workload, the
 // measures, and the cleanup (before the process stops, so that finalizers it set are served).
 func (b *bench) runAnchorSide(ctx context.Context, dir string, a *anchor, w anchorWorkload, label string, quiet time.Duration) (*anchorSide, error) {
-	side := &anchorSide{label: label, figures: map[string]float64{}}
+	side := &anchorSide{label: label, workload: w.id(), figures: map[string]float64{}}
 	var stop func()
 	if label == "anchor" {
 		var crds []string
@@ -563,6 +568,10 @@ func (b *bench) anchorQuietAndResync(ctx context.Context, side *anchorSide, quie
 	if anon, err := live.ProcStatusKB(side.proc.Pid, "RssAnon:"); err == nil {
 		side.figures[mAnonConverged] = anon / 1024
 	}
+	if side.label == "ours" {
+		// What this operator holds for the converged workload, against what it held before.
+		b.heapTop(ctx, "A-"+side.workload+"-converged")
+	}
 	side.figures[mQuietWrites] = float64(idle.c.Writes)
 	side.figures[mQuietReads] = float64(idle.c.APIReads)
 	t0 := time.Now()
@@ -598,10 +607,31 @@ func (b *bench) addConvergence(side *anchorSide, t0, t1 time.Time, cpu0 float64)
 	side.figures[mConflicts] = float64(conflicts)
 }
 
+// oursSyncs is this operator's count of an operand's syncs (NaN for an anchor, or when the
+// scrape fails).
+func (b *bench) oursSyncs(ctx context.Context, side *anchorSide, operand string) float64 {
+	if side.label != "ours" {
+		return math.NaN()
+	}
+	s, err := b.syncStats(ctx, operand)
+	if err != nil {
+		return math.NaN()
+	}
+	return s.syncs
+}
+
+// addSyncs records this operator's syncs per CR since before (nothing for an anchor).
+func (b *bench) addSyncs(ctx context.Context, side *anchorSide, operand string, before float64, crs int) {
+	if after := b.oursSyncs(ctx, side, operand); !math.IsNaN(after) && !math.IsNaN(before) && crs > 0 {
+		side.figures[mSyncs] = (after - before) / float64(crs)
+	}
+}
+
 // anchorLWS is the LWS workload: CR `cluster` created, until Available; quiet; forced resync;
 // drift repair of the operand Deployment; the CR deleted.
 func (b *bench) anchorLWS(ctx context.Context, side *anchorSide, quiet time.Duration) error {
 	cpu0, _ := live.CPUSeconds(side.proc.Pid)
+	syncs0 := b.oursSyncs(ctx, side, operandLWS)
 	t0 := time.Now()
 	if err := b.createCR(ctx); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
@@ -620,6 +650,7 @@ func (b *bench) anchorLWS(ctx context.Context, side *anchorSide, quiet time.Dura
 		return fmt.Errorf("CR cluster not Available: %w", err)
 	}
 	b.addConvergence(side, t0, t1, cpu0)
+	b.addSyncs(ctx, side, operandLWS, syncs0, 1)
 	err = b.anchorQuietAndResync(ctx, side, quiet, func() error {
 		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d"}}}`, touchAnnotation, time.Now().UnixNano())
 		_, err := b.dyn.Resource(crGVR).Patch(ctx, crName, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
@@ -708,6 +739,7 @@ func (b *bench) anchorScale(ctx context.Context, side *anchorSide, w anchorWorkl
 	// The workload returns only once the profile has ended, so none runs into the next one. (The
 	// profiler's sampling costs ours a little CPU while it runs: off by default.)
 	defer func() { <-profiled }()
+	syncs0 := b.oursSyncs(ctx, side, k.operand)
 	t0 := time.Now()
 	if err := parallel(ctx, len(s.crs), b.loadConc, func(i int) error { return b.createScaleCR(ctx, s.crs[i]) }); err != nil {
 		return err
@@ -718,6 +750,7 @@ func (b *bench) anchorScale(ctx context.Context, side *anchorSide, w anchorWorkl
 	}
 	stopWatch()
 	b.addConvergence(side, t0, seen[watched.kinds[0]], cpu0)
+	b.addSyncs(ctx, side, k.operand, syncs0, w.n)
 	return b.anchorQuietAndResync(ctx, side, quiet, func() error {
 		return parallel(ctx, len(s.crs), b.loadConc, func(i int) error {
 			c := s.crs[i]
