@@ -32,6 +32,17 @@ type Renderer struct {
 	// Unowned says which objects must never get the owner reference: those whose garbage
 	// collection with the CR would destroy users' data (a CRD, say).
 	Unowned func(metav1.Object) bool
+
+	// replacer substitutes Placeholders; nil: built for each manifest (Prepared builds it once).
+	replacer *strings.Replacer
+}
+
+// Prepared is r with its placeholders' replacer built once, for rendering several manifests:
+// building a strings.Replacer allocates its lookup tables, and a sync of a Gateway built one per
+// manifest (1.4% of the operator's CPU in bench-anchors' gateway-500 profile).
+func (r Renderer) Prepared() Renderer {
+	r.replacer = r.newReplacer()
+	return r
 }
 
 // Object renders an embedded manifest into an unstructured object: parsed first, then the
@@ -55,12 +66,15 @@ func (r Renderer) Manifest(asset string) (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	replacer := r.replacer()
+	replacer := r.replacer
+	if replacer == nil {
+		replacer = r.newReplacer()
+	}
 	obj.Object = substituteStrings(obj.Object, replacer).(map[string]any)
 	return obj, nil
 }
 
-func (r Renderer) replacer() *strings.Replacer {
+func (r Renderer) newReplacer() *strings.Replacer {
 	pairs := make([]string, 0, 2*len(r.Placeholders))
 	for _, k := range slices.Sorted(maps.Keys(r.Placeholders)) {
 		pairs = append(pairs, k, r.Placeholders[k])

@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -85,5 +86,32 @@ func TestEmbeddedManifestsAreParsedOnce(t *testing.T) {
 	}
 	if second.GetLabels()["changed"] != "" {
 		t.Error("a change to one render reached the next")
+	}
+}
+
+// A prepared renderer substitutes as one that builds its replacer per manifest, over several
+// manifests; a copy made before Prepared still builds its own.
+func TestPreparedRendersTheSame(t *testing.T) {
+	assets := []string{"assets/batchgateway/apiserver-serviceaccount.yaml", "assets/batchgateway/apiserver-service.yaml"}
+	r := Renderer{Manifests: bindata.FS, Placeholders: map[string]string{"${APISERVER_NAME}": "gw-apiserver", "${NAMESPACE}": "team-a"}}
+	prepared := r.Prepared()
+	if prepared.replacer == nil || r.replacer != nil {
+		t.Fatalf("Prepared built no replacer, or changed the renderer it copied")
+	}
+	for _, asset := range assets {
+		want, err := r.Manifest(asset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := prepared.Manifest(asset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(got.Object, want.Object) {
+			t.Errorf("%s: prepared render = %v, want %v", asset, got.Object, want.Object)
+		}
+		if got.GetName() != "gw-apiserver" || got.GetNamespace() != "team-a" {
+			t.Errorf("%s: placeholders not substituted: %s/%s", asset, got.GetNamespace(), got.GetName())
+		}
 	}
 }

@@ -84,7 +84,7 @@ type assetRule[R any] struct {
 // renderAssets renders each asset in order: the manifest with its placeholders substituted
 // inside string values (engine.Renderer), then the CR applied by the asset's rule.
 func renderAssets[R any](r R, assets []string, rules map[string]assetRule[R], placeholders map[string]string) ([]renderedObject, error) {
-	renderer := engine.Renderer{Manifests: bindata.FS, Placeholders: placeholders}
+	renderer := engine.Renderer{Manifests: bindata.FS, Placeholders: placeholders}.Prepared()
 	out := make([]renderedObject, 0, len(assets))
 	for _, asset := range assets {
 		rule, ok := rules[asset]
