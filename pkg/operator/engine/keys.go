@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"maps"
+	"slices"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -69,5 +72,40 @@ func QueueingHandler(keys func(obj any) []string, queue func(key string)) cache.
 		AddFunc:    add,
 		UpdateFunc: func(old, obj any) { add(old); add(obj) },
 		DeleteFunc: add,
+	}
+}
+
+// OnlyStatusChanged says whether an update of a CR changed nothing a sync reads but its
+// status: the generation (the spec, for a kind with a status subresource), labels,
+// annotations, finalizers, owner references and deletion timestamp are all the same. The
+// resourceVersion and managedFields change with any write.
+func OnlyStatusChanged(oldObj, newObj any) bool {
+	_, o, ok := ObjectOf(oldObj)
+	if !ok {
+		return false
+	}
+	_, n, ok := ObjectOf(newObj)
+	if !ok {
+		return false
+	}
+	return o.GetGeneration() == n.GetGeneration() &&
+		maps.Equal(o.GetLabels(), n.GetLabels()) &&
+		maps.Equal(o.GetAnnotations(), n.GetAnnotations()) &&
+		slices.Equal(o.GetFinalizers(), n.GetFinalizers()) &&
+		equality.Semantic.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences()) &&
+		equality.Semantic.DeepEqual(o.GetDeletionTimestamp(), n.GetDeletionTimestamp())
+}
+
+// SkippingStatusUpdates is handler without the updates that changed only the status
+// (OnlyStatusChanged).
+func SkippingStatusUpdates(handler cache.ResourceEventHandler) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: handler.OnAdd,
+		UpdateFunc: func(oldObj, newObj any) {
+			if !OnlyStatusChanged(oldObj, newObj) {
+				handler.OnUpdate(oldObj, newObj)
+			}
+		},
+		DeleteFunc: handler.OnDelete,
 	}
 }

@@ -52,3 +52,58 @@ func TestQueueingHandlerQueuesOldAndNewKeys(t *testing.T) {
 		})
 	}
 }
+
+// A CR update that changed only its status is the controller's own status write coming back;
+// anything a sync reads besides the status queues the CR.
+func TestSkippingStatusUpdates(t *testing.T) {
+	base := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Namespace: "team-a", Name: "gw", Generation: 1, ResourceVersion: "10",
+		Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"note": "x"},
+		Finalizers: []string{"example.com/cleanup"},
+	}}
+	now := metav1.Now()
+	for _, tc := range []struct {
+		name   string
+		change func(*corev1.ConfigMap)
+		queued bool
+	}{
+		{"status only (resourceVersion and managedFields change with any write)", func(c *corev1.ConfigMap) {
+			c.ResourceVersion = "11"
+			c.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "llm-infra-operator", Subresource: "status"}}
+		}, false},
+		{"the informer's resync: nothing changed", func(*corev1.ConfigMap) {}, false},
+		{"spec (generation)", func(c *corev1.ConfigMap) { c.Generation = 2 }, true},
+		{"a label", func(c *corev1.ConfigMap) { c.Labels["team"] = "b" }, true},
+		{"an annotation (the bench's forced resync)", func(c *corev1.ConfigMap) { c.Annotations["touch"] = "1" }, true},
+		{"a finalizer removed", func(c *corev1.ConfigMap) { c.Finalizers = nil }, true},
+		{"an owner reference", func(c *corev1.ConfigMap) { c.OwnerReferences = []metav1.OwnerReference{{Name: "x"}} }, true},
+		{"deleted (deletionTimestamp set)", func(c *corev1.ConfigMap) { c.DeletionTimestamp = &now }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			newer := base.DeepCopy()
+			tc.change(newer)
+			if got := OnlyStatusChanged(base, newer); got == tc.queued {
+				t.Errorf("OnlyStatusChanged = %v, want %v", got, !tc.queued)
+			}
+			var queued []string
+			handler := SkippingStatusUpdates(QueueingHandler(func(obj any) []string {
+				_, m, _ := ObjectOf(obj)
+				return []string{m.GetNamespace() + "/" + m.GetName()}
+			}, func(key string) { queued = append(queued, key) }))
+			handler.OnUpdate(base, newer)
+			if got := len(queued) > 0; got != tc.queued {
+				t.Errorf("queued %v, want queued: %v", queued, tc.queued)
+			}
+			// Adds and deletes always queue.
+			queued = nil
+			handler.OnAdd(newer, false)
+			handler.OnDelete(cache.DeletedFinalStateUnknown{Key: "team-a/gw", Obj: newer})
+			if len(queued) != 2 {
+				t.Errorf("an add and a delete queued %v, want the key twice", queued)
+			}
+		})
+	}
+	if OnlyStatusChanged("not an object", base) {
+		t.Errorf("an update of something that is not an object was skipped")
+	}
+}

@@ -177,6 +177,11 @@ type Kind[T Object, S any] struct {
 	Status func(run *Run[T, S], result *Outcome, cr T)
 	// Events announces status transitions on the CR; nil: AvailabilityEvents.
 	Events EventPolicy
+	// StatusIsState says that the status holds state a later sync acts on (a GPU's allocation):
+	// then an update of the CR that changed only its status queues it like any other. Otherwise
+	// such an update is the controller's own status write coming back, and the sync it would
+	// queue renders and applies everything to find nothing to do (OnlyStatusChanged).
+	StatusIsState bool
 
 	// Finalizer, when set, is kept on every CR (see finalizer.go): Finalize runs for a deleted
 	// CR until it returns done, and Update writes the finalizer. Nil Finalize: none.

@@ -171,12 +171,19 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		}, c.Queue))
 	}
 
-	crKey := func(obj runtime.Object) []string {
-		key, err := cache.MetaNamespaceKeyFunc(obj)
+	crEvents := QueueingHandler(func(obj any) []string {
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
 			return nil
 		}
 		return []string{key}
+	}, c.Queue)
+	if !kind.StatusIsState {
+		crEvents = SkippingStatusUpdates(crEvents)
+	}
+	crInformer := deps.Listeners.For(kind.Informer)
+	if _, err := crInformer.AddEventHandler(crEvents); err != nil {
+		return nil, err
 	}
 	allKeys := func(runtime.Object) []string { return c.keys() }
 	var crdInformers []factory.Informer
@@ -186,7 +193,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 	c.controller = factory.New().
 		WithSyncContext(c.syncCtx).
 		WithSync(KeyedSync(kind.Operand, func() ([]string, error) { return c.keys(), nil }, c.sync)).
-		WithInformersQueueKeysFunc(crKey, deps.Listeners.For(kind.Informer)).
+		WithBareInformers(crInformer).
 		WithInformersQueueKeysFunc(ownerKey, deps.Listeners.ForAll(owned...)...).
 		WithInformersQueueKeysFunc(allKeys, deps.Listeners.ForAll(crdInformers...)...).
 		ResyncEvery(deps.Resync).

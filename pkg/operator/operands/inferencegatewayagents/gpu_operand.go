@@ -60,11 +60,14 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 		// up the others.
 		Workers:    2,
 		Conditions: func(g *v1alpha1.GPU) []metav1.Condition { return g.Status.Conditions },
-		Manifests:  bindata.FS,
-		Assets:     engine.AssetTable(bindata.GPUAssets, nil),
-		References: []schema.GroupResource{engine.Secrets},
-		Validate:   func(g *v1alpha1.GPU) field.ErrorList { return g.ValidateSpec() },
-		NewState:   func(*v1alpha1.GPU) *gpuState { return &gpuState{} },
+		// The status holds the allocation (its id, URL and lease times): the sync after the one
+		// that recorded it acts on it.
+		StatusIsState: true,
+		Manifests:     bindata.FS,
+		Assets:        engine.AssetTable(bindata.GPUAssets, nil),
+		References:    []schema.GroupResource{engine.Secrets},
+		Validate:      func(g *v1alpha1.GPU) field.ErrorList { return g.ValidateSpec() },
+		NewState:      func(*v1alpha1.GPU) *gpuState { return &gpuState{} },
 		Steps: []engine.Step[*gpuRun]{
 			{Name: "allocation", Apply: func(ctx context.Context, run *gpuRun, _ []string) error {
 				r := syncGPU(ctx, run.CR, o.env(ctx, run))
