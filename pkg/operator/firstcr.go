@@ -61,14 +61,16 @@ type informerFactory struct {
 // controllers. An error ends the operator (through failed): a kind that cannot be built is a
 // broken build, as it was when every kind started at once.
 func (s *kindStarter) start(r registry.Registration) {
-	if err := s.startLocked(r); err != nil {
+	s.mu.Lock()
+	err := s.startKind(r)
+	s.mu.Unlock()
+	if err != nil {
 		s.failed <- fmt.Errorf("%s: %w", r.GVK.Kind, err)
 	}
 }
 
-func (s *kindStarter) startLocked(r registry.Registration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// startKind is start under the starter's lock.
+func (s *kindStarter) startKind(r registry.Registration) error {
 	started, err := s.build(r)
 	if err != nil {
 		return err
