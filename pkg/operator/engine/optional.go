@@ -179,12 +179,11 @@ func (o *OptionalAPIs) AddEventHandler(handler cache.ResourceEventHandler) {
 // CRDWatches are the watches of every optional API's CRD, in a stable order, for a caller
 // that starts them all (the tests' harnesses).
 func (o *OptionalAPIs) CRDWatches() []*CRDWatch {
-	var out []*CRDWatch
+	all := make([]OptionalAPI, 0, len(o.apis))
 	for _, api := range o.apis {
-		out = append(out, api.crd)
+		all = append(all, api.OptionalAPI)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return o.CRDWatchesOf(all)
 }
 
 // CRDWatchesOf are the watches of the given APIs' CRDs (those registered here), in a stable
