@@ -138,7 +138,7 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	if err := a.trackAnnotations(typed); err != nil {
 		return err
 	}
-	_, err = a.applyAdopting(ctx, typed, func(a Applier) (bool, error) { return a.apply(ctx, typed) })
+	_, err = a.applyAdopting(ctx, typed, func(a Applier) (runtime.Object, bool, error) { return a.apply(ctx, typed) })
 	var se *StepError
 	if err != nil && !errors.As(err, &se) {
 		return fmt.Errorf("apply %s: %w", describe(typed), err)
@@ -155,7 +155,7 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 // that the informer has not delivered yet), the object is read, checked against Adopt (an
 // object the operator may not take over is never written) and applied over, that read
 // answering resourceapply's own. It counts the write it made.
-func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write func(Applier) (bool, error)) (bool, error) {
+func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return false, err
@@ -209,12 +209,16 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 }
 
 // countedWrite runs one write and counts it (llm_infra_operator_writes_total), create or
-// update after what resourceapply's read found.
-func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, write func(Applier) (bool, error)) (bool, error) {
+// update after what resourceapply's read found. The object the API returned is recorded in
+// the caches' Echoes, so that its informer's event for it queues no sync.
+func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
 	a, probe := a.probing()
-	modified, err := write(a)
+	written, modified, err := write(a)
 	if err == nil && modified {
 		countWrite(ctx, gr.String(), probe.writeVerb())
+		if m, merr := meta.Accessor(written); written != nil && merr == nil {
+			a.Clients.Caches.Echoes().Wrote(gr, m)
+		}
 	}
 	return modified, err
 }
@@ -239,53 +243,67 @@ func (a Applier) probing() (Applier, *readProbe) {
 	return a, probe
 }
 
-// apply applies one object with resourceapply and says whether it wrote it.
-func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, err error) {
+// apply applies one object with resourceapply and says whether it wrote it, returning the
+// object as the API returned it.
+func (a Applier) apply(ctx context.Context, obj runtime.Object) (actual runtime.Object, modified bool, err error) {
 	c, rec, cache := a.Clients, LogNormalEvents(a.Recorder), a.Cache
 	switch t := obj.(type) {
 	case *corev1.ServiceAccount:
-		_, modified, err = resourceapply.ApplyServiceAccountImproved(ctx, c, rec, t, cache)
+		actual, modified, err = written(resourceapply.ApplyServiceAccountImproved(ctx, c, rec, t, cache))
 	case *corev1.ConfigMap:
-		_, modified, err = resourceapply.ApplyConfigMapImproved(ctx, c, rec, t, cache)
+		actual, modified, err = written(resourceapply.ApplyConfigMapImproved(ctx, c, rec, t, cache))
 	case *corev1.Service:
-		_, modified, err = resourceapply.ApplyServiceImproved(ctx, c, rec, t, cache)
+		actual, modified, err = written(resourceapply.ApplyServiceImproved(ctx, c, rec, t, cache))
 	case *corev1.Secret:
-		_, modified, err = resourceapply.ApplySecretImproved(ctx, c, rec, t, cache)
+		actual, modified, err = written(resourceapply.ApplySecretImproved(ctx, c, rec, t, cache))
 	case *rbacv1.ClusterRole:
-		_, modified, err = resourceapply.ApplyClusterRole(ctx, c, rec, t)
+		actual, modified, err = written(resourceapply.ApplyClusterRole(ctx, c, rec, t))
 	case *rbacv1.ClusterRoleBinding:
-		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c, rec, t)
+		actual, modified, err = written(resourceapply.ApplyClusterRoleBinding(ctx, c, rec, t))
 	case *rbacv1.Role:
-		_, modified, err = resourceapply.ApplyRole(ctx, c, rec, t)
+		actual, modified, err = written(resourceapply.ApplyRole(ctx, c, rec, t))
 	case *rbacv1.RoleBinding:
-		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c, rec, t)
+		actual, modified, err = written(resourceapply.ApplyRoleBinding(ctx, c, rec, t))
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
+		actual, modified, err = written(resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c, rec, t, cache))
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
+		actual, modified, err = written(resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c, rec, t, cache))
 	case *apiextensionsv1.CustomResourceDefinition:
-		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c, rec, t)
+		actual, modified, err = written(resourceapply.ApplyCustomResourceDefinitionV1(ctx, c, rec, t))
 	case *unstructured.Unstructured:
 		var gvr schema.GroupVersionResource
 		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
-			_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil)
+			actual, modified, err = written(resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil))
 		}
 	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
 		// resourceapply has no typed function for these; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
-		modified, err = a.applyAsUnstructured(ctx, obj)
+		actual, modified, err = a.applyAsUnstructured(ctx, obj)
 	default:
 		err = fmt.Errorf("the engine has no apply function for %T", obj)
 	}
-	return modified, err
+	return actual, modified, err
+}
+
+// written is a resourceapply function's result with its object as a runtime.Object: nil when
+// the function returned none (a typed nil would not be).
+func written[T interface {
+	runtime.Object
+	comparable
+}](obj T, modified bool, err error) (runtime.Object, bool, error) {
+	var zero T
+	if obj == zero {
+		return nil, modified, err
+	}
+	return obj, modified, err
 }
 
 // applyAsUnstructured applies a typed object of a kind resourceapply has no typed function for
 // through its unstructured apply.
-func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (bool, error) {
+func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (runtime.Object, bool, error) {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	u := &unstructured.Unstructured{Object: content}
 	gvk := KindOf(obj)
@@ -294,10 +312,9 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (b
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	gvr, err := ResourceFor(gvk)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil)
-	return modified, err
+	return written(resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil))
 }
 
 // ApplyDeployment applies a Deployment with the generation the operator last wrote (recorded
@@ -314,11 +331,11 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 		return nil, err
 	}
 	var actual *appsv1.Deployment
-	_, err := a.applyAdopting(ctx, required, func(a Applier) (bool, error) {
+	_, err := a.applyAdopting(ctx, required, func(a Applier) (runtime.Object, bool, error) {
 		var modified bool
 		var err error
 		actual, modified, err = resourceapply.ApplyDeployment(ctx, a.Clients, LogNormalEvents(a.Recorder), required, expected)
-		return modified, err
+		return written(actual, modified, err)
 	})
 	var se *StepError
 	if errors.As(err, &se) {

@@ -55,7 +55,7 @@ func newApplyEnv(t *testing.T, adopt func(metav1.Object) bool, objs ...runtime.O
 	// never cached, and reading it always asks the API.
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ManagedBySelector() }))
-	RegisterInformers(caches,
+	RegisterInformers(caches, nil,
 		Informed{GroupResource: HorizontalPodAutoscalers, Informer: factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()},
 		Informed{GroupResource: ConfigMaps, Informer: factory.Core().V1().ConfigMaps().Informer()},
 	)

@@ -95,6 +95,9 @@ type Caches struct {
 	known *knownObject
 	// probe records what the reads through this layer found (see probed).
 	probe *readProbe
+	// echoes records the operator's writes and which reads found the caches behind them; one
+	// for a Caches and all its layers.
+	echoes *Echoes
 }
 
 // readProbe records whether the last read of an object found it. resourceapply reads an object
@@ -159,15 +162,17 @@ func (c *Caches) WithKnown(gr schema.GroupResource, namespace, name string, obj 
 
 // NewCaches returns an empty set of caches.
 func NewCaches() *Caches {
-	return &Caches{lookups: map[schema.GroupResource][]Lookup{}}
+	return &Caches{lookups: map[schema.GroupResource][]Lookup{}, echoes: NewEchoes()}
 }
+
+// Echoes is the record of the operator's writes that the Caches and their layers share.
+func (c *Caches) Echoes() *Echoes { return c.echoes }
 
 // Layer returns an operand's own Caches: the informers it registers there answer only its
 // reads, and what is registered in c (now or later, like an optional API's informer started
 // when its CRD appears) answers them too.
 func (c *Caches) Layer() *Caches {
-	layer := NewCaches()
-	layer.shared = c
+	layer := &Caches{lookups: map[schema.GroupResource][]Lookup{}, shared: c, echoes: c.echoes}
 	return layer
 }
 
@@ -184,8 +189,22 @@ func (c *Caches) AddInformer(gr schema.GroupResource, informer cache.SharedIndex
 }
 
 // Get returns the cached object, or a NotFound error when no cache of that group-resource
-// holds it. The object is the cache's own: callers must not modify it.
+// holds it. The object is the cache's own: callers must not modify it. What it found is
+// recorded in Echoes: a read that finds an object behind the operator's last write of it
+// keeps that write's echo from being skipped.
 func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
+	obj, err := c.get(gr, namespace, name)
+	if err == nil {
+		if m, merr := meta.Accessor(obj); merr == nil {
+			c.echoes.read(gr, namespace, name, m)
+		}
+	} else if apierrors.IsNotFound(err) {
+		c.echoes.read(gr, namespace, name, nil)
+	}
+	return obj, err
+}
+
+func (c *Caches) get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
 	if a := c.absent; a != nil && a.is(gr, namespace, name) {
 		return nil, fmt.Errorf("%w (%w)", apierrors.NewNotFound(gr, name), errAbsent)
 	}
@@ -205,7 +224,7 @@ func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.O
 		}
 	}
 	if c.shared != nil {
-		return c.shared.Get(gr, namespace, name)
+		return c.shared.get(gr, namespace, name)
 	}
 	return nil, apierrors.NewNotFound(gr, name)
 }

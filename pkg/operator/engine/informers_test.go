@@ -145,7 +145,7 @@ func TestApplyDeploymentOverACacheWithoutTemplates(t *testing.T) {
 	caches := NewCaches()
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ManagedBySelector() }))
-	RegisterInformers(caches, Informed{GroupResource: Deployments, Informer: factory.Apps().V1().Deployments().Informer(),
+	RegisterInformers(caches, nil, Informed{GroupResource: Deployments, Informer: factory.Apps().V1().Deployments().Informer(),
 		Transform: managedTransform(Deployments)})
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())

@@ -145,7 +145,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		}
 		watched = append(watched, Informed{GroupResource: gvr.GroupResource(), Informer: generic.Informer(), Transform: managedTransform(gvr.GroupResource())})
 	}
-	owned := RegisterInformers(deps.Clients.Caches, watched...)
+	owned := RegisterInformers(deps.Clients.Caches, deps.Listeners, watched...)
 
 	ownerKey := ControllerKey(kind.GVK.GroupKind())
 	deps.Optional.AddEventHandler(QueueingHandler(func(obj any) []string {
@@ -194,7 +194,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		WithSyncContext(c.syncCtx).
 		WithSync(KeyedSync(kind.Operand, func() ([]string, error) { return c.keys(), nil }, c.sync)).
 		WithBareInformers(crInformer).
-		WithInformersQueueKeysFunc(ownerKey, deps.Listeners.ForAll(owned...)...).
+		WithInformersQueueKeysFunc(ownerKey, owned...).
 		WithInformersQueueKeysFunc(allKeys, deps.Listeners.ForAll(crdInformers...)...).
 		ResyncEvery(deps.Resync).
 		ToController(kind.ControllerName, recorder)

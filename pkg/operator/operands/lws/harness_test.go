@@ -218,7 +218,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
 	env.crd = engine.NewCRDWatch(apiext, CRDName, 0, engine.DropManagedFields)
 	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs(testNamespace)...)
-	watched := RegisterInformers(env.caches, env.namespaced, env.clusterScoped)
+	watched := RegisterInformers(env.caches, nil, env.namespaced, env.clusterScoped)
 	env.caches.AddInformer(engine.CustomResourceDefinitions, env.crd.Informer)
 
 	op, controller := New(Config{

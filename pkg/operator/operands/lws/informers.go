@@ -12,9 +12,10 @@ import (
 // applies, and returns them for its controller to watch: their events bring the sync that
 // repairs drift. namespaced watches the operand namespace; clusterScoped must select on the
 // operator's managed-by label, so memory does not grow with the cluster's other ClusterRoles
-// and webhooks.
-func RegisterInformers(caches *engine.Caches, namespaced, clusterScoped informers.SharedInformerFactory) []factory.Informer {
-	return engine.RegisterInformers(caches,
+// and webhooks. Their events reach the controller through listeners, without the echoes of the
+// operator's own writes (engine.RegisterInformers).
+func RegisterInformers(caches *engine.Caches, listeners *engine.Listeners, namespaced, clusterScoped informers.SharedInformerFactory) []factory.Informer {
+	return engine.RegisterInformers(caches, listeners,
 		engine.Informed{GroupResource: engine.Deployments, Informer: namespaced.Apps().V1().Deployments().Informer()},
 		engine.Informed{GroupResource: engine.Services, Informer: namespaced.Core().V1().Services().Informer()},
 		engine.Informed{GroupResource: engine.ServiceAccounts, Informer: namespaced.Core().V1().ServiceAccounts().Informer()},

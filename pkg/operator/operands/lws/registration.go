@@ -67,7 +67,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 		CRD:            deps.CRDWatch(CRDName),
 		Optional:       deps.Optional,
 		Listeners:      deps.Listeners,
-		Informers:      RegisterInformers(deps.Caches, deps.Namespaced, deps.Managed),
+		Informers:      RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, deps.Managed),
 		Secrets:        deps.Namespaced.Core().V1().Secrets().Lister(),
 		ConfigMaps:     deps.Namespaced.Core().V1().ConfigMaps().Lister(),
 		Recorder:       deps.Recorder,
