@@ -210,15 +210,14 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 
 // countedWrite runs one write and counts it (llm_infra_operator_writes_total), create or
 // update after what resourceapply's read found. The object the API returned is recorded in
-// the caches' Echoes, so that its informer's event for it queues no sync.
+// the caches' Echoes: reads get it until its informer delivers it, and that event (its echo)
+// queues no sync.
 func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
 	a, probe := a.probing()
 	written, modified, err := write(a)
 	if err == nil && modified {
 		countWrite(ctx, gr.String(), probe.writeVerb())
-		if m, merr := meta.Accessor(written); written != nil && merr == nil {
-			a.Clients.Caches.Echoes().Wrote(gr, m)
-		}
+		a.Clients.Caches.Echoes().Wrote(gr, written)
 	}
 	return modified, err
 }
@@ -314,7 +313,13 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (r
 	if err != nil {
 		return nil, false, err
 	}
-	return written(resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil))
+	actual, modified, err := written(resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil))
+	if err != nil || actual == nil {
+		return actual, modified, err
+	}
+	// In its informer's form (typed), for the caches to answer with it (Echoes).
+	typed, err := asTyped(actual)
+	return typed, modified, err
 }
 
 // ApplyDeployment applies a Deployment with the generation the operator last wrote (recorded

@@ -95,8 +95,8 @@ type Caches struct {
 	known *knownObject
 	// probe records what the reads through this layer found (see probed).
 	probe *readProbe
-	// echoes records the operator's writes and which reads found the caches behind them; one
-	// for a Caches and all its layers.
+	// echoes answers with the operator's writes until their informers deliver them; one for a
+	// Caches and all its layers.
 	echoes *Echoes
 }
 
@@ -189,19 +189,11 @@ func (c *Caches) AddInformer(gr schema.GroupResource, informer cache.SharedIndex
 }
 
 // Get returns the cached object, or a NotFound error when no cache of that group-resource
-// holds it. The object is the cache's own: callers must not modify it. What it found is
-// recorded in Echoes: a read that finds an object behind the operator's last write of it
-// keeps that write's echo from being skipped.
+// holds it. The object is the cache's own: callers must not modify it. An object the operator
+// wrote and its informer has not delivered yet is answered as the write returned it (Echoes).
 func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
 	obj, err := c.get(gr, namespace, name)
-	if err == nil {
-		if m, merr := meta.Accessor(obj); merr == nil {
-			c.echoes.read(gr, namespace, name, m)
-		}
-	} else if apierrors.IsNotFound(err) {
-		c.echoes.read(gr, namespace, name, nil)
-	}
-	return obj, err
+	return c.echoes.newer(gr, namespace, name, obj, err)
 }
 
 func (c *Caches) get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {

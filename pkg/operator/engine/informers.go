@@ -92,6 +92,7 @@ func RegisterInformers(caches *Caches, listeners *Listeners, informed ...Informe
 		}
 		_ = i.Informer.SetTransform(transform)
 		caches.AddInformer(i.GroupResource, i.Informer)
+		caches.Echoes().track(i.GroupResource)
 		watched = append(watched, echoSkippingInformer{gr: i.GroupResource, informer: listeners.For(i.Informer), echoes: caches.Echoes()})
 	}
 	return watched

@@ -145,7 +145,8 @@ func TestApplyDeploymentOverACacheWithoutTemplates(t *testing.T) {
 	caches := NewCaches()
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ManagedBySelector() }))
-	RegisterInformers(caches, nil, Informed{GroupResource: Deployments, Informer: factory.Apps().V1().Deployments().Informer(),
+	informer := factory.Apps().V1().Deployments().Informer()
+	RegisterInformers(caches, nil, Informed{GroupResource: Deployments, Informer: informer,
 		Transform: managedTransform(Deployments)})
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
@@ -163,10 +164,11 @@ func TestApplyDeploymentOverACacheWithoutTemplates(t *testing.T) {
 	cachedAt := func(generation int64) *appsv1.Deployment {
 		t.Helper()
 		var d *appsv1.Deployment
+		// The informer's own store: until it delivers a write, the caches answer with the write.
 		enginetest.WaitFor(t, "the cached Deployment at its latest generation", func() bool {
-			obj, err := caches.Get(Deployments, "ns", "gw")
+			obj, exists, err := informer.GetStore().GetByKey("ns/gw")
 			d, _ = obj.(*appsv1.Deployment)
-			return err == nil && d.Generation == generation
+			return err == nil && exists && d.Generation == generation
 		})
 		return d
 	}
