@@ -171,9 +171,9 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 		if err := a.checkAdoptable(obj, cached); err != nil {
 			return false, err
 		}
-		return a.countedWrite(ctx, gr, write)
+		return a.countedWrite(ctx, gr, namespace, name, write)
 	case meta.IsNoMatchError(err):
-		return a.countedWrite(ctx, gr, write)
+		return a.countedWrite(ctx, gr, namespace, name, write)
 	case !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("get %s: %w", describe(obj), err)
 	}
@@ -185,7 +185,7 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 		first.Recorder = held
 	}
 	first.Clients = a.Clients.withCaches(a.Clients.Caches.WithAbsent(gr, namespace, name))
-	modified, err := first.countedWrite(ctx, gr, write)
+	modified, err := first.countedWrite(ctx, gr, namespace, name, write)
 	if !apierrors.IsAlreadyExists(err) {
 		held.flush()
 		return modified, err
@@ -205,19 +205,30 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 	}
 	second := a
 	second.Clients = a.Clients.withCaches(a.Clients.Caches.WithKnown(gr, namespace, name, known))
-	return second.countedWrite(ctx, gr, write)
+	return second.countedWrite(ctx, gr, namespace, name, write)
 }
 
-// countedWrite runs one write and counts it (llm_infra_operator_writes_total), create or
-// update after what resourceapply's read found. The object the API returned is recorded in
-// the caches' Echoes: reads get it until its informer delivers it, and that event (its echo)
-// queues no sync.
-func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
+// countedWrite runs one write of an object and counts it (llm_infra_operator_writes_total),
+// create or update after what resourceapply's read found. The caches' Echoes hear of it: events
+// of the object wait while it is under way, and the object the API returned answers reads until
+// its informer delivers it, an event that then queues no sync.
+func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, namespace, name string, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
 	a, probe := a.probing()
-	written, modified, err := write(a)
+	modified, err := func() (modified bool, err error) {
+		done := a.Clients.Caches.Echoes().Writing(gr, namespace, name)
+		var written runtime.Object
+		// Deferred: the events held for the write must be passed on however it ends.
+		defer func() {
+			if err != nil || !modified {
+				written = nil
+			}
+			done(written)
+		}()
+		written, modified, err = write(a)
+		return modified, err
+	}()
 	if err == nil && modified {
 		countWrite(ctx, gr.String(), probe.writeVerb())
-		a.Clients.Caches.Echoes().Wrote(gr, written)
 	}
 	return modified, err
 }

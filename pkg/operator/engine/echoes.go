@@ -18,15 +18,20 @@ import (
 // events that only bring those writes back.
 //
 // A sync that creates or updates an object gets the object back from the API, and its informer
-// then delivers the same object (the same resourceVersion) as an event: the write's echo. The
-// echo queued one more sync of the owner, which rendered and applied everything and found
-// nothing to do. It was needed only because the caches lag behind the API: the sync that wrote
-// the object, or another one before the echo, read the object from the informer as it was
-// before the write (the status of a Gateway read its Deployment back right after creating it,
-// and found none). So until the informer delivers a write, a read through the Caches gets the
-// object as the write returned it; every sync then decides on what the echo would bring, and
-// the echo queues nothing. The events of anyone else's writes (a newer resourceVersion) and
-// deletes queue as before.
+// delivers the same object (the same resourceVersion) as an event: the write's echo. The echo
+// queued one more sync of the owner, which rendered and applied everything and found nothing to
+// do. It was needed only because the caches lag behind the API: the sync that wrote the object,
+// or another one before the echo, read the object from the informer as it was before the write
+// (the status of a Gateway read its Deployment back right after creating it, and found none).
+// So until the informer delivers a write, a read through the Caches gets the object as the
+// write returned it; every sync then decides on what the echo would bring, and the echo queues
+// nothing. The events of anyone else's writes (another resourceVersion) and deletes queue as
+// before.
+//
+// The API server's watch usually delivers the echo before the client has the write's response
+// (a local cluster measured it so for every write), so an event of an object being written is
+// held until the write returns: dropped if it is that write's echo, passed on otherwise (and
+// when the write fails or sends nothing).
 //
 // Only the group-resources whose informers deliver their events through Skipping are recorded
 // (RegisterInformers tracks them): a delete forgets the write there, so that a read never
@@ -41,13 +46,25 @@ type Echoes struct {
 	lastSweep time.Time
 }
 
-// writtenObject is the operator's last write of one object.
+// writtenObject is the operator's last write of one object, and the writes under way.
 type writtenObject struct {
 	resourceVersion string
 	at              time.Time
 	// obj is the object as the write returned it, until its informer holds that version (nil
 	// since): reads get it rather than the older version, or the absence, the informer holds.
 	obj runtime.Object
+	// writing counts the writes of the object under way; held are the events of the object
+	// that arrived meanwhile, each with the handler call it was held from.
+	writing int
+	held    []heldEvent
+	// deleted is set when the informer deleted the object while a write was under way: that
+	// write, whenever the API made it, must not answer reads.
+	deleted bool
+}
+
+type heldEvent struct {
+	resourceVersion string
+	pass            func()
 }
 
 // echoMemory is how long a write is remembered (its echo normally comes within milliseconds).
@@ -68,34 +85,80 @@ func (e *Echoes) track(gr schema.GroupResource) {
 	e.tracked[gr] = true
 }
 
-// Wrote records the object a write returned, in the form its informer caches (typed for a
-// built-in kind), without its managedFields as every informer drops them. A transform that
-// drops more (DropPodTemplate) is not applied: what it drops nobody reads, and the record holds
-// the object for milliseconds. The caller must not change obj afterwards.
-func (e *Echoes) Wrote(gr schema.GroupResource, obj runtime.Object) {
-	if e == nil || obj == nil {
-		return
+// Writing marks a write of one object as under way, and returns the function to call when it
+// returns: with the object the write returned, or nil when it failed or sent nothing. The
+// object is recorded in the form its informer caches (typed for a built-in kind), without its
+// managedFields as every informer drops them; a transform that drops more (DropPodTemplate) is
+// not applied: what it drops nobody reads, and the record holds the object for milliseconds.
+// The caller must not change the object afterwards.
+func (e *Echoes) Writing(gr schema.GroupResource, namespace, name string) (done func(written runtime.Object)) {
+	if e == nil {
+		return func(runtime.Object) {}
 	}
-	m, err := meta.Accessor(obj)
-	if err != nil || m.GetResourceVersion() == "" {
-		return
-	}
-	m.SetManagedFields(nil)
-	now := e.now()
+	ref := objectRef{gr: gr, namespace: namespace, name: name}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if !e.tracked[gr] {
-		return
+		e.mu.Unlock()
+		return func(runtime.Object) {}
 	}
+	now := e.now()
 	if now.Sub(e.lastSweep) > echoMemory {
-		for ref, w := range e.written {
-			if now.Sub(w.at) > echoMemory {
-				delete(e.written, ref)
+		for r, w := range e.written {
+			if w.writing == 0 && now.Sub(w.at) > echoMemory {
+				delete(e.written, r)
 			}
 		}
 		e.lastSweep = now
 	}
-	e.written[objectRef{gr: gr, namespace: m.GetNamespace(), name: m.GetName()}] = &writtenObject{resourceVersion: m.GetResourceVersion(), at: now, obj: obj}
+	w, ok := e.written[ref]
+	if !ok {
+		w = &writtenObject{at: now}
+		e.written[ref] = w
+	}
+	w.writing++
+	e.mu.Unlock()
+	return func(written runtime.Object) { e.wrote(ref, w, written) }
+}
+
+// wrote ends one write of ref: records what it returned, then drops the held events that are
+// its echo and passes the others on.
+func (e *Echoes) wrote(ref objectRef, w *writtenObject, written runtime.Object) {
+	e.mu.Lock()
+	if m, err := meta.Accessor(written); written != nil && err == nil && m.GetResourceVersion() != "" {
+		m.SetManagedFields(nil)
+		w.resourceVersion, w.at, w.obj = m.GetResourceVersion(), e.now(), written
+	}
+	w.writing--
+	var pass []func()
+	if w.writing == 0 {
+		for _, h := range w.held {
+			if h.resourceVersion != w.resourceVersion {
+				pass = append(pass, h.pass)
+			} else if w.obj != nil {
+				w.obj = nil // the informer has it: no need to keep it twice
+			}
+		}
+		w.held = nil
+	}
+	if w.deleted {
+		w.obj = nil
+		if w.writing == 0 {
+			delete(e.written, ref)
+		}
+	}
+	e.mu.Unlock()
+	for _, f := range pass {
+		f()
+	}
+}
+
+// Wrote records the object a write returned, for a write made without Writing.
+func (e *Echoes) Wrote(gr schema.GroupResource, obj runtime.Object) {
+	m, err := meta.Accessor(obj)
+	if obj == nil || err != nil {
+		return
+	}
+	e.Writing(gr, m.GetNamespace(), m.GetName())(obj)
 }
 
 // newer is what a read through the Caches answers: the object an informer holds (or its
@@ -133,10 +196,12 @@ func olderThan(obj runtime.Object, resourceVersion string) bool {
 	return err == nil && have < want
 }
 
-// delivered takes note of an informer's add or update of obj and says whether it is the echo of
-// the operator's last write of it. Every handler of the informer asks about the same event and
-// gets the same answer: the write's resourceVersion is kept.
-func (e *Echoes) delivered(gr schema.GroupResource, obj any) bool {
+// delivered takes an informer's add or update of obj, about to be passed on by pass: it says
+// whether the event is the echo of the operator's last write of the object, or was held until
+// the write under way returns (pass is then called, or not, by that write's end). Every handler
+// of the informer asks about the same event and gets the same answer: the write's
+// resourceVersion is kept.
+func (e *Echoes) delivered(gr schema.GroupResource, obj any, pass func()) (echoOrHeld bool) {
 	if e == nil {
 		return false
 	}
@@ -150,13 +215,21 @@ func (e *Echoes) delivered(gr schema.GroupResource, obj any) bool {
 	if !ok {
 		return false
 	}
+	if w.writing > 0 {
+		w.held = append(w.held, heldEvent{resourceVersion: m.GetResourceVersion(), pass: pass})
+		return true
+	}
+	if w.resourceVersion == "" {
+		return false
+	}
 	if !olderThan(ro, w.resourceVersion) {
 		w.obj = nil
 	}
 	return w.resourceVersion == m.GetResourceVersion() && e.now().Sub(w.at) <= echoMemory
 }
 
-// forget drops the record of an object its informer deleted.
+// forget drops the record of an object its informer deleted. Events held for a write under way
+// stay held until it returns.
 func (e *Echoes) forget(gr schema.GroupResource, obj any) {
 	if e == nil {
 		return
@@ -165,22 +238,31 @@ func (e *Echoes) forget(gr schema.GroupResource, obj any) {
 	if !ok {
 		return
 	}
+	ref := objectRef{gr: gr, namespace: m.GetNamespace(), name: m.GetName()}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	delete(e.written, objectRef{gr: gr, namespace: m.GetNamespace(), name: m.GetName()})
+	if w, ok := e.written[ref]; ok {
+		w.obj = nil
+		if w.writing == 0 {
+			delete(e.written, ref)
+		} else {
+			w.deleted = true
+		}
+	}
 }
 
 // Skipping is handler without the adds and updates of gr's objects that are echoes of the
-// operator's writes. A delete forgets the write before it reaches handler.
+// operator's writes; an event of an object being written waits for the write to return. A
+// delete forgets the write before it reaches handler.
 func (e *Echoes) Skipping(gr schema.GroupResource, handler cache.ResourceEventHandler) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
-			if !e.delivered(gr, obj) {
+			if !e.delivered(gr, obj, func() { handler.OnAdd(obj, isInInitialList) }) {
 				handler.OnAdd(obj, isInInitialList)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			if !e.delivered(gr, newObj) {
+			if !e.delivered(gr, newObj, func() { handler.OnUpdate(oldObj, newObj) }) {
 				handler.OnUpdate(oldObj, newObj)
 			}
 		},

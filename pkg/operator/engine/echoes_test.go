@@ -82,6 +82,67 @@ func TestEchoesSkipOnlyTheEchoOfAWrite(t *testing.T) {
 	}
 }
 
+// The API server's watch often delivers a write's echo before the client has the write's
+// response: an event of an object being written waits for the write to return, and is dropped
+// only if it is that write's echo.
+func TestEchoesHoldTheEventsOfAnObjectBeingWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		event    func(h cache.ResourceEventHandler)
+		returned *corev1.ConfigMap // what the write returned; nil: it failed or sent nothing
+		queued   int
+	}{
+		{name: "the echo, before the response", event: func(h cache.ResourceEventHandler) { h.OnAdd(configMapAt("10"), false) },
+			returned: configMapAt("10")},
+		{name: "someone else's version, during the write", event: func(h cache.ResourceEventHandler) { h.OnUpdate(configMapAt("8"), configMapAt("9")) },
+			returned: configMapAt("10"), queued: 1},
+		{name: "an event during a write that failed", event: func(h cache.ResourceEventHandler) { h.OnAdd(configMapAt("10"), false) }, queued: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+			var cached *corev1.ConfigMap
+			caches := trackedCaches(&cached, &now)
+			queued := 0
+			handler := caches.Echoes().Skipping(ConfigMaps, cache.ResourceEventHandlerFuncs{
+				AddFunc:    func(any) { queued++ },
+				UpdateFunc: func(any, any) { queued++ },
+			})
+			done := caches.Echoes().Writing(ConfigMaps, "ns", "cm")
+			tc.event(handler)
+			if queued != 0 {
+				t.Fatalf("the event queued %d times while the write was under way", queued)
+			}
+			var returned runtime.Object
+			if tc.returned != nil {
+				returned = tc.returned
+			}
+			done(returned)
+			if queued != tc.queued {
+				t.Errorf("queued %d times once the write returned, want %d", queued, tc.queued)
+			}
+		})
+	}
+}
+
+// An object deleted while the operator was writing it is gone for every read, whenever the API
+// made that write; the delete queues at once.
+func TestEchoesADeleteDuringAWrite(t *testing.T) {
+	now := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+	var cached *corev1.ConfigMap
+	caches := trackedCaches(&cached, &now)
+	deletes := 0
+	handler := caches.Echoes().Skipping(ConfigMaps, cache.ResourceEventHandlerFuncs{DeleteFunc: func(any) { deletes++ }})
+	done := caches.Echoes().Writing(ConfigMaps, "ns", "cm")
+	handler.OnDelete(configMapAt("9"))
+	if deletes != 1 {
+		t.Errorf("the delete queued %d times during the write, want 1", deletes)
+	}
+	done(configMapAt("10"))
+	if _, err := caches.Get(ConfigMaps, "ns", "cm"); !apierrors.IsNotFound(err) {
+		t.Errorf("after the delete, the read gets %v, want NotFound", err)
+	}
+}
+
 // Until its informer delivers a write, a read through the caches (any layer) gets the object as
 // the write returned it; the informer's own version once it has that one or a newer one.
 func TestCachesAnswerWithAWriteUntilItsInformerHasIt(t *testing.T) {
@@ -150,11 +211,11 @@ func TestEchoIsTheSameForEveryHandler(t *testing.T) {
 	echoes.track(Secrets)
 	echoes.Wrote(ConfigMaps, configMapAt("10"))
 	for i := range 3 {
-		if !echoes.delivered(ConfigMaps, configMapAt("10")) {
+		if !echoes.delivered(ConfigMaps, configMapAt("10"), func() {}) {
 			t.Fatalf("handler %d: not an echo", i)
 		}
 	}
-	if echoes.delivered(Secrets, &corev1.Secret{ObjectMeta: configMapAt("10").ObjectMeta}) {
+	if echoes.delivered(Secrets, &corev1.Secret{ObjectMeta: configMapAt("10").ObjectMeta}, func() {}) {
 		t.Error("a Secret of the same name and resourceVersion is taken for the ConfigMap's echo")
 	}
 }
@@ -213,7 +274,7 @@ func TestApplierRecordsItsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	created := live()
-	if created.ResourceVersion != "1" || !echoes.delivered(ConfigMaps, created) {
+	if created.ResourceVersion != "1" || !echoes.delivered(ConfigMaps, created, func() {}) {
 		t.Fatalf("the create (resourceVersion %q) is not recorded", created.ResourceVersion)
 	}
 	waitCached(t, env.applier.Clients.Caches, ConfigMaps, "ns", "cm")
@@ -221,7 +282,7 @@ func TestApplierRecordsItsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	updated := live()
-	if updated.ResourceVersion == created.ResourceVersion || !echoes.delivered(ConfigMaps, updated) || echoes.delivered(ConfigMaps, created) {
+	if updated.ResourceVersion == created.ResourceVersion || !echoes.delivered(ConfigMaps, updated, func() {}) || echoes.delivered(ConfigMaps, created, func() {}) {
 		t.Errorf("after the update (resourceVersion %q), the record holds the create's", updated.ResourceVersion)
 	}
 
