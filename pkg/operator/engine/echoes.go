@@ -142,9 +142,11 @@ func (e *Echoes) wrote(ref objectRef, w *writtenObject, written runtime.Object) 
 	}
 	if w.deleted {
 		w.obj = nil
-		if w.writing == 0 {
-			delete(e.written, ref)
-		}
+	}
+	if w.writing == 0 && (w.deleted || w.resourceVersion == "") && e.written[ref] == w {
+		// Nothing to remember: no write was made (an apply with nothing to change, most
+		// syncs), or the object is gone.
+		delete(e.written, ref)
 	}
 	e.mu.Unlock()
 	for _, f := range pass {

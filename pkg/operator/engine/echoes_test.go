@@ -120,6 +120,10 @@ func TestEchoesHoldTheEventsOfAnObjectBeingWritten(t *testing.T) {
 			if queued != tc.queued {
 				t.Errorf("queued %d times once the write returned, want %d", queued, tc.queued)
 			}
+			// An apply that wrote nothing leaves no record behind.
+			if _, recorded := caches.echoes.written[objectRef{gr: ConfigMaps, namespace: "ns", name: "cm"}]; recorded != (tc.returned != nil) {
+				t.Errorf("recorded = %v after a write that returned %v", recorded, tc.returned != nil)
+			}
 		})
 	}
 }
