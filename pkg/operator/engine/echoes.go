@@ -154,15 +154,6 @@ func (e *Echoes) wrote(ref objectRef, w *writtenObject, written runtime.Object) 
 	}
 }
 
-// Wrote records the object a write returned, for a write made without Writing.
-func (e *Echoes) Wrote(gr schema.GroupResource, obj runtime.Object) {
-	m, err := meta.Accessor(obj)
-	if obj == nil || err != nil {
-		return
-	}
-	e.Writing(gr, m.GetNamespace(), m.GetName())(obj)
-}
-
 // newer is what a read through the Caches answers: the object an informer holds (or its
 // NotFound), unless the operator wrote a newer version that the informer has not delivered yet.
 func (e *Echoes) newer(gr schema.GroupResource, namespace, name string, cached runtime.Object, err error) (runtime.Object, error) {

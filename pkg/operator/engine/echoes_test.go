@@ -16,6 +16,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
+// wrote records a write that returned obj, as the Applier's writes are recorded.
+func wrote(e *Echoes, gr schema.GroupResource, obj *corev1.ConfigMap) {
+	e.Writing(gr, obj.Namespace, obj.Name)(obj)
+}
+
 func configMapAt(resourceVersion string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm", ResourceVersion: resourceVersion}}
 }
@@ -65,7 +70,7 @@ func TestEchoesSkipOnlyTheEchoOfAWrite(t *testing.T) {
 				if !tc.gr.Empty() {
 					gr = tc.gr
 				}
-				caches.Echoes().Wrote(gr, configMapAt(tc.wrote))
+				wrote(caches.Echoes(), gr, configMapAt(tc.wrote))
 			}
 			now = now.Add(tc.later)
 			queued := false
@@ -167,7 +172,7 @@ func TestCachesAnswerWithAWriteUntilItsInformerHasIt(t *testing.T) {
 			now := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
 			cached := tc.cached
 			caches := trackedCaches(&cached, &now)
-			caches.Echoes().Wrote(ConfigMaps, configMapAt("10"))
+			wrote(caches.Echoes(), ConfigMaps, configMapAt("10"))
 			now = now.Add(tc.later)
 			obj, err := caches.Layer().Get(ConfigMaps, "ns", "cm")
 			got := ""
@@ -194,7 +199,7 @@ func TestCachesForgetAWriteItsInformerDeleted(t *testing.T) {
 	now := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
 	var cached *corev1.ConfigMap
 	caches := trackedCaches(&cached, &now)
-	caches.Echoes().Wrote(ConfigMaps, configMapAt("10"))
+	wrote(caches.Echoes(), ConfigMaps, configMapAt("10"))
 	var queued int
 	handler := caches.Echoes().Skipping(ConfigMaps, cache.ResourceEventHandlerFuncs{DeleteFunc: func(any) { queued++ }})
 	// The informer deletes the object before a read: the delete reaches the handler first.
@@ -213,7 +218,7 @@ func TestEchoIsTheSameForEveryHandler(t *testing.T) {
 	echoes := NewEchoes()
 	echoes.track(ConfigMaps)
 	echoes.track(Secrets)
-	echoes.Wrote(ConfigMaps, configMapAt("10"))
+	wrote(echoes, ConfigMaps, configMapAt("10"))
 	for i := range 3 {
 		if !echoes.delivered(ConfigMaps, configMapAt("10"), func() {}) {
 			t.Fatalf("handler %d: not an echo", i)
@@ -234,10 +239,10 @@ func TestEchoesForgetOldWrites(t *testing.T) {
 	for i := range 5 {
 		cm := configMapAt("10")
 		cm.Name = fmt.Sprintf("cm-%d", i)
-		echoes.Wrote(ConfigMaps, cm)
+		wrote(echoes, ConfigMaps, cm)
 	}
 	now = now.Add(echoMemory + time.Second)
-	echoes.Wrote(ConfigMaps, configMapAt("20"))
+	wrote(echoes, ConfigMaps, configMapAt("20"))
 	if got := len(echoes.written); got != 1 {
 		t.Errorf("%d writes recorded, want the last one only", got)
 	}
