@@ -30,7 +30,8 @@ import (
 )
 
 // applyEnv is an Applier on fake clients whose dynamic client shares the typed fake's objects,
-// with informers on HPAs and ConfigMaps registered in the caches.
+// with informers on HPAs, ConfigMaps, ServiceAccounts, Services and Secrets registered in the
+// caches.
 type applyEnv struct {
 	ctx     context.Context
 	kube    *kubefake.Clientset
@@ -58,6 +59,9 @@ func newApplyEnv(t *testing.T, adopt func(metav1.Object) bool, objs ...runtime.O
 	RegisterInformers(caches, nil,
 		Informed{GroupResource: HorizontalPodAutoscalers, Informer: factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()},
 		Informed{GroupResource: ConfigMaps, Informer: factory.Core().V1().ConfigMaps().Informer()},
+		Informed{GroupResource: ServiceAccounts, Informer: factory.Core().V1().ServiceAccounts().Informer()},
+		Informed{GroupResource: Services, Informer: factory.Core().V1().Services().Informer()},
+		Informed{GroupResource: Secrets, Informer: factory.Core().V1().Secrets().Informer()},
 	)
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
@@ -117,6 +121,94 @@ func TestApplyHPAWithoutATypedFunction(t *testing.T) {
 	got, _ = env.kube.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(env.ctx, "gw-hpa", metav1.GetOptions{})
 	if got.Spec.MaxReplicas != 8 {
 		t.Errorf("maxReplicas = %d after a changed apply, want 8", got.Spec.MaxReplicas)
+	}
+}
+
+// countingCache is a resourceapply.ResourceCache that counts its uses and never skips.
+type countingCache struct{ uses int }
+
+func (c *countingCache) UpdateCachedResourceMetadata(runtime.Object, runtime.Object) { c.uses++ }
+func (c *countingCache) SafeToSkipApply(runtime.Object, runtime.Object) bool         { c.uses++; return false }
+
+// The core kinds are compared field by field with what the caches hold, never through the
+// resource cache (whose hash of the whole object cost more than the comparison): an unchanged
+// apply sends nothing, a changed one updates, and the resource cache is not used.
+func TestApplyCoreKindsWithoutTheResourceCache(t *testing.T) {
+	managed := map[string]string{ManagedByLabel: ManagedByValue}
+	meta := func() metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: "gw", Namespace: "ns", Labels: maps.Clone(managed)}
+	}
+	for _, tc := range []struct {
+		gr       schema.GroupResource
+		resource string
+		// object is the rendered object; changed differs from it where the kind's apply compares.
+		object, changed func() runtime.Object
+	}{
+		{ServiceAccounts, "serviceaccounts",
+			func() runtime.Object { return &corev1.ServiceAccount{ObjectMeta: meta()} },
+			func() runtime.Object {
+				m := meta()
+				m.Annotations = map[string]string{"a": "b"}
+				return &corev1.ServiceAccount{ObjectMeta: m}
+			}},
+		{ConfigMaps, "configmaps",
+			func() runtime.Object { return &corev1.ConfigMap{ObjectMeta: meta(), Data: map[string]string{"k": "v"}} },
+			func() runtime.Object { return &corev1.ConfigMap{ObjectMeta: meta(), Data: map[string]string{"k": "w"}} }},
+		{Services, "services",
+			func() runtime.Object {
+				return &corev1.Service{ObjectMeta: meta(), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "gw"}}}
+			},
+			func() runtime.Object {
+				return &corev1.Service{ObjectMeta: meta(), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "other"}}}
+			}},
+		// Typed as the API server defaults it (the fake does not, and resourceapply replaces a
+		// Secret whose type changed).
+		{Secrets, "secrets",
+			func() runtime.Object {
+				return &corev1.Secret{ObjectMeta: meta(), Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"k": []byte("v")}}
+			},
+			func() runtime.Object {
+				return &corev1.Secret{ObjectMeta: meta(), Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"k": []byte("w")}}
+			}},
+	} {
+		t.Run(tc.resource, func(t *testing.T) {
+			env := newApplyEnv(t, nil)
+			counting := &countingCache{}
+			env.applier.Cache = counting
+			if err := env.applier.Apply(env.ctx, tc.object()); err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			waitCached(t, env.applier.Clients.Caches, tc.gr, "ns", "gw")
+
+			env.kube.ClearActions()
+			env.dyn.ClearActions()
+			if err := env.applier.Apply(env.ctx, tc.object()); err != nil {
+				t.Fatal(err)
+			}
+			if w, r := env.writes(), env.reads(); len(w) != 0 || len(r) != 0 {
+				t.Errorf("an unchanged apply sent writes %v and reads %v, want none", w, r)
+			}
+			if err := env.applier.Apply(env.ctx, tc.changed()); err != nil {
+				t.Fatal(err)
+			}
+			if w := env.writes(); !slices.Equal(w, []string{"update " + tc.resource}) {
+				t.Errorf("a changed apply wrote %v, want one update", w)
+			}
+			if counting.uses != 0 {
+				t.Errorf("the resource cache was used %d times, want 0", counting.uses)
+			}
+		})
+	}
+	// The unstructured apply (an HPA here) still uses it: a spec the API server defaults would
+	// otherwise be written on every sync.
+	env := newApplyEnv(t, nil)
+	counting := &countingCache{}
+	env.applier.Cache = counting
+	if err := env.applier.Apply(env.ctx, hpa(5)); err != nil {
+		t.Fatal(err)
+	}
+	if counting.uses == 0 {
+		t.Error("the HPA's apply did not use the resource cache")
 	}
 }
 
