@@ -264,8 +264,8 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (actual runtime.
 	// The core kinds go through resourceapply's functions without a resource cache: they compare
 	// the required object with the live one field by field (the live one from the informers'
 	// caches, so no request), while the cache hashes the whole required object with
-	// fmt.Sprintf("%v") on every apply, twice when it writes; that hashing was 6.6% of the
-	// operator's CPU in bench-anchors' gateway-500 profile, more than the comparison it skips.
+	// fmt.Sprintf("%v") once or twice on every apply; that hashing was 6.6% of the operator's
+	// CPU in bench-anchors' gateway-500 profile, more than the comparison it skips.
 	case *corev1.ServiceAccount:
 		actual, modified, err = written(resourceapply.ApplyServiceAccount(ctx, c, rec, t))
 	case *corev1.ConfigMap:
