@@ -206,58 +206,6 @@ func anchorWorkloads(kinds, batchSizes, gatewaySizes string) ([]anchorWorkload, 
 	return out, nil
 }
 
-// The measures of one side on one workload, in the table's order.
-const (
-	mRSSBefore    = "RSS before any CR (MiB)"
-	mTime         = "time to converged (s)"
-	mCPU          = "CPU to converge (CPU-s)"
-	mWrites       = "writes until converged (excl. events, leases)"
-	mEvents       = "events until converged"
-	mReads        = "API reads (get/list) until converged"
-	mConflicts    = "409 conflicts until converged"
-	mQuietWrites  = "writes while quiet"
-	mQuietReads   = "API reads while quiet"
-	mResyncWrites = "forced resync: writes"
-	mResyncReads  = "forced resync: API reads"
-	mDrift        = "drift repair: operand Deployment deleted -> back (s)"
-	mRSSConverged = "RSS converged (MiB, median of the quiet window)"
-	mRSSPeak      = "peak RSS (VmHWM, MiB)"
-	// The anonymous part of the RSS (RssAnon: heap, stacks, the runtime's own), without the
-	// pages of the binary itself, which are shared, clean, and reclaimable by the kernel. The two
-	// binaries differ several-fold in size (this one links controllercmd's dependencies), so VmRSS
-	// alone mixes what a process holds with how big its program is.
-	mAnonBefore    = "anonymous RSS before any CR (RssAnon, MiB)"
-	mAnonConverged = "anonymous RSS converged (RssAnon, MiB, end of the quiet window)"
-	// This operator's syncs (its own metric; the anchors have no such counter): every sync
-	// renders and applies the CR's objects, so syncs times the cost of one is most of the CPU
-	// to converge.
-	mSyncs = "syncs per CR until converged (ours only)"
-)
-
-var anchorMeasures = []string{mRSSBefore, mTime, mCPU, mWrites, mEvents, mReads, mConflicts, mQuietWrites,
-	mQuietReads, mResyncWrites, mResyncReads, mDrift, mRSSConverged, mRSSPeak, mAnonBefore, mAnonConverged, mSyncs}
-
-// anchorRow is one line of the anchors' table.
-type anchorRow struct {
-	Workload string   `json:"workload"`
-	Measure  string   `json:"measure"`
-	Anchor   *float64 `json:"anchor"`
-	Ours     *float64 `json:"ours"`
-	// Ratio is ours/anchor (nil when either is missing or the anchor's is 0).
-	Ratio *float64 `json:"ratio"`
-}
-
-// anchorTable is the file make bench-anchors writes next to the bench's results.
-type anchorTable struct {
-	Commit   string            `json:"commit"`
-	Started  time.Time         `json:"started"`
-	Settings map[string]string `json:"settings"`
-	Anchors  map[string]string `json:"anchors"`
-	Rows     []anchorRow       `json:"rows"`
-	// Failures say, per workload and side, how a side did not complete it.
-	Failures []string `json:"failures,omitempty"`
-}
-
 // anchorSide is one side of a workload while it runs: its user, process and figures.
 type anchorSide struct {
 	label    string // "anchor" or "ours"
@@ -279,7 +227,7 @@ func (b *bench) scenarioAnchors(ctx context.Context) error {
 		return err
 	}
 	quiet := time.Duration(envInt("BENCH_ANCHOR_QUIET_SECONDS", 60)) * time.Second
-	table := &anchorTable{Commit: b.res.Commit, Started: time.Now().UTC(), Anchors: map[string]string{},
+	table := &report.AnchorTable{Commit: b.res.Commit, Started: time.Now().UTC(), Anchors: map[string]string{},
 		Settings: map[string]string{
 			"BENCH_ANCHOR_KINDS": envOr("BENCH_ANCHOR_KINDS", "lws,batch,gateway"), "BENCH_ANCHOR_BATCH_SIZES": envOr("BENCH_ANCHOR_BATCH_SIZES", "100,500"),
 			"BENCH_ANCHOR_GATEWAY_SIZES": envOr("BENCH_ANCHOR_GATEWAY_SIZES", "100,500"), "BENCH_ANCHOR_QUIET_SECONDS": strconv.Itoa(int(quiet.Seconds())),
@@ -322,20 +270,19 @@ func (b *bench) scenarioAnchors(ctx context.Context) error {
 				b.res.Findings = append(b.res.Findings, "anchors: "+msg)
 			}
 		}
-		for _, m := range anchorMeasures {
-			row := anchorRow{Workload: w.id(), Measure: m}
+		for _, m := range report.AnchorMeasures {
+			var anchor, ours *float64
 			if v, ok := sides["anchor"].figures[m]; ok {
-				row.Anchor = &v
+				anchor = &v
 				b.res.Add(sc, m+": anchor", "", "", "", v)
 			}
 			if v, ok := sides["ours"].figures[m]; ok {
-				row.Ours = &v
+				ours = &v
 				b.res.Add(sc, m+": ours", "", "", "lower", v)
 			}
-			if row.Anchor != nil && row.Ours != nil && *row.Anchor != 0 {
-				r := *row.Ours / *row.Anchor
-				row.Ratio = &r
-				b.res.Add(sc, m+": ours/anchor", "ratio", "", "lower", r)
+			row := report.NewAnchorRow(w.id(), m, anchor, ours)
+			if row.Ratio != nil {
+				b.res.Add(sc, m+": ours/anchor", "ratio", "", "lower", *row.Ratio)
 			}
 			if row.Anchor != nil || row.Ours != nil {
 				table.Rows = append(table.Rows, row)
@@ -532,10 +479,10 @@ func (b *bench) runAnchorSide(ctx context.Context, dir string, a *anchor, w anch
 		return side, fmt.Errorf("the process exited on start (log in %s)", b.workDir)
 	}
 	if rss, err := live.RSSBytes(side.proc.Pid); err == nil {
-		side.figures[mRSSBefore] = rss / (1 << 20)
+		side.figures[report.AnchorRSSBefore] = rss / (1 << 20)
 	}
 	if anon, err := live.ProcStatusKB(side.proc.Pid, "RssAnon:"); err == nil {
-		side.figures[mAnonBefore] = anon / 1024
+		side.figures[report.AnchorAnonBefore] = anon / 1024
 	}
 	if label == "ours" {
 		// What this operator holds before any CR exists (the goal: next to nothing).
@@ -548,7 +495,7 @@ func (b *bench) runAnchorSide(ctx context.Context, dir string, a *anchor, w anch
 		err = b.anchorScale(ctx, side, w, quiet)
 	}
 	if hwm, herr := live.ProcStatusKB(side.proc.Pid, "VmHWM:"); herr == nil {
-		side.figures[mRSSPeak] = hwm / 1024
+		side.figures[report.AnchorRSSPeak] = hwm / 1024
 	}
 	if err == nil && !side.proc.Running() {
 		err = fmt.Errorf("the process exited during the workload")
@@ -564,16 +511,16 @@ func (b *bench) anchorQuietAndResync(ctx context.Context, side *anchorSide, quie
 	if err != nil {
 		return err
 	}
-	side.figures[mRSSConverged] = median(idle.rss)
+	side.figures[report.AnchorRSSConverged] = median(idle.rss)
 	if anon, err := live.ProcStatusKB(side.proc.Pid, "RssAnon:"); err == nil {
-		side.figures[mAnonConverged] = anon / 1024
+		side.figures[report.AnchorAnonConverged] = anon / 1024
 	}
 	if side.label == "ours" {
 		// What this operator holds for the converged workload, against what it held before.
 		b.heapTop(ctx, "A-"+side.workload+"-converged")
 	}
-	side.figures[mQuietWrites] = float64(idle.c.Writes)
-	side.figures[mQuietReads] = float64(idle.c.APIReads)
+	side.figures[report.AnchorQuietWrites] = float64(idle.c.Writes)
+	side.figures[report.AnchorQuietReads] = float64(idle.c.APIReads)
 	t0 := time.Now()
 	if err := touch(); err != nil {
 		return fmt.Errorf("forced resync: %w", err)
@@ -583,16 +530,16 @@ func (b *bench) anchorQuietAndResync(ctx context.Context, side *anchorSide, quie
 	sleep(ctx, 5*time.Second)
 	t1, _ := b.waitOperatorQuiet(ctx, 3*time.Second, 2*time.Minute)
 	c := live.Summarize(b.operatorQuery(t0, t1, nil), t0)
-	side.figures[mResyncWrites] = float64(c.Writes)
-	side.figures[mResyncReads] = float64(c.APIReads)
+	side.figures[report.AnchorResyncWrites] = float64(c.Writes)
+	side.figures[report.AnchorResyncReads] = float64(c.APIReads)
 	return nil
 }
 
 // addConvergence records what a side did from t0 until converged at t1.
 func (b *bench) addConvergence(side *anchorSide, t0, t1 time.Time, cpu0 float64) {
-	side.figures[mTime] = t1.Sub(t0).Seconds()
+	side.figures[report.AnchorTime] = t1.Sub(t0).Seconds()
 	if cpu1, err := live.CPUSeconds(side.proc.Pid); err == nil {
-		side.figures[mCPU] = cpu1 - cpu0
+		side.figures[report.AnchorCPU] = cpu1 - cpu0
 	}
 	c := live.Summarize(b.operatorQuery(t0, t1, nil), t0)
 	conflicts := 0
@@ -601,10 +548,10 @@ func (b *bench) addConvergence(side *anchorSide, t0, t1 time.Time, cpu0 float64)
 			conflicts++
 		}
 	}
-	side.figures[mWrites] = float64(c.Writes)
-	side.figures[mEvents] = float64(c.Events)
-	side.figures[mReads] = float64(c.APIReads)
-	side.figures[mConflicts] = float64(conflicts)
+	side.figures[report.AnchorWrites] = float64(c.Writes)
+	side.figures[report.AnchorEvents] = float64(c.Events)
+	side.figures[report.AnchorReads] = float64(c.APIReads)
+	side.figures[report.AnchorConflicts] = float64(conflicts)
 }
 
 // oursSyncs is this operator's count of an operand's syncs (NaN for an anchor, or when the
@@ -623,7 +570,7 @@ func (b *bench) oursSyncs(ctx context.Context, side *anchorSide, operand string)
 // addSyncs records this operator's syncs per CR since before (nothing for an anchor).
 func (b *bench) addSyncs(ctx context.Context, side *anchorSide, operand string, before float64, crs int) {
 	if after := b.oursSyncs(ctx, side, operand); !math.IsNaN(after) && !math.IsNaN(before) && crs > 0 {
-		side.figures[mSyncs] = (after - before) / float64(crs)
+		side.figures[report.AnchorSyncs] = (after - before) / float64(crs)
 	}
 }
 
@@ -681,7 +628,7 @@ func (b *bench) anchorLWS(ctx context.Context, side *anchorSide, quiet time.Dura
 	if err != nil {
 		return fmt.Errorf("drift: the Deployment was not recreated: %w", err)
 	}
-	side.figures[mDrift] = time.Since(t2).Seconds()
+	side.figures[report.AnchorDrift] = time.Since(t2).Seconds()
 	return nil
 }
 
@@ -787,7 +734,7 @@ func (b *bench) deleteAnchorLeftovers(dir string, a *anchor) {
 }
 
 // saveAnchorTable writes the table as JSON and text next to the bench's results and prints it.
-func (b *bench) saveAnchorTable(t *anchorTable) error {
+func (b *bench) saveAnchorTable(t *report.AnchorTable) error {
 	short := t.Commit
 	if len(short) > 12 {
 		short = short[:12]

@@ -14,6 +14,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
+	"github.com/llm-infra/llm-infra-operator/test/bench/internal/report"
 )
 
 // Scenario 8: both gateways at platform scale. BENCH_SCALE LLMBatchGateways and as many
@@ -23,7 +24,7 @@ import (
 // before each step, so each step's peak RSS is its own.
 
 const (
-	scPlatformScale = "8-platform-scale"
+	scPlatformScale = report.PlatformScaleScenario
 	// mcpCRManifest is the MCP every MCP is made from.
 	mcpCRManifest = "test/bench/manifests/mcp.yaml"
 )
@@ -54,7 +55,7 @@ func mcpKind() *scaleKind {
 // platformStep is one step of scenario 8: n CRs of each gateway, n/2 MCPs, n/10 namespaces.
 type platformStep struct{ n int }
 
-func (p platformStep) id() string { return fmt.Sprintf("%s-%d", scPlatformScale, p.n) }
+func (p platformStep) id() string { return report.PlatformStepScenario(p.n) }
 
 func (p platformStep) namespaces() int { return max(1, p.n/10) }
 
@@ -105,43 +106,25 @@ func (b *bench) scenarioPlatformScale(ctx context.Context) error {
 	return nil
 }
 
-// growthMeasures are the figures compared per CR (or as they are) between the two steps:
-// metric name in a step, and whether it is divided by the step's CRs.
-var growthMeasures = []struct {
-	name  string
-	perCR bool
-}{
-	{"CRs created -> all Gateways Available", true},
-	{"CRs created -> all LLMBatchGateways Ready", true},
-	{"CRs created -> all MCPs Available", true},
-	{"operator CPU from the first CR's creation until all converged", true},
-	{"operator writes until all converged (excl. events, leases)", true},
-	{"operator API reads (get/list) until all converged", true},
-	{"events emitted until all converged", true},
-	{"peak RSS (VmHWM) after convergence", false},
-	{"heap in use by the profile (after a GC)", false},
-	{"watches open at steady state", false},
-}
-
 // platformGrowth adds, for each measure both steps have, the ratio large/small: per CR for
 // totals (goal <= 1: flat or falling), as is for memory and watches (with the CR ratio noted).
 func (b *bench) platformGrowth(small, large platformStep) {
 	sc := scPlatformScale + "-growth"
 	titles[sc] = fmt.Sprintf("8. Growth from %d to %d of each gateway (ratio of the two steps)", small.n, large.n)
 	crs := func(st platformStep) float64 { return float64(2*st.n + st.n/2) }
-	for _, m := range growthMeasures {
-		a, b2 := b.res.Find(small.id()+"/"+m.name), b.res.Find(large.id()+"/"+m.name)
+	for _, m := range report.GrowthMeasures {
+		a, b2 := b.res.Find(small.id()+"/"+m.Name), b.res.Find(large.id()+"/"+m.Name)
 		if a == nil || b2 == nil || a.Median == 0 || math.IsNaN(a.Median) || math.IsNaN(b2.Median) {
 			continue
 		}
 		ratio := b2.Median / a.Median
-		name, goal := m.name+": large/small", fmt.Sprintf("<= %.1f (the CRs' ratio)", crs(large)/crs(small))
-		if m.perCR {
+		name, goal := m.Name+": large/small", fmt.Sprintf("<= %.1f (the CRs' ratio)", crs(large)/crs(small))
+		if m.PerCR {
 			ratio = (b2.Median / crs(large)) / (a.Median / crs(small))
-			name, goal = m.name+": per CR, large/small", "<= 1 (flat or falling)"
+			name, goal = m.Name+": per CR, large/small", "<= 1 (flat or falling)"
 		}
 		b.res.Add(sc, name, "ratio", goal, "lower", ratio).Note =
-			fmt.Sprintf("%s at %d: %s; at %d: %s", m.name, small.n, strconv.FormatFloat(a.Median, 'g', 4, 64), large.n, strconv.FormatFloat(b2.Median, 'g', 4, 64))
+			fmt.Sprintf("%s at %d: %s; at %d: %s", m.Name, small.n, strconv.FormatFloat(a.Median, 'g', 4, 64), large.n, strconv.FormatFloat(b2.Median, 'g', 4, 64))
 	}
 }
 
