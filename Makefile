@@ -172,6 +172,14 @@ bench-anchors: ## The upstream operators (hack/bench/anchors.tsv) and this one o
 bench-compare: ## Compare two bench results: make bench-compare OLD=a.json NEW=b.json
 	go run ./test/bench/compare "$(OLD)" "$(NEW)"
 
+.PHONY: bench-charts
+bench-charts: ## SVG charts of bench results: make bench-charts IN="_output/bench/bench-....json _output/bench/anchors-....json" [OUT=_output/bench/charts]
+	go run ./test/bench/charts -out "$(or $(OUT),_output/bench/charts)" $(or $(IN),$(error IN= names the bench-*.json and anchors-*.json to draw))
+
+.PHONY: bench-charts-docs
+bench-charts-docs: ## Redraw docs/benchmarks/*.svg from docs/benchmarks/data/*.json (make test checks they agree).
+	go run ./test/bench/charts -out docs/benchmarks docs/benchmarks/data/*.json
+
 .PHONY: clean
 clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
