@@ -511,10 +511,14 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		managedAndSettled(ctx)
 		crRef := objectRef{gvr: gvrCRs, kind: "LeaderWorkerSetOperator", name: crName}
 		refs := append(append([]objectRef{crRef}, operandObjects(ctx)...), certificateSecrets()...)
-		// Let anything still in flight (status of a finished rollout) land first.
-		settled := resourceVersions(ctx, refs)
-		Consistently(ctx, func() []string { return changedSince(ctx, refs, settled) }).
-			WithTimeout(5*time.Second).WithPolling(time.Second).Should(BeEmpty(), "the cluster must be quiet before the restart")
+		// Let anything still in flight land first: the status write that made the CR look
+		// settled can be followed by another (the rollout's ready replicas, the generations),
+		// so wait for a window of 5 s in which nothing is written, starting over on each write.
+		Eventually(ctx, func(g Gomega) {
+			settled := resourceVersions(ctx, refs)
+			g.Consistently(func() []string { return changedSince(ctx, refs, settled) }).
+				WithTimeout(5*time.Second).WithPolling(time.Second).Should(BeEmpty())
+		}).WithTimeout(time.Minute).Should(Succeed(), "the cluster must be quiet before the restart")
 
 		before := resourceVersions(ctx, refs)
 		start := time.Now()
