@@ -517,7 +517,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		Eventually(ctx, func(g Gomega) {
 			settled := resourceVersions(ctx, refs)
 			g.Consistently(func() []string { return changedSince(ctx, refs, settled) }).
-				WithTimeout(5*time.Second).WithPolling(time.Second).Should(BeEmpty())
+				WithTimeout(5 * time.Second).WithPolling(time.Second).Should(BeEmpty())
 		}).WithTimeout(time.Minute).Should(Succeed(), "the cluster must be quiet before the restart")
 
 		before := resourceVersions(ctx, refs)
