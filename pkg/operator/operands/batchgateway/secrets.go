@@ -104,7 +104,8 @@ func watchedSecret(run *syncRun, ref types.NamespacedName) (*corev1.Secret, erro
 // backendCA is the CA a client needs to verify the apiserver's certificate, from its TLS Secret
 // (watched): ca.crt when it has one (cert-manager writes it), else tls.crt, the served chain (a
 // self-signed certificate, or a chain that ends in its root). "" without TLS or while the
-// Secret does not exist. Certificates are public; the key is never read.
+// Secret does not exist. Certificates are public; only their PEM blocks are kept
+// (engine.CertificatesOnly), so nothing else a Secret holds reaches the ConfigMap.
 func backendCA(run *syncRun) string {
 	for _, ref := range tlsSecretsFor(run.CR, run.State.names, componentAPIServer) {
 		s, err := watchedSecret(run, ref)
@@ -112,9 +113,9 @@ func backendCA(run *syncRun) string {
 			return ""
 		}
 		if ca := s.Data[backendCAKey]; len(ca) > 0 {
-			return string(ca)
+			return engine.CertificatesOnly(ca)
 		}
-		return string(s.Data[corev1.TLSCertKey])
+		return engine.CertificatesOnly(s.Data[corev1.TLSCertKey])
 	}
 	return ""
 }

@@ -246,7 +246,8 @@ const backendCAKey = "ca.crt"
 // backendCAOf is the CA a client needs to verify the gateway's certificate, from the Secret of
 // spec.server.tls.certificateRef: its ca.crt when it has one (cert-manager's Secrets do),
 // else the served chain itself (a self-signed certificate, or a chain that ends in its root
-// such as OpenShift's service CA's). Certificates are public; the key is never read.
+// such as OpenShift's service CA's). Certificates are public; only their PEM blocks are kept
+// (engine.CertificatesOnly), so a bundle at ref.Key that also holds the key does not copy it.
 func backendCAOf(spec *v1alpha1.GatewaySpec, secret func(name string) *corev1.Secret) string {
 	if !serverTLSEnabled(spec) || spec.Server.TLS.CertificateRef == nil {
 		return ""
@@ -257,9 +258,9 @@ func backendCAOf(spec *v1alpha1.GatewaySpec, secret func(name string) *corev1.Se
 		return ""
 	}
 	if ca := s.Data[backendCAKey]; len(ca) > 0 {
-		return string(ca)
+		return engine.CertificatesOnly(ca)
 	}
-	return string(s.Data[ref.Key])
+	return engine.CertificatesOnly(s.Data[ref.Key])
 }
 
 // Port names of the gateway's container; the Service's ports target them by name, so they

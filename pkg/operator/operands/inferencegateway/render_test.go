@@ -365,19 +365,26 @@ func TestBackendsSpeakHTTPS(t *testing.T) {
 }
 
 // TestBackendCAOf: the CA for the BackendTLSPolicy is the certificate Secret's ca.crt, else the
-// served chain; none without TLS or Secret.
+// served chain, certificates only (issue 33: a bundle at the certificate's key that also holds
+// the private key must not copy the key into the ConfigMap); none without TLS or Secret.
 func TestBackendCAOf(t *testing.T) {
 	tlsSpec := v1alpha1.GatewaySpec{Server: &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("c", "cert.pem"), KeyRef: secretRef("k", "key.pem")}}}
+	chain, root := testCertificatePEM(t, []string{"gw.llm.svc"}), testCertificatePEM(t, nil)
+	const privateKey = "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"
 	secrets := map[string]*corev1.Secret{
-		"c": {Data: map[string][]byte{"cert.pem": []byte("CHAIN"), "ca.crt": []byte("ROOT")}},
+		"c": {Data: map[string][]byte{"cert.pem": []byte(chain), "ca.crt": []byte(root)}},
 	}
 	lookup := func(name string) *corev1.Secret { return secrets[name] }
-	if got := backendCAOf(&tlsSpec, lookup); got != "ROOT" {
+	if got := backendCAOf(&tlsSpec, lookup); got != root {
 		t.Errorf("with ca.crt: %q", got)
 	}
 	delete(secrets["c"].Data, "ca.crt")
-	if got := backendCAOf(&tlsSpec, lookup); got != "CHAIN" {
+	if got := backendCAOf(&tlsSpec, lookup); got != chain {
 		t.Errorf("without ca.crt: %q", got)
+	}
+	secrets["c"].Data["cert.pem"] = []byte(chain + privateKey)
+	if got := backendCAOf(&tlsSpec, lookup); got != chain {
+		t.Errorf("a bundle holding the key: got %q, want the certificate alone", got)
 	}
 	delete(secrets, "c")
 	if got := backendCAOf(&tlsSpec, lookup); got != "" {
