@@ -321,8 +321,14 @@ func ptrTime(t time.Time) *metav1.Time {
 }
 
 // ProbeReadiness is the GPU's readiness probe: a GET of url with the token as bearer credential;
-// any 2xx is ready. The error says what failed, never the token.
+// any 2xx is ready. A redirect is not followed (it answers "not ready"), as the agent card's
+// read does not follow one: the URL comes from a namespace user's CR and the provider's
+// answer, and a redirect would have the operator request any address it can reach. The error
+// says what failed, never the token.
 func ProbeReadiness(client *http.Client) func(ctx context.Context, url, token string) error {
+	noRedirects := *client
+	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client = &noRedirects
 	return func(ctx context.Context, url, token string) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
@@ -336,6 +342,9 @@ func ProbeReadiness(client *http.Client) func(ctx context.Context, url, token st
 			return err
 		}
 		defer func() { _ = resp.Body.Close() }()
+		if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+			return fmt.Errorf("%s answered %s: redirects are not followed, point the GPU's endpoint at the address that answers", url, resp.Status)
+		}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			return fmt.Errorf("%s answered %s", url, resp.Status)
 		}

@@ -347,10 +347,21 @@ func TestRunPodProxyURL(t *testing.T) {
 	}
 }
 
-// TestProbeReadiness: the probe sends the token as bearer and takes any 2xx as ready.
+// TestProbeReadiness: the probe sends the token as bearer, takes any 2xx as ready and does not
+// follow a redirect (issue 33), even to an address that would answer 200.
 func TestProbeReadiness(t *testing.T) {
 	status := http.StatusServiceUnavailable
+	var redirectedTo int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+			return
+		}
+		if r.URL.Path == "/elsewhere" {
+			redirectedTo++
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		if r.Header.Get("Authorization") != "Bearer tok" || r.URL.Path != "/health" {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
@@ -365,5 +376,14 @@ func TestProbeReadiness(t *testing.T) {
 	status = http.StatusNoContent
 	if err := probe(context.Background(), srv.URL+"/health", "tok"); err != nil {
 		t.Errorf("204: %v", err)
+	}
+	if err := probe(context.Background(), srv.URL+"/redirect", "tok"); err == nil || !strings.Contains(err.Error(), "redirects are not followed") {
+		t.Errorf("302: %v, want an error that names the redirect", err)
+	}
+	if redirectedTo != 0 {
+		t.Errorf("the redirect was followed %d times", redirectedTo)
+	}
+	if srv.Client().CheckRedirect != nil {
+		t.Errorf("the caller's client was changed")
 	}
 }
