@@ -815,10 +815,14 @@ func TestOperatorDeployment(t *testing.T) {
 	if !apiequality.Semantic.DeepEqual(c.Env, wantEnv) {
 		t.Errorf("env = %+v, want %+v", c.Env, wantEnv)
 	}
-	for name, want := range map[corev1.ResourceName]string{corev1.ResourceCPU: "10m", corev1.ResourceMemory: "64Mi"} {
+	for name, want := range map[corev1.ResourceName]string{corev1.ResourceCPU: "10m", corev1.ResourceMemory: "128Mi"} {
 		if got := c.Resources.Requests[name]; got.String() != want {
 			t.Errorf("requests[%s] = %s, want %s", name, got.String(), want)
 		}
+	}
+	// A memory limit (issue 33), no CPU limit (see the manifest's comment).
+	if got := c.Resources.Limits; len(got) != 1 || got.Memory().String() != "512Mi" {
+		t.Errorf("limits = %v, want memory 512Mi alone", got)
 	}
 	for probeName, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
 		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" || p.HTTPGet.Port.IntValue() != 8443 ||
