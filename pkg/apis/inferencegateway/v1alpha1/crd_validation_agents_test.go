@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
@@ -87,11 +88,28 @@ func TestAgentAdmission(t *testing.T)        { agentCRD(t).ExpectCases(t, agentC
 func TestOrchestratorAdmission(t *testing.T) { orchestratorCRD(t).ExpectCases(t, orchestratorCases(t)) }
 func TestGPUAdmission(t *testing.T)          { gpuCRD(t).ExpectCases(t, gpuCases()) }
 
-// TestGPUUpdates: what a GPU's allocation runs cannot change; maxRuntime and credentialsRef can.
+// TestGPUUpdates: what a GPU's allocation runs cannot change; maxRuntime can, and credentialsRef
+// while no allocation is held.
 func TestGPUUpdates(t *testing.T) {
 	crd := gpuCRD(t)
 	old := stored(t, crd, testcases.Case{Base: testcases.BaseGPU})
 	for _, tc := range testcases.GPUUpdates {
+		t.Run(tc.Name, func(t *testing.T) {
+			crdtest.ExpectErrors(t, update(t, crd, old, tc.Patch), tc.Errors)
+		})
+	}
+}
+
+// TestGPUUpdatesWithAllocation: credentialsRef is fixed while the GPU holds an allocation
+// (issue 33: releasing it with another key got the provider's 404 and left it billing).
+func TestGPUUpdatesWithAllocation(t *testing.T) {
+	crd := gpuCRD(t)
+	old := stored(t, crd, testcases.Case{Base: testcases.BaseGPU})
+	// The status as the operator writes it (through the status subresource) after leasing.
+	if err := unstructured.SetNestedMap(old, map[string]any{"phase": "Ready", "instanceID": "pod-1"}, "status"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range testcases.GPUUpdatesWithAllocation {
 		t.Run(tc.Name, func(t *testing.T) {
 			crdtest.ExpectErrors(t, update(t, crd, old, tc.Patch), tc.Errors)
 		})
@@ -114,7 +132,7 @@ func TestValidateSpecAgreesWithAgentCRDs(t *testing.T) {
 	t.Run("GPU", func(t *testing.T) {
 		gpuCRD(t).ExpectValidateSpecAgrees(t, gpuCases(), func(t *testing.T, stored map[string]any) field.ErrorList {
 			return crdtest.DecodeStrict[v1alpha1.GPU](t, stored).ValidateSpec()
-		}, v1alpha1.MessageGPUImmutable)
+		}, v1alpha1.MessageGPUImmutable, v1alpha1.MessageGPUCredentialsHeld)
 	})
 }
 

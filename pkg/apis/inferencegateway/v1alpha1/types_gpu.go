@@ -28,6 +28,7 @@ import (
 // +kubebuilder:printcolumn:name="INSTANCE",type=string,JSONPath=`.status.instanceID`,description="Provider allocation ID"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`,description="Age of the resource"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must have at most 63 characters: it is the app.kubernetes.io/instance label of the GPU's connection Secret"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.instanceID) || oldSelf.status.instanceID == '' || !has(oldSelf.spec) || !has(self.spec) || self.spec.credentialsRef == oldSelf.spec.credentialsRef",message="spec.credentialsRef cannot change while the GPU holds an allocation (status.instanceID): only the key that leased it can release it; rotate the key by changing the value in the Secret, or change credentialsRef once the allocation is released"
 type GPU struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -46,7 +47,8 @@ const GPUProviderRunPod = "runpod"
 
 // GPUSpec is the allocation to lease. What the allocation runs (provider, image, command,
 // gpuTypes, endpoint) cannot change once the GPU exists: the provider runs what it was leased
-// with. maxRuntime and credentialsRef may change.
+// with. maxRuntime may change, and credentialsRef while no allocation is held (the key that
+// leased an allocation is the one that can release it: issue 33).
 //
 // +kubebuilder:validation:XValidation:rule="!self.maxRuntime.matches('^([0-9]+([.][0-9]+)?(ms|s|m|h))+$') || duration(self.maxRuntime) > duration('0s')",fieldPath=".maxRuntime",message="spec.maxRuntime must be longer than 0s"
 // +kubebuilder:validation:XValidation:rule="self.provider == oldSelf.provider && self.image == oldSelf.image && (has(self.command) ? self.command : []) == (has(oldSelf.command) ? oldSelf.command : []) && self.gpuTypes == oldSelf.gpuTypes && self.endpoint == oldSelf.endpoint",message="spec.provider, image, command, gpuTypes and endpoint cannot change: the allocation runs what it was leased with; create another GPU (only maxRuntime and credentialsRef may change)"

@@ -21,6 +21,7 @@ const (
 	MessageGPUMaxRuntime            = "spec.maxRuntime must be longer than 0s"
 	MessageGPUCredentialsOptional   = "spec.credentialsRef.optional cannot be true: the operator cannot lease or release an allocation without the provider's key"
 	MessageGPUImmutable             = "spec.provider, image, command, gpuTypes and endpoint cannot change: the allocation runs what it was leased with; create another GPU (only maxRuntime and credentialsRef may change)"
+	MessageGPUCredentialsHeld       = "spec.credentialsRef cannot change while the GPU holds an allocation (status.instanceID): only the key that leased it can release it; rotate the key by changing the value in the Secret, or change credentialsRef once the allocation is released"
 	MessageMetricsExporterExclusive = "spec.telemetry.metrics.exporter must set one of otlp and prometheus, not both: metrics have one exporter"
 
 	// Fields upstream accepted and never passed on.

@@ -35,7 +35,9 @@ import (
 // effect); a spec change after expiry leases again (upstream released nothing and expired again
 // at once, because the old expiresAt stayed); an expired allocation's url is taken out of the
 // connection Secret (upstream left it there, so clients kept calling a released runtime); only
-// maxRuntime and credentialsRef may change (admission), since the provider runs what it leased.
+// maxRuntime and credentialsRef may change (admission), since the provider runs what it leased,
+// and credentialsRef only while no allocation is held, since only the key that leased an
+// allocation can release it.
 
 // How soon a GPU is looked at again: upstream's cadences.
 const (

@@ -86,10 +86,22 @@ var GPURejected = []Case{
 		Errors: []string{admission.Forbidden("spec.credentialsRef.optional", v1alpha1.MessageGPUCredentialsOptional)}},
 }
 
+// GPUUpdatesWithAllocation are changes to a stored GPU (BaseGPU) that holds an allocation (its
+// status has an instanceID, as the operator writes it once it leased one). Only the schema's
+// unit test sends them: the live admission suite's stored base has no status.
+var GPUUpdatesWithAllocation = []Case{
+	{Name: "maxRuntime changed", Patch: `{spec: {maxRuntime: 4h}}`},
+	{Name: "credentials unchanged, other fields of the object changed", Patch: `{metadata: {labels: {team: a}}}`},
+	{Name: "credentials changed", Patch: `{spec: {credentialsRef: {name: other, key: key}}}`,
+		Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageGPUCredentialsHeld)}},
+	{Name: "credentials key changed", Patch: `{spec: {credentialsRef: {key: other-key}}}`,
+		Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageGPUCredentialsHeld)}},
+}
+
 // GPUUpdates are changes to a stored GPU (BaseGPU) and what the API server says about them.
 var GPUUpdates = []Case{
 	{Name: "maxRuntime changed", Patch: `{spec: {maxRuntime: 4h}}`},
-	{Name: "credentials changed", Patch: `{spec: {credentialsRef: {name: other, key: key}}}`},
+	{Name: "credentials changed while no allocation is held", Patch: `{spec: {credentialsRef: {name: other, key: key}}}`},
 	{Name: "image changed", Patch: `{spec: {image: "vllm/vllm-openai:v0.9"}}`, Errors: []string{admission.Invalid("spec", v1alpha1.MessageGPUImmutable)}},
 	{Name: "command added", Patch: `{spec: {command: [--model, m]}}`, Errors: []string{admission.Invalid("spec", v1alpha1.MessageGPUImmutable)}},
 	{Name: "gpuTypes changed", Patch: `{spec: {gpuTypes: [NVIDIA H100 80GB HBM3]}}`, Errors: []string{admission.Invalid("spec", v1alpha1.MessageGPUImmutable)}},
