@@ -28,7 +28,7 @@ import (
 // +kubebuilder:printcolumn:name="INSTANCE",type=string,JSONPath=`.status.instanceID`,description="Provider allocation ID"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`,description="Age of the resource"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must have at most 63 characters: it is the app.kubernetes.io/instance label of the GPU's connection Secret"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.instanceID) || oldSelf.status.instanceID == '' || !has(oldSelf.spec) || !has(self.spec) || self.spec.credentialsRef == oldSelf.spec.credentialsRef",message="spec.credentialsRef cannot change while the GPU holds an allocation (status.instanceID): only the key that leased it can release it; rotate the key by changing the value in the Secret, or change credentialsRef once the allocation is released"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.instanceID) || size(oldSelf.status.instanceID) == 0 || !has(oldSelf.spec) || !has(self.spec) || self.spec.credentialsRef == oldSelf.spec.credentialsRef",message="spec.credentialsRef cannot change while the GPU holds an allocation (status.instanceID): only the key that leased it can release it; rotate the key by changing the value in the Secret, or change credentialsRef once the allocation is released"
 type GPU struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
