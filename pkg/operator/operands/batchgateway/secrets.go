@@ -122,8 +122,9 @@ func backendCA(run *syncRun) string {
 
 // applyCredentials resolves spec.secretRef into the Secret the pods mount. A Secret in the
 // CR's namespace is mounted as it is. One in another namespace needs a ReferenceGrant there
-// (as upstream), and is copied into the CR's namespace as <cr>-credentials; the copy keeps its
-// source: a changed secretRef is refused (SecretRefImmutable). The keys the backends need are
+// (as upstream), and is copied into the CR's namespace as <cr>-credentials, deleted again when
+// no grant allows it any more; the copy keeps its source: a changed secretRef is refused
+// (SecretRefImmutable). The keys the backends need are
 // checked; values never leave the operator except in the copy.
 func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 	cr := run.CR
@@ -147,6 +148,14 @@ func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 			return err
 		}
 		if err := checkReferenceGrant(run, source); err != nil {
+			var problem *engine.StepError
+			if errors.As(err, &problem) && problem.Reason == batchv1alpha1.ReasonReferenceNotPermitted {
+				// The grant is gone (or was never there): the copy of a Secret the CR may no
+				// longer read goes too, so the credentials do not outlive their consent.
+				if derr := run.Applier.DeleteObject(ctx, copyObj, engine.ControlledBy(cr), engine.FromCache); derr != nil {
+					return derr
+				}
+			}
 			return err
 		}
 	}

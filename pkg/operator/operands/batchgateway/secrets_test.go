@@ -241,3 +241,36 @@ func allHavePrefix(list []string, prefix string) bool {
 	}
 	return true
 }
+
+// TestCopiedSecretGoesWithItsGrant: once no ReferenceGrant allows the cross-namespace
+// reference any more, the copy of the Secret is deleted (issue 33: it stayed, so the
+// credentials outlived the consent of the Secret's namespace).
+func TestCopiedSecretGoesWithItsGrant(t *testing.T) {
+	env := newFakeEnv(t, withCRDs(optionalCRDs...), withObjects(credentials("shared", "creds", nil)),
+		withCustomObjects(referenceGrant("shared", ns, "creds")))
+	env.create(crossNamespaceCR(t))
+	if err := env.sync(ns, "gw"); err != nil {
+		t.Fatal(err)
+	}
+	names := NamesFor("gw")
+	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the copy under the grant: %v", err)
+	}
+
+	if err := env.dynamic.Resource(ReferenceGrantGVR).Namespace("shared").Delete(env.ctx, "allow", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("a sync that sees the grant gone", func() bool {
+		if err := env.sync(ns, "gw"); err != nil {
+			t.Fatal(err)
+		}
+		c := env.condition(ns, "gw", batchv1alpha1.ConditionReady)
+		return c != nil && c.Reason == batchv1alpha1.ReasonReferenceNotPermitted
+	})
+	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err == nil {
+		t.Error("the copy outlived the ReferenceGrant that allowed it")
+	}
+	if _, err := env.kube.CoreV1().Secrets("shared").Get(env.ctx, "creds", metav1.GetOptions{}); err != nil {
+		t.Errorf("the source Secret, the user's, must stay: %v", err)
+	}
+}
