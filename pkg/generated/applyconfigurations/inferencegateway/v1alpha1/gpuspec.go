@@ -28,7 +28,8 @@ import (
 //
 // GPUSpec is the allocation to lease. What the allocation runs (provider, image, command,
 // gpuTypes, endpoint) cannot change once the GPU exists: the provider runs what it was leased
-// with. maxRuntime and credentialsRef may change.
+// with. maxRuntime may change, and credentialsRef while no allocation is held (the key that
+// leased an allocation is the one that can release it: issue 33).
 type GPUSpecApplyConfiguration struct {
 	// provider is the GPU provider's driver: runpod. Default runpod.
 	Provider *string `json:"provider,omitempty"`
