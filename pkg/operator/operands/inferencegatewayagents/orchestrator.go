@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -133,7 +134,9 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		for i := range agents {
 			out.discoveredAgents = append(out.discoveredAgents, AgentURL(&agents[i]))
 		}
-		out.agentsConfigMap.Data[agentsKey] = agentsYAML(spec.A2A.Agents, agents)
+		if out.agentsConfigMap.Data[agentsKey], err = agentsYAML(spec.A2A.Agents, agents); err != nil {
+			return out, err
+		}
 		mounted = append(mounted, out.agentsConfigMap)
 	}
 	if out.want[bindata.OrchestratorMCPsConfigMap] {
@@ -144,7 +147,9 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		for i := range mcps {
 			out.discoveredMCPs = append(out.discoveredMCPs, inferencegateway.MCPEndpoint(&mcps[i]))
 		}
-		out.mcpsConfigMap.Data[mcpsKey] = mcpsYAML(spec.MCP.Servers, mcps)
+		if out.mcpsConfigMap.Data[mcpsKey], err = mcpsYAML(spec.MCP.Servers, mcps); err != nil {
+			return out, err
+		}
 		mounted = append(mounted, out.mcpsConfigMap)
 	}
 	sort.Strings(out.discoveredAgents)
@@ -247,32 +252,28 @@ func orchestratorEnv(cr *v1alpha1.Orchestrator) []corev1.EnvVar {
 
 // agentsYAML is ~/.infer/agents.yaml in the CLI's AgentsConfig form, upstream's text: the
 // listed agents as static-agent-<i>, then the discovered ones by name, each at its Service URL.
-// URLs and names hold no white space (admission and DNS names), so they are safe as plain YAML
-// scalars.
-func agentsYAML(static []string, discovered []v1alpha1.Agent) string {
-	var b strings.Builder
-	b.WriteString("agents:\n")
-	entry := func(name, url string) {
-		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    enabled: true\n    run: false\n", name, url)
-	}
+func agentsYAML(static []string, discovered []v1alpha1.Agent) (string, error) {
+	var agents []agentEntry
 	for i, u := range static {
-		entry(fmt.Sprintf("static-agent-%d", i), u)
+		agents = append(agents, agentEntry{Name: fmt.Sprintf("static-agent-%d", i), URL: u, Enabled: true})
 	}
 	for i := range discovered {
-		entry(discovered[i].Name, AgentURL(&discovered[i]))
+		agents = append(agents, agentEntry{Name: discovered[i].Name, URL: AgentURL(&discovered[i]), Enabled: true})
 	}
-	return b.String()
+	if len(agents) == 0 {
+		return "agents:\n", nil
+	}
+	return configFile(agentsFile{Agents: agents})
 }
 
 // mcpsYAML is ~/.infer/mcp.yaml in the CLI's MCPConfig form, upstream's text: the listed servers
 // as static-mcp-<i>, then the discovered ones by name, each URL split into scheme, host, port and
 // path (the CLI's entry has no url field).
-func mcpsYAML(static []string, discovered []v1alpha1.MCP) string {
-	var b strings.Builder
-	b.WriteString("enabled: true\nservers:\n")
+func mcpsYAML(static []string, discovered []v1alpha1.MCP) (string, error) {
+	var servers []mcpServerEntry
 	entry := func(name, raw string) {
 		scheme, host, port, path := splitMCPURL(raw)
-		fmt.Fprintf(&b, "  - name: %s\n    enabled: true\n    scheme: %s\n    host: %s\n    port: %d\n    path: %s\n", name, scheme, host, port, path)
+		servers = append(servers, mcpServerEntry{Name: name, Enabled: true, Scheme: scheme, Host: host, Port: port, Path: path})
 	}
 	for i, u := range static {
 		entry(fmt.Sprintf("static-mcp-%d", i), u)
@@ -280,7 +281,54 @@ func mcpsYAML(static []string, discovered []v1alpha1.MCP) string {
 	for i := range discovered {
 		entry(discovered[i].Name, inferencegateway.MCPEndpoint(&discovered[i]))
 	}
-	return b.String()
+	if len(servers) == 0 {
+		return "enabled: true\nservers:\n", nil
+	}
+	return configFile(mcpsFile{Enabled: true, Servers: servers})
+}
+
+// The CLI's config files, their fields in upstream's order. They are written by a YAML encoder,
+// not by formatting text: a value that YAML would read otherwise (an MCP's path holding ": ",
+// "#" or a line break, which admission allows) is quoted instead of adding keys to the file
+// (issue 33). For the values upstream's examples hold, the text is upstream's byte for byte.
+type agentsFile struct {
+	Agents []agentEntry `yaml:"agents"`
+}
+
+type agentEntry struct {
+	Name    string `yaml:"name"`
+	URL     string `yaml:"url"`
+	Enabled bool   `yaml:"enabled"`
+	Run     bool   `yaml:"run"`
+}
+
+type mcpsFile struct {
+	Enabled bool             `yaml:"enabled"`
+	Servers []mcpServerEntry `yaml:"servers"`
+}
+
+type mcpServerEntry struct {
+	Name    string `yaml:"name"`
+	Enabled bool   `yaml:"enabled"`
+	Scheme  string `yaml:"scheme"`
+	Host    string `yaml:"host"`
+	Port    int    `yaml:"port"`
+	Path    string `yaml:"path"`
+}
+
+// configFile encodes one of the CLI's files with upstream's indentation (two spaces, a list
+// indented under its key).
+func configFile(v any) (string, error) {
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("encoding the CLI's config file: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("encoding the CLI's config file: %w", err)
+	}
+	return b.String(), nil
 }
 
 // splitMCPURL splits an MCP server's URL as upstream did: the scheme (http), the host
