@@ -124,8 +124,8 @@ func backendCA(run *syncRun) string {
 // CR's namespace is mounted as it is. One in another namespace needs a ReferenceGrant there
 // (as upstream), and is copied into the CR's namespace as <cr>-credentials, deleted again when
 // no grant allows it any more; the copy keeps its source: a changed secretRef is refused
-// (SecretRefImmutable). The keys the backends need are
-// checked; values never leave the operator except in the copy.
+// (SecretRefImmutable). The keys the backends need are checked; values never leave the
+// operator except in the copy.
 func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 	cr := run.CR
 	source := credentialsSource(cr)
