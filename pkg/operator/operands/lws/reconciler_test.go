@@ -214,6 +214,13 @@ func TestCertificatesWaitForTheIssuerReady(t *testing.T) {
 	if _, err := env.dynamic.Resource(engine.IssuerGVR).Namespace(testNamespace).UpdateStatus(env.ctx, issuer, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The operand reads the Issuer through its caches: the sync that follows cert-manager's
+	// status update is the one the update's event brings, after the cache has it.
+	cached := (&engine.CachedClients{Dynamic: env.dynamic, Caches: env.caches}).DynamicClient()
+	env.waitFor("the Issuer's Ready in the operand's cache", func() bool {
+		u, err := cached.Resource(engine.IssuerGVR).Namespace(testNamespace).Get(env.ctx, "lws-selfsigned-issuer", metav1.GetOptions{})
+		return err == nil && issuerReady(u)
+	})
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
