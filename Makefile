@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -32,11 +32,12 @@ tools: ## Install the pinned code generators into _output/tools/bin.
 	hack/install-tools.sh
 
 .PHONY: generate
-generate: ## Regenerate deepcopy, clients, CRDs, the operand manifests and the OLM bundle.
+generate: ## Regenerate deepcopy, clients, CRDs, the operand manifests, deploy/'s parts that follow from the registered kinds and the OLM bundle.
 	hack/update-codegen.sh
 	hack/update-crds.sh
 	hack/generate-operand-manifests.sh
 	hack/generate-dashboards.sh
+	hack/kindgen.sh
 	hack/bundle.sh
 
 # The OLM bundle's settings (hack/bundle.sh). A release pins the images by digest:

@@ -8,7 +8,7 @@ export GOFLAGS="-mod=vendor -trimpath"
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/crdopenapi hack/bundlegen hack/dashboardgen hack/tools/realpods 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/kindgen hack/crdopenapi hack/bundlegen hack/dashboardgen hack/tools/realpods 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi
@@ -40,6 +40,8 @@ hack/generate-operand-manifests.sh >/dev/null
 # Upstream's batch-gateway dashboards, from the pinned commit (OPERAND_SOURCES or upstream's
 # repository), and this project's additions.
 if ! out=$(hack/generate-dashboards.sh 2>&1); then echo "hack/generate-dashboards.sh failed:"; echo "${out}"; failed=1; fi
+# deploy/'s users' roles and ClusterRole rules of the registered kinds, before the bundle reads them.
+if ! out=$(hack/kindgen.sh 2>&1); then echo "hack/kindgen.sh failed:"; echo "${out}"; failed=1; fi
 # The OLM bundle, from deploy/ (after the CRDs above) and hack/bundle/.
 if ! out=$(hack/bundle.sh 2>&1); then echo "make bundle failed:"; echo "${out}"; failed=1; fi
 # Globs, not names: a new API package's files are covered (and a removed one's deletion seen).
@@ -50,6 +52,8 @@ generated=(
   metadata
   bundle.Dockerfile
   'deploy/00_*.crd.yaml'
+  deploy/03_clusterrole.yaml
+  'deploy/*-roles.yaml'
   bindata/assets/lws/crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml

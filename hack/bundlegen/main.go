@@ -41,6 +41,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -201,6 +202,9 @@ func build(o options) (map[string][]byte, error) {
 		annotations[clusterMonitoringAnnotation] = "true"
 	}
 
+	if err := ownCRDs(objects, spec); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.base, err)
+	}
 	examples, err := almExamples(in(o.examplesDir), spec)
 	if err != nil {
 		return nil, err
@@ -631,6 +635,136 @@ func pinImages(deployments []*unstructured.Unstructured, digests map[string]stri
 		}
 	}
 	return related, unpinned, nil
+}
+
+// ownCRDs completes spec.customresourcedefinitions.owned from the CRDs of deploy/ (generated
+// from the registry's kinds): each CRD's name, served storage version and kind. The base's
+// entries hold only what a person writes (display name, description, descriptors), keyed by
+// kind, and come first in their order; a CRD without an entry gets a skeleton after them (its
+// kind in words, its schema's description, a descriptor per required spec field, or per spec
+// field when none is required, and the conditions), which the base's entry then replaces.
+func ownCRDs(objects []object, spec map[string]interface{}) error {
+	base, _, _ := unstructured.NestedSlice(spec, "customresourcedefinitions", "owned")
+	var crds []*unstructured.Unstructured
+	for _, o := range objects {
+		if o.u.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o.u)
+		}
+	}
+	crdOf := func(kind string) (*unstructured.Unstructured, error) {
+		var found *unstructured.Unstructured
+		for _, crd := range crds {
+			if k, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind"); k == kind {
+				if found != nil {
+					return nil, fmt.Errorf("two CRDs of deploy/ have the kind %s", kind)
+				}
+				found = crd
+			}
+		}
+		if found == nil {
+			return nil, fmt.Errorf("the owned CRD of kind %s is not a CRD of deploy/", kind)
+		}
+		return found, nil
+	}
+	described := map[string]bool{}
+	owned := make([]interface{}, 0, len(crds))
+	for _, e := range base {
+		entry, _ := e.(map[string]interface{})
+		kind, _ := entry["kind"].(string)
+		for _, f := range []string{"name", "version"} {
+			if _, ok := entry[f]; ok {
+				return fmt.Errorf("the owned CRD of kind %s sets %s, which bundlegen derives from deploy/'s CRD", kind, f)
+			}
+		}
+		crd, err := crdOf(kind)
+		if err != nil {
+			return err
+		}
+		if described[crd.GetName()] {
+			return fmt.Errorf("two owned CRDs of kind %s", kind)
+		}
+		described[crd.GetName()] = true
+		version, _, err := storageVersion(crd)
+		if err != nil {
+			return err
+		}
+		entry["name"], entry["version"] = crd.GetName(), version
+		owned = append(owned, entry)
+	}
+	for _, crd := range crds {
+		if described[crd.GetName()] {
+			continue
+		}
+		entry, err := crdSkeleton(crd)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "bundlegen: %s has no descriptors in the CSV's base: a skeleton is generated; write its entry there\n", crd.GetName())
+		owned = append(owned, entry)
+	}
+	return unstructured.SetNestedSlice(spec, owned, "customresourcedefinitions", "owned")
+}
+
+// storageVersion is a CRD's served storage version and its schema.
+func storageVersion(crd *unstructured.Unstructured) (string, map[string]interface{}, error) {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		v, _ := v.(map[string]interface{})
+		if v["storage"] == true && v["served"] == true {
+			schema, _, _ := unstructured.NestedMap(v, "schema", "openAPIV3Schema")
+			return fmt.Sprint(v["name"]), schema, nil
+		}
+	}
+	return "", nil, fmt.Errorf("CRD %s has no served storage version", crd.GetName())
+}
+
+// crdSkeleton is the owned entry of a CRD the base does not describe.
+func crdSkeleton(crd *unstructured.Unstructured) (map[string]interface{}, error) {
+	version, schema, err := storageVersion(crd)
+	if err != nil {
+		return nil, err
+	}
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	entry := map[string]interface{}{"name": crd.GetName(), "version": version, "kind": kind,
+		"displayName": words(kind)}
+	if d, _ := schema["description"].(string); d != "" {
+		entry["description"] = d
+	}
+	fields, _, _ := unstructured.NestedMap(schema, "properties", "spec", "properties")
+	names, _, _ := unstructured.NestedStringSlice(schema, "properties", "spec", "required")
+	if len(names) == 0 {
+		names = slices.Sorted(maps.Keys(fields))
+	}
+	var specDescriptors []interface{}
+	for _, n := range names {
+		d := map[string]interface{}{"path": n, "displayName": words(strings.ToUpper(n[:1]) + n[1:])}
+		if text, _, _ := unstructured.NestedString(fields, n, "description"); text != "" {
+			d["description"] = text
+		}
+		specDescriptors = append(specDescriptors, d)
+	}
+	if len(specDescriptors) > 0 {
+		entry["specDescriptors"] = specDescriptors
+	}
+	if _, ok, _ := unstructured.NestedMap(schema, "properties", "status", "properties", "conditions"); ok {
+		entry["statusDescriptors"] = []interface{}{map[string]interface{}{"path": "conditions", "displayName": "Conditions",
+			"x-descriptors": []interface{}{"urn:alm:descriptor:io.kubernetes.conditions"}}}
+	}
+	return entry, nil
+}
+
+// words splits a kind or field name into words: "LLMBatchGateway" is "LLM Batch Gateway".
+func words(name string) string {
+	var b strings.Builder
+	r := []rune(name)
+	for i, c := range r {
+		upper := unicode.IsUpper(c)
+		if i > 0 && upper && (!unicode.IsUpper(r[i-1]) || i+1 < len(r) && unicode.IsLower(r[i+1])) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // almExamples returns the sample CRs as alm-examples: ordered as the owned CRDs, then by file.

@@ -298,3 +298,65 @@ func TestImagePinning(t *testing.T) {
 		})
 	}
 }
+
+// TestANewCRDIsOwned: a CRD of deploy/ that csv-base.yaml does not describe (a new kind) is an
+// owned CRD of the CSV with a skeleton of descriptors, after the described ones; a described
+// CRD's name and version come from deploy/.
+func TestANewCRDIsOwned(t *testing.T) {
+	root := fixture(t, map[string]string{"00_example.com_widgetpools.crd.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgetpools.example.com
+spec:
+  group: example.com
+  names: {kind: WidgetPool, listKind: WidgetPoolList, plural: widgetpools, singular: widgetpool}
+  scope: Namespaced
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: WidgetPool runs widgets.
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [replicas]
+            properties:
+              replicas: {type: integer, description: How many widgets.}
+              modelURL: {type: string}
+          status:
+            type: object
+            properties:
+              conditions: {type: array, items: {type: object}}
+`})
+	files, err := build(defaults(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned := readCSV(t, files).Spec.CustomResourceDefinitions.Owned
+	last := owned[len(owned)-1]
+	if last.Name != "widgetpools.example.com" || last.Version != "v1" || last.Kind != "WidgetPool" || last.DisplayName != "Widget Pool" ||
+		last.Description != "WidgetPool runs widgets." {
+		t.Errorf("the new CRD's entry: %+v", last)
+	}
+	if len(last.SpecDescriptors) != 1 || last.SpecDescriptors[0].Path != "replicas" || last.SpecDescriptors[0].Description != "How many widgets." ||
+		len(last.StatusDescriptors) != 1 || last.StatusDescriptors[0].Path != "conditions" {
+		t.Errorf("the new CRD's descriptors: %+v %+v", last.SpecDescriptors, last.StatusDescriptors)
+	}
+	if owned[0].Name != "leaderworkersetoperators.operator.openshift.io" || owned[0].Version != "v1" {
+		t.Errorf("the first described CRD: %s %s", owned[0].Name, owned[0].Version)
+	}
+}
+
+func TestWords(t *testing.T) {
+	for in, want := range map[string]string{"LLMBatchGateway": "LLM Batch Gateway", "GPU": "GPU", "MCP": "MCP", "ModelURL": "Model URL", "Agent": "Agent"} {
+		if got := words(in); got != want {
+			t.Errorf("words(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

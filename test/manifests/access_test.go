@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -114,35 +115,51 @@ type userRoles struct {
 	resources []string
 }
 
-var userRoleSets = []userRoles{
-	{
-		file: "deploy/08_llmbatchgateway-roles.yaml",
-		bundleFiles: []string{
-			"manifests/llm-infra-operator-llmbatchgateways-edit_rbac.authorization.k8s.io_v1_clusterrole.yaml",
-			"manifests/llm-infra-operator-llmbatchgateways-view_rbac.authorization.k8s.io_v1_clusterrole.yaml",
-		},
-		edit:      "llm-infra-operator-llmbatchgateways-edit",
-		view:      "llm-infra-operator-llmbatchgateways-view",
-		group:     "batch.llm-d.ai",
-		resources: []string{"llmbatchgateways"},
-	},
-	{
-		file: "deploy/09_inferencegateway-roles.yaml",
-		bundleFiles: []string{
-			"manifests/llm-infra-operator-inference-gateway-edit_rbac.authorization.k8s.io_v1_clusterrole.yaml",
-			"manifests/llm-infra-operator-inference-gateway-view_rbac.authorization.k8s.io_v1_clusterrole.yaml",
-		},
-		edit:      "llm-infra-operator-inference-gateway-edit",
-		view:      "llm-infra-operator-inference-gateway-view",
-		group:     "core.inference-gateway.com",
-		resources: []string{"gateways", "mcps", "agents", "orchestrators", "gpus"},
-	},
+// userRoleSets are the users' roles files of deploy/ (deploy/*-roles.yaml, which hack/kindgen
+// generates, one per API group of namespaced kinds): each file's edit and view ClusterRoles (by
+// their aggregation labels), its API group (their rules'), and the registered kinds of that
+// group, which the roles must reach.
+func userRoleSets(t *testing.T) []userRoles {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "deploy", "*-roles.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no deploy/*-roles.yaml (%v)", err)
+	}
+	var sets []userRoles
+	for _, f := range files {
+		rel := "deploy/" + filepath.Base(f)
+		set := userRoles{file: rel}
+		for _, doc := range documents(t, rel, readFile(t, rel)) {
+			role := &rbacv1.ClusterRole{}
+			decodeStrict(t, rel, doc.raw, role)
+			set.bundleFiles = append(set.bundleFiles, "manifests/"+role.Name+"_rbac.authorization.k8s.io_v1_clusterrole.yaml")
+			switch {
+			case role.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] == "true":
+				set.edit = role.Name
+			case role.Labels["rbac.authorization.k8s.io/aggregate-to-view"] == "true":
+				set.view = role.Name
+			}
+			if len(role.Rules) > 0 && len(role.Rules[0].APIGroups) == 1 {
+				set.group = role.Rules[0].APIGroups[0]
+			}
+		}
+		for _, r := range operands.All() {
+			if r.Namespaced && r.GVK.Group == set.group {
+				set.resources = append(set.resources, r.Resource)
+			}
+		}
+		if set.edit == "" || set.view == "" || len(set.resources) == 0 {
+			t.Errorf("%s: want an edit and a view ClusterRole of a registered API group, got %+v", rel, set)
+		}
+		sets = append(sets, set)
+	}
+	return sets
 }
 
 // userRoleBundleFiles are the bundle files of every userRoleSets entry.
-func userRoleBundleFiles() []string {
+func userRoleBundleFiles(t *testing.T) []string {
 	var files []string
-	for _, set := range userRoleSets {
+	for _, set := range userRoleSets(t) {
 		files = append(files, set.bundleFiles...)
 	}
 	return files
@@ -154,14 +171,15 @@ func userRoleBundleFiles() []string {
 func TestUserRoles(t *testing.T) {
 	read := []string{"get", "list", "watch"}
 	write := []string{"create", "update", "patch", "delete", "deletecollection"}
+	sets := userRoleSets(t)
 	for _, r := range operands.All() {
-		if r.Namespaced && !slices.ContainsFunc(userRoleSets, func(set userRoles) bool {
+		if r.Namespaced && !slices.ContainsFunc(sets, func(set userRoles) bool {
 			return set.group == r.GVK.Group && slices.Contains(set.resources, r.Resource)
 		}) {
-			t.Errorf("%s is registered but no user role set (deploy/0*-roles.yaml, userRoleSets) lets admins, editors and viewers reach %s", r.GVK.Kind, r.Resource)
+			t.Errorf("%s is registered but no user role set (deploy/*-roles.yaml: make generate) lets admins, editors and viewers reach %s", r.GVK.Kind, r.Resource)
 		}
 	}
-	for _, set := range userRoleSets {
+	for _, set := range sets {
 		t.Run(set.file, func(t *testing.T) {
 			roles := decodeUserRoles(t, set)
 			gvr := func(resource string) schema.GroupVersionResource {

@@ -1137,7 +1137,7 @@ func TestBundle(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	bundleFiles := []string{filepath.Base(csvFile)}
-	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles()...) {
+	for _, file := range append(slices.Clone(crdBundleFiles), userRoleBundleFiles(t)...) {
 		bundleFiles = append(bundleFiles, filepath.Base(file))
 	}
 	for _, f := range bundleFiles {

@@ -191,10 +191,17 @@ func StartNamespaced[T engine.Object, S any](ctx context.Context, deps *Deps, ki
 }
 
 // Namespaced is the registration of a namespaced kind on the engine: r completed with what
-// its Kind declares (assets, optional APIs, the requests its controller makes, the render, the
-// controller). kind must build a Kind from Deps without clients (Offline) that renders.
+// its Kind declares (its identity: operand, GVK and resource; assets, optional APIs, the
+// requests its controller makes, the render, the controller). kind must build a Kind from Deps
+// without clients (Offline) that renders. The Kind is the one place of a namespaced kind's
+// identity: r must not declare it again (a second copy that nothing compared is what this
+// replaced), nor what else the Kind declares.
 func Namespaced[T engine.Object, S any](r Registration, kind func(deps *Deps) *engine.Kind[T, S]) Registration {
 	offline := kind(&Deps{})
+	if r.Operand != "" || !r.GVK.Empty() || r.Resource != "" || r.Assets != nil || r.OptionalAPIs != nil || r.Requests != nil {
+		panic(fmt.Sprintf("registry.Namespaced(%s): the registration declares what its Kind declares (Operand, GVK, Resource, Assets, OptionalAPIs, Requests)", offline.GVK.Kind))
+	}
+	r.Operand, r.GVK, r.Resource = offline.Operand, offline.GVK, offline.Resource
 	r.Namespaced = true
 	r.Assets = engine.Paths(offline.Assets)
 	optional := offline.OptionalAPIs

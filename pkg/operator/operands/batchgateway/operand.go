@@ -33,9 +33,6 @@ var groupKind = schema.GroupKind{Group: batchv1alpha1.GroupName, Kind: "LLMBatch
 // deletes them through garbage collection: the operator needs no finalizer.
 func Registrations() []registry.Registration {
 	return []registry.Registration{registry.Namespaced(registry.Registration{
-		Operand:        OperandName,
-		GVK:            batchv1alpha1.GroupVersion.WithKind(groupKind.Kind),
-		Resource:       "llmbatchgateways",
 		APIPackage:     "pkg/apis/batch/v1alpha1",
 		OperandPackage: "pkg/operator/operands/batchgateway",
 		Images: []registry.Image{

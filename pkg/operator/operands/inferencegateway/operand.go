@@ -36,19 +36,15 @@ func Registrations() []registry.Registration {
 	const api, operand = "pkg/apis/inferencegateway/v1alpha1", "pkg/operator/operands/inferencegateway"
 	return []registry.Registration{
 		registry.Namespaced(registry.Registration{
-			Operand: GatewayOperandName, GVK: gatewayGVK, Resource: "gateways",
 			APIPackage: api, OperandPackage: operand,
-			OptionalAPIs: func(string) []engine.OptionalAPI { return OptionalAPIs() },
 			Admission: registry.Admission{Base: testcases.BaseGateway, Golden: "inference-gateway",
 				Rejected: testcases.GatewayRejected, Accepted: testcases.GatewayAccepted, Updates: testcases.GatewayUpdates},
 			Example: "gateway_minimal.yaml",
 		}, GatewayKind),
 		registry.Namespaced(registry.Registration{
-			Operand: MCPOperandName, GVK: mcpGVK, Resource: "mcps",
 			APIPackage: api, OperandPackage: operand,
-			OptionalAPIs: func(string) []engine.OptionalAPI { return nil },
-			Admission:    registry.Admission{Base: testcases.BaseMCP, Rejected: testcases.MCPRejected, Accepted: testcases.MCPAccepted},
-			Example:      "mcp_memory.yaml",
+			Admission: registry.Admission{Base: testcases.BaseMCP, Rejected: testcases.MCPRejected, Accepted: testcases.MCPAccepted},
+			Example:   "mcp_memory.yaml",
 		}, MCPKind),
 	}
 }

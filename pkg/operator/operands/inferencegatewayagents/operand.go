@@ -52,7 +52,7 @@ func Registrations() []registry.Registration {
 	const api, operand = "pkg/apis/inferencegateway/v1alpha1", "pkg/operator/operands/inferencegatewayagents"
 	agents := &agentOperand{}
 	agent := registry.Namespaced(registry.Registration{
-		Operand: AgentOperandName, GVK: agentGVK, Resource: "agents", APIPackage: api, OperandPackage: operand,
+		APIPackage: api, OperandPackage: operand,
 		Admission: registry.Admission{Base: testcases.BaseAgent, Golden: "inference-gateway-agents",
 			Rejected: testcases.AgentRejected, Accepted: testcases.AgentAccepted},
 		Example: "agent_google_calendar.yaml",
@@ -75,13 +75,13 @@ func Registrations() []registry.Registration {
 	return []registry.Registration{
 		agent,
 		registry.Namespaced(registry.Registration{
-			Operand: OrchestratorOperandName, GVK: orchestratorGVK, Resource: "orchestrators", APIPackage: api, OperandPackage: operand,
+			APIPackage: api, OperandPackage: operand,
 			Admission: registry.Admission{Base: testcases.BaseOrchestrator,
 				Rejected: testcases.OrchestratorRejected, Accepted: testcases.OrchestratorAccepted},
 			Example: "orchestrator_telegram.yaml",
 		}, OrchestratorKind),
 		registry.Namespaced(registry.Registration{
-			Operand: GPUOperandName, GVK: gpuGVK, Resource: "gpus", APIPackage: api, OperandPackage: operand,
+			APIPackage: api, OperandPackage: operand,
 			Admission: registry.Admission{Base: testcases.BaseGPU, Rejected: testcases.GPURejected, Accepted: testcases.GPUAccepted,
 				Updates: testcases.GPUUpdates},
 			Example: "gpu_ornith.yaml",
