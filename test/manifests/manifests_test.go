@@ -23,7 +23,9 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -32,13 +34,12 @@ import (
 	"k8s.io/pod-security-admission/policy"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
-	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
-	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	igwtestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	crscheme "github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
 // crdBundleFiles are the CRDs of the OLM bundle, one per registered kind (hack/bundle.sh
@@ -65,26 +66,11 @@ const (
 
 	csvFile         = "manifests/llm-infra-operator.clusterserviceversion.yaml"
 	annotationsFile = "metadata/annotations.yaml"
-	exampleFile     = "deploy/examples/leaderworkersetoperator_cluster.yaml"
-	// batchExampleFile is upstream's sync sample; batchGoldenCR is the same CR in the golden
-	// tests of the batch gateway operand.
-	batchExampleFile = "deploy/examples/llmbatchgateway_sync.yaml"
-	batchGoldenCR    = "test/golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync/cr.yaml"
-	// gatewayExampleFile is upstream's gateway-minimal example; gatewayGoldenCR is the same CR
-	// in the golden tests of the inference gateway. mcpExampleFile is upstream's mcp-server
-	// example, testcases.UpstreamMCP in the MCP admission table.
-	gatewayExampleFile = "deploy/examples/gateway_minimal.yaml"
-	gatewayGoldenCR    = "test/golden/inference-gateway/gateway-minimal/cr.yaml"
-	mcpExampleFile     = "deploy/examples/mcp_memory.yaml"
-	// The Agent, Orchestrator and GPU samples are upstream's examples, as their admission tables
-	// have them (testcases.UpstreamAgent, UpstreamOrchestrator, UpstreamGPU).
-	agentExampleFile        = "deploy/examples/agent_google_calendar.yaml"
-	orchestratorExampleFile = "deploy/examples/orchestrator_telegram.yaml"
-	gpuExampleFile          = "deploy/examples/gpu_ornith.yaml"
-	clusterRoleFile         = "deploy/03_clusterrole.yaml"
-	roleFile                = "deploy/05_role.yaml"
-	deploymentFile          = "deploy/10_deployment.yaml"
-	namespaceFile           = "deploy/01_namespace.yaml"
+	examplesDir     = "deploy/examples"
+	clusterRoleFile = "deploy/03_clusterrole.yaml"
+	roleFile        = "deploy/05_role.yaml"
+	deploymentFile  = "deploy/10_deployment.yaml"
+	namespaceFile   = "deploy/01_namespace.yaml"
 
 	// managedByLabel marks the objects the operator manages: its informers select on it and
 	// removal deletes what carries it, so the operator's own objects must never carry it.
@@ -301,6 +287,9 @@ type object struct {
 	kind, namespace, name string
 }
 
+// anyName in a row of TestDeployFiles accepts any name but none.
+const anyName = "*"
+
 func TestDeployFiles(t *testing.T) {
 	cluster := func(kind, name string) object { return object{kind, "", name} }
 	namespaced := func(kind, name string) object { return object{kind, namespace, name} }
@@ -315,14 +304,6 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRoleBinding", "llm-infra-operator-auth-delegator"),
 			{"RoleBinding", "kube-system", "llm-infra-operator-authentication-reader"},
 		},
-		"08_llmbatchgateway-roles.yaml": {
-			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-edit"),
-			cluster("ClusterRole", "llm-infra-operator-llmbatchgateways-view"),
-		},
-		"09_inferencegateway-roles.yaml": {
-			cluster("ClusterRole", "llm-infra-operator-inference-gateway-edit"),
-			cluster("ClusterRole", "llm-infra-operator-inference-gateway-view"),
-		},
 		"10_deployment.yaml":      {namespaced("Deployment", operatorName)},
 		"11_metrics-service.yaml": {namespaced("Service", "llm-infra-operator-metrics")},
 		"12_prometheus-rbac.yaml": {
@@ -331,20 +312,23 @@ func TestDeployFiles(t *testing.T) {
 		},
 		// Applied apart (kubectl apply -f deploy/monitoring/): they need the Prometheus
 		// operator's CRDs.
-		"monitoring/servicemonitor.yaml":                {namespaced("ServiceMonitor", operatorName)},
-		"monitoring/prometheusrule.yaml":                {namespaced("PrometheusRule", operatorName)},
-		"examples/leaderworkersetoperator_cluster.yaml": {cluster("LeaderWorkerSetOperator", lwsoperatorv1.SingletonName)},
-		// Namespaced, without a namespace: applied with kubectl -n.
-		"examples/llmbatchgateway_sync.yaml":  {{"LLMBatchGateway", "", "batch-gateway-sync"}},
-		"examples/gateway_minimal.yaml":       {{"Gateway", "", "simple-gateway"}},
-		"examples/mcp_memory.yaml":            {{"MCP", "", "mcp-memory-server"}},
-		"examples/agent_google_calendar.yaml": {{"Agent", "", "google-calendar-agent"}},
-		"examples/orchestrator_telegram.yaml": {{"Orchestrator", "", "orchestrator"}},
-		"examples/gpu_ornith.yaml":            {{"GPU", "", "ornith"}},
+		"monitoring/servicemonitor.yaml": {namespaced("ServiceMonitor", operatorName)},
+		"monitoring/prometheusrule.yaml": {namespaced("PrometheusRule", operatorName)},
 	}
-	// One CRD file per registered kind (hack/update-crds.sh).
+	// One CRD file per registered kind (hack/update-crds.sh), and its example: the LWS
+	// singleton's named "cluster", a namespaced kind's without a namespace (applied with
+	// kubectl -n) under any name.
 	for _, r := range operands.All() {
 		want[r.CRDFile()] = []object{cluster("CustomResourceDefinition", r.CRDName())}
+		if r.Namespaced {
+			want["examples/"+r.Example] = []object{{r.GVK.Kind, "", anyName}}
+		} else {
+			want["examples/"+r.Example] = []object{cluster(r.GVK.Kind, lwsoperatorv1.SingletonName)}
+		}
+	}
+	// Each API group's users' roles (hack/kindgen): an edit and a view ClusterRole.
+	for _, set := range userRoleSets(t) {
+		want[filepath.Base(set.file)] = []object{cluster("ClusterRole", set.edit), cluster("ClusterRole", set.view)}
 	}
 
 	// kubectl apply -f deploy/ reads deploy/*.yaml (not examples/ nor monitoring/); each must be
@@ -357,9 +341,13 @@ func TestDeployFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range monitoring {
-		if rel := "monitoring/" + filepath.Base(f); want[rel] == nil {
-			t.Errorf("deploy/%s is not in the test table", rel)
+	examples, err := filepath.Glob(filepath.Join(root, examplesDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(monitoring, examples...) {
+		if rel := filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f); want[rel] == nil {
+			t.Errorf("deploy/%s is not in the test table (an example is a registered kind's Example)", rel)
 		}
 	}
 	var tens []string
@@ -394,7 +382,11 @@ func TestDeployFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := (object{doc.Kind, m.GetNamespace(), m.GetName()}); got != objects[i] {
+				got := object{doc.Kind, m.GetNamespace(), m.GetName()}
+				if objects[i].name == anyName && got.name != "" {
+					got.name = anyName
+				}
+				if got != objects[i] {
 					t.Errorf("object %d = %+v, want %+v", i, got, objects[i])
 				}
 				if _, ok := m.GetLabels()[managedByLabel]; ok {
@@ -840,60 +832,78 @@ func TestOperatorDeployment(t *testing.T) {
 // ---------------------------------------------------------------------------------------------
 // (e) the sample CRs and alm-examples
 
+// TestSampleCR checks every registered kind's example (deploy/examples, Registration.Example):
+// one object of the kind, decoded strictly into its Go type, its spec valid, rendered as a sync
+// would render it; a namespaced one without a namespace (the user chooses it); and, where the
+// kind has one, the check of sampleChecks.
 func TestSampleCR(t *testing.T) {
-	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
-		cr := decodeFile[lwsoperatorv1.LeaderWorkerSetOperator](t, exampleFile)
-		checkSample(t, cr)
+	for _, r := range operands.All() {
+		t.Run(r.GVK.Kind, func(t *testing.T) {
+			file := examplesDir + "/" + r.Example
+			checkRegisteredSample(t, r, file, readFile(t, file))
+		})
+	}
+}
 
-		// The commented-out nodePlacement example must stay valid when uncommented.
-		var lines []string
-		inExample := false
-		for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
-			if strings.HasPrefix(line, "  # nodePlacement:") {
-				inExample = true
-			}
-			if inExample {
-				line = strings.Replace(line, "# ", "", 1)
-			}
-			lines = append(lines, line)
+// TestLWSSampleNodePlacement: the LeaderWorkerSetOperator example's commented-out
+// nodePlacement must stay valid when uncommented.
+func TestLWSSampleNodePlacement(t *testing.T) {
+	exampleFile := examplesDir + "/" + registration(t, "LeaderWorkerSetOperator").Example
+	var lines []string
+	inExample := false
+	for _, line := range strings.Split(string(readFile(t, exampleFile)), "\n") {
+		if strings.HasPrefix(line, "  # nodePlacement:") {
+			inExample = true
 		}
-		if !inExample {
-			t.Fatal("no commented-out nodePlacement example")
+		if inExample {
+			line = strings.Replace(line, "# ", "", 1)
 		}
-		withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
-		decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
-		np := withPlacement.Spec.NodePlacement
-		wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
-		if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
-			len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
-			t.Errorf("nodePlacement example = %+v", np)
+		lines = append(lines, line)
+	}
+	if !inExample {
+		t.Fatal("no commented-out nodePlacement example")
+	}
+	withPlacement := &lwsoperatorv1.LeaderWorkerSetOperator{}
+	decodeStrict(t, exampleFile+" (nodePlacement uncommented)", []byte(strings.Join(lines, "\n")), withPlacement)
+	np := withPlacement.Spec.NodePlacement
+	wantToleration := corev1.Toleration{Key: "node-role.kubernetes.io/infra", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	if np == nil || np.NodeSelector["node-role.kubernetes.io/infra"] != "" || len(np.NodeSelector) != 1 ||
+		len(np.Tolerations) != 1 || np.Tolerations[0] != wantToleration {
+		t.Errorf("nodePlacement example = %+v", np)
+	}
+}
+
+func registration(t *testing.T, kind string) registry.Registration {
+	t.Helper()
+	for _, r := range operands.All() {
+		if r.GVK.Kind == kind {
+			return r
 		}
-	})
-	t.Run("LLMBatchGateway", func(t *testing.T) {
-		checkBatchSample(t, decodeFile[batchv1alpha1.LLMBatchGateway](t, batchExampleFile))
-	})
-	t.Run("Gateway", func(t *testing.T) {
-		checkGatewaySample(t, decodeFile[igwv1alpha1.Gateway](t, gatewayExampleFile))
-	})
-	t.Run("MCP", func(t *testing.T) {
-		checkMCPSample(t, decodeFile[igwv1alpha1.MCP](t, mcpExampleFile))
-	})
-	t.Run("Agent", func(t *testing.T) {
-		checkAgentSample(t, decodeFile[igwv1alpha1.Agent](t, agentExampleFile))
-	})
-	t.Run("Orchestrator", func(t *testing.T) {
-		checkOrchestratorSample(t, decodeFile[igwv1alpha1.Orchestrator](t, orchestratorExampleFile))
-	})
-	t.Run("GPU", func(t *testing.T) {
-		checkGPUSample(t, decodeFile[igwv1alpha1.GPU](t, gpuExampleFile))
-	})
+	}
+	t.Fatalf("%s is not registered", kind)
+	return registry.Registration{}
+}
+
+// sampleChecks are what a kind's example must be beyond what every example must be, by kind:
+// the singleton's settings, and for the namespaced kinds whose example is upstream's, upstream's
+// object (as the golden tests or the admission tables have it) without namespace and uid.
+var sampleChecks = map[string]func(t *testing.T, cr runtime.Object){
+	"LeaderWorkerSetOperator": func(t *testing.T, cr runtime.Object) {
+		checkSample(t, cr.(*lwsoperatorv1.LeaderWorkerSetOperator))
+	},
+	// The golden CR of upstream's sync sample.
+	"LLMBatchGateway": sameAsUpstream("test/golden/batch-gateway/batch_v1alpha1_llmbatchgateway_sync/cr.yaml", nil),
+	// The golden CR of upstream's gateway-minimal example.
+	"Gateway": sameAsUpstream("test/golden/inference-gateway/gateway-minimal/cr.yaml", nil),
+	// Upstream's examples, as the admission tables have them.
+	"MCP":          sameAsUpstream("testcases.UpstreamMCP", []byte(igwtestcases.UpstreamMCP)),
+	"Agent":        sameAsUpstream("testcases.UpstreamAgent", []byte(igwtestcases.UpstreamAgent)),
+	"Orchestrator": sameAsUpstream("testcases.UpstreamOrchestrator", []byte(igwtestcases.UpstreamOrchestrator)),
+	"GPU":          sameAsUpstream("testcases.UpstreamGPU", []byte(igwtestcases.UpstreamGPU)),
 }
 
 func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 	t.Helper()
-	if cr.APIVersion != lwsoperatorv1.GroupVersion.String() || cr.Kind != "LeaderWorkerSetOperator" {
-		t.Errorf("type = %s %s", cr.APIVersion, cr.Kind)
-	}
 	if cr.Name != lwsoperatorv1.SingletonName {
 		t.Errorf("name = %q, want %q", cr.Name, lwsoperatorv1.SingletonName)
 	}
@@ -902,71 +912,82 @@ func checkSample(t *testing.T, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 	}
 }
 
-// sample is a namespaced CR of deploy/examples and alm-examples.
-type sample interface {
-	metav1.Object
+// validated is a CR type with the rules its CRD cannot check.
+type validated interface {
 	ValidateSpec() field.ErrorList
 }
 
-// checkNamespacedSample requires a sample of a namespaced CR to be upstream's (want, read from wantFile,
-// which the API package's CRD tests admit unchanged) without the namespace, which the user
-// chooses, and the uid; and to pass ValidateSpec.
-func checkNamespacedSample[T sample](t *testing.T, cr T, wantFile string, want T, raw []byte) {
-	t.Helper()
-	decodeStrict(t, wantFile, raw, want)
-	want.SetNamespace("")
-	want.SetUID("")
-	if !apiequality.Semantic.DeepEqual(cr, want) {
-		got, _ := yaml.Marshal(cr)
-		upstream, _ := yaml.Marshal(want)
-		t.Errorf("differs from %s without namespace and uid (-upstream +sample):\n%s", wantFile, lineDiff(string(upstream), string(got)))
+// sameAsUpstream requires a sample to be upstream's object (from, a file of the repository when
+// raw is nil) without the namespace, which the user chooses, and the uid.
+func sameAsUpstream(from string, raw []byte) func(t *testing.T, cr runtime.Object) {
+	return func(t *testing.T, cr runtime.Object) {
+		t.Helper()
+		if raw == nil {
+			raw = readFile(t, from)
+		}
+		want := newCR(t, cr.GetObjectKind().GroupVersionKind())
+		decodeStrict(t, from, raw, want)
+		m, _ := meta.Accessor(want)
+		m.SetNamespace("")
+		m.SetUID("")
+		if !apiequality.Semantic.DeepEqual(cr, want) {
+			got, _ := yaml.Marshal(cr)
+			upstream, _ := yaml.Marshal(want)
+			t.Errorf("differs from %s without namespace and uid (-upstream +sample):\n%s", from, lineDiff(string(upstream), string(got)))
+		}
 	}
-	if errs := cr.ValidateSpec(); len(errs) > 0 {
-		t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+}
+
+// newCR is an empty object of a registered kind's Go type (the generated clientset's scheme).
+func newCR(t *testing.T, gvk schema.GroupVersionKind) runtime.Object {
+	t.Helper()
+	obj, err := crscheme.Scheme.New(gvk)
+	if err != nil {
+		t.Fatalf("%s: %v", gvk, err)
 	}
-	if cr.GetNamespace() != "" {
-		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", cr.GetNamespace())
+	return obj
+}
+
+// checkRegisteredSample checks a kind's sample (from what: its file, or alm-examples) and
+// returns it decoded.
+func checkRegisteredSample(t *testing.T, r registry.Registration, what string, raw []byte) runtime.Object {
+	t.Helper()
+	cr := newCR(t, r.GVK)
+	decodeStrict(t, what, raw, cr)
+	if gvk := cr.GetObjectKind().GroupVersionKind(); gvk != r.GVK {
+		t.Fatalf("holds a %s, want a %s", gvk, r.GVK)
 	}
-}
-
-// checkBatchSample: the LLMBatchGateway sample is the golden CR of upstream's sync sample.
-func checkBatchSample(t *testing.T, cr *batchv1alpha1.LLMBatchGateway) {
-	t.Helper()
-	checkNamespacedSample(t, cr, batchGoldenCR, &batchv1alpha1.LLMBatchGateway{}, readFile(t, batchGoldenCR))
-}
-
-// checkGatewaySample: the Gateway sample is the golden CR of upstream's gateway-minimal example.
-func checkGatewaySample(t *testing.T, cr *igwv1alpha1.Gateway) {
-	t.Helper()
-	checkNamespacedSample(t, cr, gatewayGoldenCR, &igwv1alpha1.Gateway{}, readFile(t, gatewayGoldenCR))
-}
-
-// checkMCPSample: the MCP sample is upstream's mcp-server example, as the MCP admission table
-// has it.
-func checkMCPSample(t *testing.T, cr *igwv1alpha1.MCP) {
-	t.Helper()
-	checkNamespacedSample(t, cr, "testcases.UpstreamMCP", &igwv1alpha1.MCP{}, []byte(igwtestcases.UpstreamMCP))
-}
-
-// checkAgentSample, checkOrchestratorSample and checkGPUSample: the samples are upstream's
-// examples, as the admission tables have them.
-func checkAgentSample(t *testing.T, cr *igwv1alpha1.Agent) {
-	t.Helper()
-	checkNamespacedSample(t, cr, "testcases.UpstreamAgent", &igwv1alpha1.Agent{}, []byte(igwtestcases.UpstreamAgent))
-}
-
-func checkOrchestratorSample(t *testing.T, cr *igwv1alpha1.Orchestrator) {
-	t.Helper()
-	checkNamespacedSample(t, cr, "testcases.UpstreamOrchestrator", &igwv1alpha1.Orchestrator{}, []byte(igwtestcases.UpstreamOrchestrator))
-}
-
-func checkGPUSample(t *testing.T, cr *igwv1alpha1.GPU) {
-	t.Helper()
-	checkNamespacedSample(t, cr, "testcases.UpstreamGPU", &igwv1alpha1.GPU{}, []byte(igwtestcases.UpstreamGPU))
+	m, err := meta.Accessor(cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Namespaced && m.GetNamespace() != "" {
+		t.Errorf("namespace %q: a sample of a namespaced CR is applied with -n", m.GetNamespace())
+	}
+	if v, ok := cr.(validated); ok {
+		if errs := v.ValidateSpec(); len(errs) > 0 {
+			t.Errorf("ValidateSpec: %v", errs.ToAggregate())
+		}
+	}
+	u := &unstructured.Unstructured{}
+	if u.Object, err = runtime.DefaultUnstructuredConverter.ToUnstructured(cr); err != nil {
+		t.Fatal(err)
+	}
+	if u.GetNamespace() == "" && r.Namespaced {
+		u.SetNamespace("example")
+	}
+	env := registry.RenderEnv{Namespace: namespace, Image: func(env string) string { return "example.com/" + strings.ToLower(env) + ":v1" }}
+	if _, err := r.Render(u, env); err != nil {
+		t.Errorf("does not render: %v", err)
+	}
+	if check, ok := sampleChecks[r.GVK.Kind]; ok {
+		check(t, cr)
+	}
+	return cr
 }
 
 // TestALMExamples requires one example per owned CRD, each the same object as its sample in
-// deploy/examples.
+// deploy/examples and checked as it is.
 func TestALMExamples(t *testing.T) {
 	c := readCSV(t)
 	var examples []json.RawMessage
@@ -993,38 +1014,19 @@ func TestALMExamples(t *testing.T) {
 	if !slices.Equal(kinds, owned) {
 		t.Fatalf("alm-examples holds %v, want one of each owned kind %v", kinds, owned)
 	}
-
-	t.Run("LeaderWorkerSetOperator", func(t *testing.T) {
-		checkALMExample(t, byKind["LeaderWorkerSetOperator"], exampleFile, checkSample)
-	})
-	t.Run("LLMBatchGateway", func(t *testing.T) {
-		checkALMExample(t, byKind["LLMBatchGateway"], batchExampleFile, checkBatchSample)
-	})
-	t.Run("Gateway", func(t *testing.T) {
-		checkALMExample(t, byKind["Gateway"], gatewayExampleFile, checkGatewaySample)
-	})
-	t.Run("MCP", func(t *testing.T) {
-		checkALMExample(t, byKind["MCP"], mcpExampleFile, checkMCPSample)
-	})
-	t.Run("Agent", func(t *testing.T) {
-		checkALMExample(t, byKind["Agent"], agentExampleFile, checkAgentSample)
-	})
-	t.Run("Orchestrator", func(t *testing.T) {
-		checkALMExample(t, byKind["Orchestrator"], orchestratorExampleFile, checkOrchestratorSample)
-	})
-	t.Run("GPU", func(t *testing.T) {
-		checkALMExample(t, byKind["GPU"], gpuExampleFile, checkGPUSample)
-	})
-}
-
-// checkALMExample decodes an alm-examples entry, checks it as its sample is checked, and
-// requires it to be the same object as its sample in deploy/examples.
-func checkALMExample[T any](t *testing.T, raw json.RawMessage, sampleFile string, check func(*testing.T, *T)) {
-	t.Helper()
-	cr := new(T)
-	decodeStrict(t, "alm-examples", raw, cr)
-	check(t, cr)
-	checkSameAsSample(t, cr, decodeFile[T](t, sampleFile), sampleFile)
+	for _, r := range operands.All() {
+		t.Run(r.GVK.Kind, func(t *testing.T) {
+			raw, ok := byKind[r.GVK.Kind]
+			if !ok {
+				t.Fatal("alm-examples holds none")
+			}
+			example := checkRegisteredSample(t, r, "alm-examples", raw)
+			file := examplesDir + "/" + r.Example
+			sample := newCR(t, r.GVK)
+			decodeStrict(t, file, readFile(t, file), sample)
+			checkSameAsSample(t, example, sample, file)
+		})
+	}
 }
 
 func checkSameAsSample(t *testing.T, example, sample any, file string) {

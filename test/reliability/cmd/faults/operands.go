@@ -22,19 +22,15 @@ import (
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 )
 
 var (
-	lwsOperatorGVR = schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "leaderworkersetoperators"}
-	batchGVR       = batchv1alpha1.GroupVersion.WithResource("llmbatchgateways")
-	gatewayGVR     = igwv1alpha1.GroupVersion.WithResource("gateways")
-	mcpGVR         = igwv1alpha1.GroupVersion.WithResource("mcps")
-	agentGVR       = igwv1alpha1.GroupVersion.WithResource("agents")
-	orchGVR        = igwv1alpha1.GroupVersion.WithResource("orchestrators")
-	gpuGVR         = igwv1alpha1.GroupVersion.WithResource("gpus")
-	userLWSGVR     = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
-	secretGVR      = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	pvcGVR         = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
+	// batchGVR is the kind the hostile-object scenario uses.
+	batchGVR   = batchv1alpha1.GroupVersion.WithResource("llmbatchgateways")
+	userLWSGVR = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
+	secretGVR  = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	pvcGVR     = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
 )
 
 // A CR of an operand: where it is and the manifest it is made from.
@@ -66,39 +62,65 @@ type operand struct {
 	writes, removeWrites, deleteWrites int
 }
 
+// tableRows are the rows of the operand table, by operand package: the kinds of one package
+// share a row (their CRs in one namespace, one clean run: an Orchestrator discovers the Agents
+// of its namespace). A package without an entry is a row of its own, named after its first
+// kind's operand, in the namespace rel-<operand>.
+var tableRows = map[string]operand{
+	"pkg/operator/operands/lws":                    {name: "lws", removable: true, finalizer: true},
+	"pkg/operator/operands/batchgateway":           {name: "batch-gateway"},
+	"pkg/operator/operands/inferencegateway":       {name: "inference-gateway"},
+	"pkg/operator/operands/inferencegatewayagents": {name: "inference-gateway-agents"},
+}
+
+// rowNamespaces are where the namespaced CRs of a row go, by row name.
+var rowNamespaces = map[string]string{"batch-gateway": "rel-batch", "inference-gateway": "rel-igw", "inference-gateway-agents": "rel-agents"}
+
+// crOverrides are, by kind, a CR other than the kind's example (Registration.Example) or a
+// convergence other than Available=True. A kind without an entry: its example, Available=True.
+var crOverrides = map[string]crSpec{
+	// A PVC-backed gateway: its credentials Secret and its PVC are the user's.
+	"LLMBatchGateway": {manifest: "test/golden/batch-gateway/extra-minimal-sync-fs/cr.yaml", ready: batchv1alpha1.ConditionReady},
+	"Gateway":         {manifest: "test/golden/inference-gateway/gateway-minimal/cr.yaml"},
+	// (An Agent's Ready needs the agent's card, which no pod of the local cluster serves.)
+	"Orchestrator": {ready: igwv1alpha1.ConditionReady},
+	// No provider's key (no Secret runpod-credentials): the GPU converges to Failed,
+	// ProviderUnavailable without a request to any provider, so nothing leaves the machine; with
+	// no allocation its finalizer lets it go at once.
+	"GPU": {ready: igwv1alpha1.ConditionReady, readyStatus: "False"},
+}
+
+// operandTable is one row per operand package of the registry, each with a CR of every kind
+// the package registers: the registry's kinds are the table's.
 func (s *suite) operandTable() []*operand {
-	all := []*operand{
-		{
-			name:      "lws",
-			crs:       []crSpec{{gvr: lwsOperatorGVR, manifest: "deploy/examples/leaderworkersetoperator_cluster.yaml", ready: "Available"}},
-			removable: true,
-			finalizer: true,
-		},
-		{
-			name: "batch-gateway",
-			// A PVC-backed gateway: its credentials Secret and its PVC are the user's.
-			crs: []crSpec{{gvr: batchGVR, namespace: "rel-batch", manifest: "test/golden/batch-gateway/extra-minimal-sync-fs/cr.yaml",
-				ready: batchv1alpha1.ConditionReady}},
-		},
-		{
-			name: "inference-gateway",
-			crs: []crSpec{
-				{gvr: gatewayGVR, namespace: "rel-igw", manifest: "test/golden/inference-gateway/gateway-minimal/cr.yaml", ready: igwv1alpha1.ConditionAvailable},
-				{gvr: mcpGVR, namespace: "rel-igw", manifest: "deploy/examples/mcp_memory.yaml", ready: igwv1alpha1.ConditionAvailable},
-			},
-		},
-		{
-			name: "inference-gateway-agents",
-			crs: []crSpec{
-				// Ready needs the agent's card, which no pod of the local cluster serves.
-				{gvr: agentGVR, namespace: "rel-agents", manifest: "deploy/examples/agent_google_calendar.yaml", ready: igwv1alpha1.ConditionAvailable},
-				{gvr: orchGVR, namespace: "rel-agents", manifest: "deploy/examples/orchestrator_telegram.yaml", ready: igwv1alpha1.ConditionReady},
-				// No provider's key (no Secret runpod-credentials): the GPU converges to Failed,
-				// ProviderUnavailable without a request to any provider, so nothing leaves the
-				// machine; with no allocation its finalizer lets it go at once.
-				{gvr: gpuGVR, namespace: "rel-agents", manifest: "deploy/examples/gpu_ornith.yaml", ready: igwv1alpha1.ConditionReady, readyStatus: "False"},
-			},
-		},
+	var all []*operand
+	rows := map[string]*operand{}
+	for _, r := range operands.All() {
+		o := rows[r.OperandPackage]
+		if o == nil {
+			row, ok := tableRows[r.OperandPackage]
+			if !ok {
+				row = operand{name: r.Operand}
+			}
+			o = &row
+			rows[r.OperandPackage] = o
+			all = append(all, o)
+		}
+		cr := crOverrides[r.GVK.Kind]
+		cr.gvr = r.GVR()
+		if cr.manifest == "" {
+			cr.manifest = "deploy/examples/" + r.Example
+		}
+		if cr.ready == "" {
+			cr.ready = "Available"
+		}
+		if r.Namespaced {
+			cr.namespace = rowNamespaces[o.name]
+			if cr.namespace == "" {
+				cr.namespace = "rel-" + o.name
+			}
+		}
+		o.crs = append(o.crs, cr)
 	}
 	want := map[string]bool{}
 	for _, n := range splitList(s.operandNames) {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
@@ -747,7 +748,11 @@ func (s *suite) checkSecrets(ctx context.Context) error {
 	if data, err := os.ReadFile(s.auditPath); err == nil {
 		add("the audit log", data)
 	}
-	for _, g := range []schema.GroupVersionResource{{Version: "v1", Resource: "events"}, lwsOperatorGVR, batchGVR, gatewayGVR, mcpGVR} {
+	resources := []schema.GroupVersionResource{{Version: "v1", Resource: "events"}}
+	for _, r := range operands.All() {
+		resources = append(resources, r.GVR())
+	}
+	for _, g := range resources {
 		list, err := s.dyn.Resource(g).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			continue
