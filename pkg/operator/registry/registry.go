@@ -5,8 +5,10 @@
 // the starter's wiring, informers and Degraded metric, the images the operator reads, the RBAC
 // coverage test, the fuzz targets, the dry-run, admission and faults suites, the bundle's owned
 // CRDs and alm-examples, code and CRD generation, verify.sh, the manifest tests and the tables
-// of ARCHITECTURE.md. Lists that must still exist outside Go (the CSV's hand-written
-// descriptors, say) are checked against it by a test that fails when a kind is missing.
+// of ARCHITECTURE.md. What must exist outside Go is generated from it by make generate
+// (hack/kindgen: the users' roles and the ClusterRole's rules for the CRs; hack/bundlegen: the
+// CSV's owned CRDs, from the CRDs), or checked against it by a test that fails when a kind is
+// missing.
 package registry
 
 import (
