@@ -141,7 +141,7 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	if err := a.trackAnnotations(typed); err != nil {
 		return err
 	}
-	_, err = a.applyAdopting(ctx, typed, func(a Applier) (runtime.Object, bool, error) { return a.apply(ctx, typed) })
+	_, err = a.applyAdopting(ctx, typed, func(a Applier) (bool, error) { return a.apply(ctx, typed) })
 	var se *StepError
 	if err != nil && !errors.As(err, &se) {
 		return fmt.Errorf("apply %s: %w", describe(typed), err)
@@ -158,7 +158,7 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 // that the informer has not delivered yet), the object is read, checked against Adopt (an
 // object the operator may not take over is never written) and applied over, that read
 // answering resourceapply's own. It counts the write it made.
-func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
+func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write func(Applier) (bool, error)) (bool, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return false, err
@@ -174,9 +174,9 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 		if err := a.checkAdoptable(obj, cached); err != nil {
 			return false, err
 		}
-		return a.countedWrite(ctx, gr, namespace, name, write)
+		return a.countedWrite(ctx, gr, &applyReads{}, write)
 	case meta.IsNoMatchError(err):
-		return a.countedWrite(ctx, gr, namespace, name, write)
+		return a.countedWrite(ctx, gr, &applyReads{}, write)
 	case !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("get %s: %w", describe(obj), err)
 	}
@@ -187,8 +187,8 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 		held = holdWarnings(a.Recorder)
 		first.Recorder = held
 	}
-	first.Clients = a.Clients.withCaches(a.Clients.Caches.WithAbsent(gr, namespace, name))
-	modified, err := first.countedWrite(ctx, gr, namespace, name, write)
+	ref := objectRef{gr: gr, namespace: namespace, name: name}
+	modified, err := first.countedWrite(ctx, gr, &applyReads{absent: &ref}, write)
 	if !apierrors.IsAlreadyExists(err) {
 		held.flush()
 		return modified, err
@@ -206,32 +206,16 @@ func (a Applier) applyAdopting(ctx context.Context, obj runtime.Object, write fu
 	if err != nil {
 		return false, err
 	}
-	second := a
-	second.Clients = a.Clients.withCaches(a.Clients.Caches.WithKnown(gr, namespace, name, known))
-	return second.countedWrite(ctx, gr, namespace, name, write)
+	return a.countedWrite(ctx, gr, &applyReads{known: &knownObject{objectRef: ref, obj: known}}, write)
 }
 
-// countedWrite runs one write of an object and counts it (llm_infra_operator_writes_total),
-// create or update after what resourceapply's read found. The caches' Echoes hear of it: events
-// of the object wait while it is under way, and the object the API returned answers reads until
-// its informer delivers it, an event that then queues no sync.
-func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, namespace, name string, write func(Applier) (runtime.Object, bool, error)) (bool, error) {
-	a, probe := a.probing()
-	modified, err := func() (modified bool, err error) {
-		done := a.Clients.Caches.Echoes().Writing(gr, namespace, name)
-		var written runtime.Object
-		// Deferred: the events held for the write must be passed on however it ends.
-		defer func() {
-			if err != nil || !modified {
-				written = nil
-			}
-			done(written)
-		}()
-		written, modified, err = write(a)
-		return modified, err
-	}()
+// countedWrite runs one write of an object, its clients' reads going through reads, and counts
+// it (llm_infra_operator_writes_total): create or update after what resourceapply's read found.
+func (a Applier) countedWrite(ctx context.Context, gr schema.GroupResource, reads *applyReads, write func(Applier) (bool, error)) (bool, error) {
+	a.Clients = a.Clients.withReads(reads)
+	modified, err := write(a)
 	if err == nil && modified {
-		countWrite(ctx, gr.String(), probe.writeVerb())
+		countWrite(ctx, gr.String(), reads.writeVerb())
 	}
 	return modified, err
 }
@@ -246,19 +230,8 @@ func inFormOf(required runtime.Object, live *unstructured.Unstructured) (runtime
 	return asTyped(live)
 }
 
-// probing returns the Applier to apply one object with: its clients record what resourceapply's
-// read of the object found, which tells whether the write that follows created or updated it.
-func (a Applier) probing() (Applier, *readProbe) {
-	clients := *a.Clients
-	var probe *readProbe
-	clients.Caches, probe = a.Clients.Caches.probed()
-	a.Clients = &clients
-	return a, probe
-}
-
-// apply applies one object with resourceapply and says whether it wrote it, returning the
-// object as the API returned it.
-func (a Applier) apply(ctx context.Context, obj runtime.Object) (actual runtime.Object, modified bool, err error) {
+// apply applies one object with resourceapply and says whether it wrote it.
+func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, err error) {
 	c, rec, cache := a.Clients, LogNormalEvents(a.Recorder), a.Cache
 	switch t := obj.(type) {
 	// The core kinds go through resourceapply's functions without a resource cache: they compare
@@ -267,61 +240,48 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (actual runtime.
 	// fmt.Sprintf("%v") once or twice on every apply; that hashing was 6.6% of the operator's
 	// CPU in bench-anchors' gateway-500 profile, more than the comparison it skips.
 	case *corev1.ServiceAccount:
-		actual, modified, err = written(resourceapply.ApplyServiceAccount(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyServiceAccount(ctx, c, rec, t)
 	case *corev1.ConfigMap:
-		actual, modified, err = written(resourceapply.ApplyConfigMap(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyConfigMap(ctx, c, rec, t)
 	case *corev1.Service:
-		actual, modified, err = written(resourceapply.ApplyService(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyService(ctx, c, rec, t)
 	case *corev1.Secret:
-		actual, modified, err = written(resourceapply.ApplySecret(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplySecret(ctx, c, rec, t)
 	case *rbacv1.ClusterRole:
-		actual, modified, err = written(resourceapply.ApplyClusterRole(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyClusterRole(ctx, c, rec, t)
 	case *rbacv1.ClusterRoleBinding:
-		actual, modified, err = written(resourceapply.ApplyClusterRoleBinding(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyClusterRoleBinding(ctx, c, rec, t)
 	case *rbacv1.Role:
-		actual, modified, err = written(resourceapply.ApplyRole(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyRole(ctx, c, rec, t)
 	case *rbacv1.RoleBinding:
-		actual, modified, err = written(resourceapply.ApplyRoleBinding(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyRoleBinding(ctx, c, rec, t)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		actual, modified, err = written(resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c, rec, t, cache))
+		_, modified, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		actual, modified, err = written(resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c, rec, t, cache))
+		_, modified, err = resourceapply.ApplyValidatingWebhookConfigurationImproved(ctx, c, rec, t, cache)
 	case *apiextensionsv1.CustomResourceDefinition:
-		actual, modified, err = written(resourceapply.ApplyCustomResourceDefinitionV1(ctx, c, rec, t))
+		_, modified, err = resourceapply.ApplyCustomResourceDefinitionV1(ctx, c, rec, t)
 	case *unstructured.Unstructured:
 		var gvr schema.GroupVersionResource
 		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
-			actual, modified, err = written(resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil))
+			_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil)
 		}
 	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
 		// resourceapply has no typed function for these; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
-		actual, modified, err = a.applyAsUnstructured(ctx, obj)
+		modified, err = a.applyAsUnstructured(ctx, obj)
 	default:
 		err = fmt.Errorf("the engine has no apply function for %T", obj)
 	}
-	return actual, modified, err
-}
-
-// written is a resourceapply function's result with its object as a runtime.Object: nil when
-// the function returned none (a typed nil would not be).
-func written[T interface {
-	runtime.Object
-	comparable
-}](obj T, modified bool, err error) (runtime.Object, bool, error) {
-	var zero T
-	if obj == zero {
-		return nil, modified, err
-	}
-	return obj, modified, err
+	return modified, err
 }
 
 // applyAsUnstructured applies a typed object of a kind resourceapply has no typed function for
 // through its unstructured apply.
-func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (runtime.Object, bool, error) {
+func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (bool, error) {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	u := &unstructured.Unstructured{Object: content}
 	gvk := KindOf(obj)
@@ -330,15 +290,10 @@ func (a Applier) applyAsUnstructured(ctx context.Context, obj runtime.Object) (r
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	gvr, err := ResourceFor(gvk)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
-	actual, modified, err := written(resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil))
-	if err != nil || actual == nil {
-		return actual, modified, err
-	}
-	// In its informer's form (typed), for the caches to answer with it (Echoes).
-	typed, err := asTyped(actual)
-	return typed, modified, err
+	_, modified, err := resourceapply.ApplyUnstructuredResourceImproved(ctx, a.Clients.DynamicClient(), LogNormalEvents(a.Recorder), u, a.Cache, gvr, nil, nil)
+	return modified, err
 }
 
 // ApplyDeployment applies a Deployment with the generation the operator last wrote (recorded
@@ -355,11 +310,11 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 		return nil, err
 	}
 	var actual *appsv1.Deployment
-	_, err := a.applyAdopting(ctx, required, func(a Applier) (runtime.Object, bool, error) {
+	_, err := a.applyAdopting(ctx, required, func(a Applier) (bool, error) {
 		var modified bool
 		var err error
 		actual, modified, err = resourceapply.ApplyDeployment(ctx, a.Clients, LogNormalEvents(a.Recorder), required, expected)
-		return written(actual, modified, err)
+		return modified, err
 	})
 	var se *StepError
 	if errors.As(err, &se) {

@@ -291,8 +291,8 @@ func TestApplyReadsOnlyAfterAlreadyExists(t *testing.T) {
 			if n := len(recorder.Events()); n != 0 {
 				t.Errorf("events on the CR: %v", recorder.Events())
 			}
-			if c := env.applier.Clients.Caches; c.absent != nil || c.known != nil {
-				t.Error("the Applier's own caches keep an earlier apply's answer")
+			if env.applier.Clients.reads != nil {
+				t.Error("the Applier's own clients keep an earlier apply's reads")
 			}
 		})
 	}

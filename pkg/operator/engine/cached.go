@@ -89,91 +89,18 @@ type Caches struct {
 	lookups map[schema.GroupResource][]Lookup
 	// shared is consulted after this layer's own lookups; nil for the shared Caches itself.
 	shared *Caches
-	// absent is an object to take for absent in this one apply (see WithAbsent).
-	absent *objectRef
-	// known is an object the API has just returned (see WithKnown).
-	known *knownObject
-	// probe records what the reads through this layer found (see probed).
-	probe *readProbe
-	// echoes answers with the operator's writes until their informers deliver them; one for a
-	// Caches and all its layers.
-	echoes *Echoes
-}
-
-// readProbe records whether the last read of an object found it. resourceapply reads an object
-// before it writes it, and creates it when the read found nothing, else updates it: so the
-// probe tells which write a "modified" apply made (llm_infra_operator_writes_total).
-type readProbe struct{ found bool }
-
-// writeVerb is the write that follows the probed read.
-func (p *readProbe) writeVerb() string {
-	if p.found {
-		return "update"
-	}
-	return "create"
-}
-
-// probed returns a layer over c whose reads (through CachedClients, cached or not) are
-// recorded in the returned probe. Use it for one apply.
-func (c *Caches) probed() (*Caches, *readProbe) {
-	layer := c.Layer()
-	layer.probe = &readProbe{}
-	return layer, layer.probe
-}
-
-type objectRef struct {
-	gr              schema.GroupResource
-	namespace, name string
-}
-
-func (r *objectRef) is(gr schema.GroupResource, namespace, name string) bool {
-	return r.gr == gr && r.namespace == namespace && r.name == name
-}
-
-// knownObject is an object as the API returned it moments ago.
-type knownObject struct {
-	objectRef
-	obj runtime.Object
-}
-
-// errAbsent marks a NotFound that needs no confirmation from the API, so a read that misses
-// the caches does not ask.
-var errAbsent = errors.New("the caches, synced, do not hold it")
-
-// WithAbsent returns a layer over c that answers NotFound for one object without asking the
-// API. The Applier uses it for an object its caches lack (they listed before the first sync
-// and hold what the operator labelled): resourceapply's read, made through this layer, costs no
-// request, and the create that follows fails with AlreadyExists if the object exists after
-// all. Use it for that one apply only.
-func (c *Caches) WithAbsent(gr schema.GroupResource, namespace, name string) *Caches {
-	layer := c.Layer()
-	layer.absent = &objectRef{gr: gr, namespace: namespace, name: name}
-	return layer
-}
-
-// WithKnown returns a layer over c that answers a read of one object with obj, which the API
-// has just returned (after a create found the name taken), so resourceapply's read costs no
-// second request. Use it for that one apply only.
-func (c *Caches) WithKnown(gr schema.GroupResource, namespace, name string, obj runtime.Object) *Caches {
-	layer := c.Layer()
-	layer.known = &knownObject{objectRef: objectRef{gr: gr, namespace: namespace, name: name}, obj: obj}
-	return layer
 }
 
 // NewCaches returns an empty set of caches.
 func NewCaches() *Caches {
-	return &Caches{lookups: map[schema.GroupResource][]Lookup{}, echoes: NewEchoes()}
+	return &Caches{lookups: map[schema.GroupResource][]Lookup{}}
 }
-
-// Echoes is the record of the operator's writes that the Caches and their layers share.
-func (c *Caches) Echoes() *Echoes { return c.echoes }
 
 // Layer returns an operand's own Caches: the informers it registers there answer only its
 // reads, and what is registered in c (now or later, like an optional API's informer started
 // when its CRD appears) answers them too.
 func (c *Caches) Layer() *Caches {
-	layer := &Caches{lookups: map[schema.GroupResource][]Lookup{}, shared: c, echoes: c.echoes}
-	return layer
+	return &Caches{lookups: map[schema.GroupResource][]Lookup{}, shared: c}
 }
 
 // Add registers a cache for a group-resource.
@@ -189,20 +116,8 @@ func (c *Caches) AddInformer(gr schema.GroupResource, informer cache.SharedIndex
 }
 
 // Get returns the cached object, or a NotFound error when no cache of that group-resource
-// holds it. The object is the cache's own: callers must not modify it. An object the operator
-// wrote and its informer has not delivered yet is answered as the write returned it (Echoes).
+// holds it. The object is the cache's own: callers must not modify it.
 func (c *Caches) Get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
-	obj, err := c.get(gr, namespace, name)
-	return c.echoes.newer(gr, namespace, name, obj, err)
-}
-
-func (c *Caches) get(gr schema.GroupResource, namespace, name string) (runtime.Object, error) {
-	if a := c.absent; a != nil && a.is(gr, namespace, name) {
-		return nil, fmt.Errorf("%w (%w)", apierrors.NewNotFound(gr, name), errAbsent)
-	}
-	if k := c.known; k != nil && k.is(gr, namespace, name) {
-		return k.obj, nil
-	}
 	c.mu.RLock()
 	lookups := c.lookups[gr]
 	c.mu.RUnlock()
@@ -216,7 +131,7 @@ func (c *Caches) get(gr schema.GroupResource, namespace, name string) (runtime.O
 		}
 	}
 	if c.shared != nil {
-		return c.shared.get(gr, namespace, name)
+		return c.shared.Get(gr, namespace, name)
 	}
 	return nil, apierrors.NewNotFound(gr, name)
 }
@@ -231,23 +146,83 @@ func (c *Caches) GetMeta(gr schema.GroupResource, namespace, name string) (metav
 }
 
 // cached is where a cached client finds its kind's objects: the caches, the group-resource and
-// the namespace ("" for cluster-scoped kinds).
+// the namespace ("" for cluster-scoped kinds), and the reads of the one apply the clients
+// serve, if any.
 type cached struct {
 	caches    *Caches
 	gr        schema.GroupResource
 	namespace string
+	reads     *applyReads
 }
 
-// withCaches is a copy of the clients that reads through caches.
-func (c *CachedClients) withCaches(caches *Caches) *CachedClients {
+// applyReads is the state of one apply's reads through the cached clients, which the Applier
+// makes for each attempt to write an object (withReads); the Caches, shared by every sync, know
+// nothing of it.
+type applyReads struct {
+	// absent is the object to take for absent without asking the API: the caches, synced,
+	// lack it, so resourceapply's read costs no request, and the create that follows fails with
+	// AlreadyExists if the object exists after all.
+	absent *objectRef
+	// known is the object as the API returned it moments ago (after a create found the name
+	// taken), so resourceapply's read costs no second request.
+	known *knownObject
+	// found records whether the last read found its object. resourceapply reads an object
+	// before it writes it, and creates it when the read found nothing, else updates it: so it
+	// tells which write a "modified" apply made (llm_infra_operator_writes_total).
+	found bool
+}
+
+// writeVerb is the write that follows the last read.
+func (r *applyReads) writeVerb() string {
+	if r.found {
+		return "update"
+	}
+	return "create"
+}
+
+type objectRef struct {
+	gr              schema.GroupResource
+	namespace, name string
+}
+
+func (r *objectRef) is(gr schema.GroupResource, namespace, name string) bool {
+	return r != nil && r.gr == gr && r.namespace == namespace && r.name == name
+}
+
+// knownObject is an object as the API returned it moments ago.
+type knownObject struct {
+	objectRef
+	obj runtime.Object
+}
+
+// errAbsent marks a NotFound that needs no confirmation from the API, so a read that misses
+// the caches does not ask.
+var errAbsent = errors.New("the caches, synced, do not hold it")
+
+// withReads is a copy of the clients for one apply: their reads answer from reads first, and
+// record in it what they found.
+func (c *CachedClients) withReads(reads *applyReads) *CachedClients {
 	clients := *c
-	clients.Caches = caches
+	clients.reads = reads
 	return &clients
 }
 
 // at is a client's place for one group-resource in one namespace.
 func (c *CachedClients) at(gr schema.GroupResource, namespace string) cached {
-	return cached{c.Caches, gr, namespace}
+	return cached{c.Caches, gr, namespace, c.reads}
+}
+
+// get is the object of that name: the apply's own answer for it, else the caches'.
+func (at cached) get(name string) (runtime.Object, error) {
+	if r := at.reads; r != nil {
+		if r.absent.is(at.gr, at.namespace, name) {
+			return nil, fmt.Errorf("%w (%w)", apierrors.NewNotFound(at.gr, name), errAbsent)
+		}
+		if r.known != nil && r.known.is(at.gr, at.namespace, name) {
+			return r.known.obj, nil
+		}
+	}
+	return at.caches.Get(at.gr, at.namespace, name)
 }
 
 // cachedGet answers a Get from the caches. A miss asks the API (live): an object may exist
@@ -261,14 +236,14 @@ func (c *CachedClients) at(gr schema.GroupResource, namespace string) cached {
 // kind's client-go interface (every other verb goes to the API) and overrides Get with this.
 func cachedGet[T runtime.Object](ctx context.Context, at cached, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
 	obj, err := readThrough(ctx, at, name, live)
-	if at.caches.probe != nil {
-		at.caches.probe.found = err == nil
+	if at.reads != nil {
+		at.reads.found = err == nil
 	}
 	return obj, err
 }
 
 func readThrough[T runtime.Object](ctx context.Context, at cached, name string, live func(context.Context, string, metav1.GetOptions) (T, error)) (T, error) {
-	obj, err := at.caches.Get(at.gr, at.namespace, name)
+	obj, err := at.get(name)
 	if err == nil {
 		if typed, ok := obj.DeepCopyObject().(T); ok {
 			return typed, nil
@@ -299,6 +274,8 @@ type CachedClients struct {
 	APIExt  apiextclient.Interface
 	Dynamic dynamic.Interface
 	Caches  *Caches
+	// reads is the state of the one apply these clients serve (nil: they serve no apply).
+	reads *applyReads
 }
 
 // The getters of the built-in kinds: each kind's typed client in a namespace (or cluster-wide),
@@ -354,7 +331,9 @@ func (c *CachedClients) CustomResourceDefinitions() apiextclientv1.CustomResourc
 
 // DynamicClient is a dynamic client whose Get reads from the caches (optional APIs' objects,
 // built-in kinds applied unstructured).
-func (c *CachedClients) DynamicClient() dynamic.Interface { return cachedDynamic{c.Dynamic, c.Caches} }
+func (c *CachedClients) DynamicClient() dynamic.Interface {
+	return cachedDynamic{c.Dynamic, c.at(schema.GroupResource{}, "")}
+}
 
 type saClient struct {
 	coreclientv1.ServiceAccountInterface
@@ -467,12 +446,15 @@ func (s crdClient) Get(ctx context.Context, name string, _ metav1.GetOptions) (*
 // cachedDynamic is a dynamic client whose Get reads from the caches.
 type cachedDynamic struct {
 	dynamic.Interface
-	caches *Caches
+	// at is where its resources' objects are found, the group-resource set by Resource.
+	at cached
 }
 
 func (d cachedDynamic) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
 	r := d.Interface.Resource(gvr)
-	return cachedDynamicResource{r, r, cached{d.caches, gvr.GroupResource(), ""}}
+	at := d.at
+	at.gr = gvr.GroupResource()
+	return cachedDynamicResource{r, r, at}
 }
 
 // cachedDynamicResource is one resource of the dynamic client: its cluster-scoped objects, or,

@@ -66,6 +66,26 @@ func WithRestrictedSecurityContext(d *appsv1.Deployment) error {
 	return nil
 }
 
+// NonRootUser is the user a pod runs as when its manifest names none (WithNonRootUser):
+// distroless's own "nonroot" user. The inference gateway's images (distroless) run as root by
+// default, which the restricted profile's runAsNonRoot refuses.
+const NonRootUser = 65532
+
+// WithNonRootUser gives the pod NonRootUser unless it has a user. Run it after
+// WithRestrictedSecurityContext, which makes the pod's security context.
+func WithNonRootUser(d *appsv1.Deployment) error {
+	sc := d.Spec.Template.Spec.SecurityContext
+	if sc != nil && sc.RunAsUser == nil {
+		sc.RunAsUser = ptr.To[int64](NonRootUser)
+	}
+	return nil
+}
+
+// RestrictedNonRoot are the hooks that make a Deployment run under the restricted Pod Security
+// profile as a non-root user: every Deployment of the inference gateway's kinds (Gateway, MCP,
+// Agent, Orchestrator).
+var RestrictedNonRoot = []DeploymentHook{WithRestrictedSecurityContext, WithNonRootUser}
+
 // ConfigHashAnnotations hashes the data (never the metadata) of mounted ConfigMaps and Secrets
 // with library-go's resourcehash, one pod-template annotation each.
 func ConfigHashAnnotations(configMaps []*corev1.ConfigMap, secrets []*corev1.Secret) (map[string]string, error) {

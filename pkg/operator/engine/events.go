@@ -4,10 +4,31 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 )
+
+// EventSink builds the recorder of one CR, so that events land on the object they are about
+// (`kubectl describe`).
+type EventSink func(gvk schema.GroupVersionKind, cr metav1.Object) events.Recorder
+
+// KubeEventSink records events with the API through the core client. library-go's plain
+// recorder creates each event synchronously and starts no goroutine, so one per sync is cheap;
+// the engine emits events on transitions only.
+func KubeEventSink(client corev1client.EventsGetter, clk clock.PassiveClock) EventSink {
+	return func(gvk schema.GroupVersionKind, m metav1.Object) events.Recorder {
+		return events.NewRecorder(client.Events(m.GetNamespace()), "llm-infra-operator", &corev1.ObjectReference{
+			APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
+			Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
+		}, clk)
+	}
+}
 
 // objectWriteLogLevel is the klog verbosity of the operator's writes of single objects.
 const objectWriteLogLevel = 2

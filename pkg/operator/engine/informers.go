@@ -81,8 +81,7 @@ type Informed struct {
 // RegisterInformers gives each informer its transform (DropManagedFields unless it names
 // another), registers it in the caches (the engine's reads come from there) and returns them
 // all, for the operand's controller to be triggered by their events: through listeners (one
-// listener per informer), and without the echoes of the operator's own writes (Echoes). Call it
-// before the informers start.
+// listener per informer). Call it before the informers start.
 func RegisterInformers(caches *Caches, listeners *Listeners, informed ...Informed) []factory.Informer {
 	watched := make([]factory.Informer, 0, len(informed))
 	for _, i := range informed {
@@ -92,8 +91,7 @@ func RegisterInformers(caches *Caches, listeners *Listeners, informed ...Informe
 		}
 		_ = i.Informer.SetTransform(transform)
 		caches.AddInformer(i.GroupResource, i.Informer)
-		caches.Echoes().track(i.GroupResource)
-		watched = append(watched, echoSkippingInformer{gr: i.GroupResource, informer: listeners.For(i.Informer), echoes: caches.Echoes()})
+		watched = append(watched, listeners.For(i.Informer))
 	}
 	return watched
 }

@@ -1,10 +1,14 @@
 package engine
 
 import (
-	operatorv1 "github.com/openshift/api/operator/v1"
-	"github.com/openshift/library-go/pkg/operator/events"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
 )
 
 // Condition is a condition computed by a sync, before it is written in the CR's own condition
@@ -42,6 +46,43 @@ func FromOutcome(result *Outcome, condType, okReason, okMessage string) (Conditi
 		return Condition{Type: condType, Status: true, Reason: first.Reason, Message: message}, true
 	}
 	return Condition{Type: condType, Status: false, Reason: okReason, Message: okMessage}, false
+}
+
+// DeploymentConditions are Available and Progressing from a Deployment (as this sync applied
+// it, else as cached), and Degraded from the sync's outcome. A spec that is invalid leaves
+// Available as the Deployment says, and Progressing False and Degraded True with the reason
+// why. This is the one place where the outcomes of a kind that runs one Deployment (a Gateway, an
+// MCP server, an Agent, an Orchestrator) become conditions.
+func DeploymentConditions(applied, cached *appsv1.Deployment, result *Outcome, invalid *StepError, what string) (available, progressing, degraded Condition, d *appsv1.Deployment) {
+	d = applied
+	if d == nil {
+		d = cached
+	}
+	rollout := Rollout(d)
+	switch {
+	case !rollout.Exists:
+		available = Condition{Type: ConditionAvailable, Reason: ReasonNotDeployed,
+			Message: fmt.Sprintf("the %s Deployment does not exist yet; Progressing and Degraded say why", what)}
+	case !rollout.Available:
+		available = Condition{Type: ConditionAvailable, Reason: ReasonDeploymentUnavailable,
+			Message: fmt.Sprintf("no replica of the %s Deployment %s/%s is available yet", what, d.Namespace, d.Name)}
+	default:
+		available = Condition{Type: ConditionAvailable, Status: true, Reason: ReasonAsExpected,
+			Message: fmt.Sprintf("%d of %d replicas of the %s are available", rollout.AvailableReplicas, rollout.Desired, what)}
+	}
+	if invalid != nil {
+		progressing = Condition{Type: ConditionProgressing, Reason: invalid.Reason, Message: invalid.Message}
+		degraded = Condition{Type: ConditionDegraded, Status: true, Reason: invalid.Reason, Message: invalid.Message}
+		return available, progressing, degraded, d
+	}
+	progressing, waiting := FromOutcome(result, ConditionProgressing, ReasonAsExpected, "")
+	if !waiting && rollout.Exists && !rollout.Complete {
+		progressing = Condition{Type: ConditionProgressing, Status: true, Reason: ReasonDeploymentRollingOut,
+			Message: fmt.Sprintf("the %s Deployment %s/%s is rolling out: %d of %d replicas updated, %d available",
+				what, d.Namespace, d.Name, rollout.Updated, rollout.Desired, rollout.AvailableReplicas)}
+	}
+	degraded, _ = FromOutcome(result, ConditionDegraded, ReasonAsExpected, result.Notes())
+	return available, progressing, degraded, d
 }
 
 // ReportTransitions records an event on the CR for every condition a status write changes

@@ -150,11 +150,11 @@ func TestMCPWritableHome(t *testing.T) {
 					t.Errorf("volume %s twice", n)
 				}
 			}
-			if err := engine.RunHooks(d, PodSecurity...); err != nil {
+			if err := engine.RunHooks(d, engine.RestrictedNonRoot...); err != nil {
 				t.Fatal(err)
 			}
-			if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != nonRootUser {
-				t.Errorf("pod security context %+v: the restricted profile as user %d stays", sc, nonRootUser)
+			if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != engine.NonRootUser {
+				t.Errorf("pod security context %+v: the restricted profile as user %d stays", sc, engine.NonRootUser)
 			}
 		})
 	}

@@ -38,7 +38,7 @@ func TestGatewayAppliesOwnedObjectsAndReportsStatus(t *testing.T) {
 	if !engine.IsManaged(d.Labels) || d.Spec.Selector.MatchLabels["app"] != gw.Name {
 		t.Errorf("labels %v, selector %v", d.Labels, d.Spec.Selector)
 	}
-	if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || !ptr.Deref(sc.RunAsNonRoot, false) || ptr.Deref(sc.RunAsUser, 0) != nonRootUser {
+	if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || !ptr.Deref(sc.RunAsNonRoot, false) || ptr.Deref(sc.RunAsUser, 0) != engine.NonRootUser {
 		t.Errorf("pod security context = %+v, want the restricted profile with a non-root user", sc)
 	}
 	if d.Spec.Template.Annotations[engine.ConfigHashAnnotationPrefix+"secret-openai-secret"] == "" {

@@ -8,7 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	igwlisters "github.com/llm-infra/llm-infra-operator/pkg/generated/listers/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
@@ -128,24 +127,6 @@ func secretNamed(run *gatewayRun) func(name string) *corev1.Secret {
 		s, _ := obj.(*corev1.Secret)
 		return s
 	}
-}
-
-// nonRootUser is the user the pods run as when their manifest names none: the gateway's image
-// (distroless) runs as root by default, which the restricted profile's runAsNonRoot refuses;
-// 65532 is distroless's own "nonroot" user.
-const nonRootUser = 65532
-
-// PodSecurity are the hooks that make every Deployment of the inference gateway's kinds (the
-// Agent's and the Orchestrator's too) run under the restricted Pod Security profile.
-var PodSecurity = []engine.DeploymentHook{engine.WithRestrictedSecurityContext, withNonRootUser}
-
-// withNonRootUser gives the pod a non-root user unless it has one.
-func withNonRootUser(d *appsv1.Deployment) error {
-	sc := d.Spec.Template.Spec.SecurityContext
-	if sc != nil && sc.RunAsUser == nil {
-		sc.RunAsUser = ptr.To[int64](nonRootUser)
-	}
-	return nil
 }
 
 // mcpReadyAnnotation on the gateway's pod template is the hash of its discovered MCP servers

@@ -268,7 +268,7 @@ func (o *agentOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.Agent, *
 			}, nil
 		},
 		PrepareDeployment: func(run *agentRun, d *appsv1.Deployment) error { return withInputHashes(run, run.State.inputs, d) },
-		PodHooks:          inferencegateway.PodSecurity,
+		PodHooks:          engine.RestrictedNonRoot,
 		Status:            o.status,
 		Events:            readyEvents(v1alpha1.ReasonCardFetched, []string{v1alpha1.ReasonCardPending}, nil, engine.AvailabilityEvents),
 	}
@@ -301,7 +301,7 @@ func optionalRefs(namespace string, env *[]corev1.EnvVar) map[types.NamespacedNa
 func (o *agentOperand) status(run *agentRun, result *engine.Outcome, a *v1alpha1.Agent) {
 	status := &a.Status
 	set := func(c engine.Condition) { meta.SetStatusCondition(&status.Conditions, c.MetaCondition(a.Generation)) }
-	available, progressing, degraded, d := inferencegateway.DeploymentConditions(run.Applied[a.Name], run.CachedDeployment(a.Name), result, run.Invalid, "agent")
+	available, progressing, degraded, d := engine.DeploymentConditions(run.Applied[a.Name], run.CachedDeployment(a.Name), result, run.Invalid, "agent")
 	set(available)
 	set(progressing)
 	set(degraded)
@@ -421,7 +421,7 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		PrepareDeployment: func(run *orchestratorRun, d *appsv1.Deployment) error {
 			return withInputHashes(run, run.State.inputs, d)
 		},
-		PodHooks: inferencegateway.PodSecurity,
+		PodHooks: engine.RestrictedNonRoot,
 		Status:   orchestratorStatus,
 		Events:   readyEvents(v1alpha1.ReasonDeploymentAvailable, []string{v1alpha1.ReasonDeploymentNotAvailable}, nil, engine.AvailabilityEvents),
 	}
@@ -519,7 +519,7 @@ func discoverAgentsAndMCPs(_ context.Context, run *orchestratorRun, _ []string) 
 func orchestratorStatus(run *orchestratorRun, result *engine.Outcome, o *v1alpha1.Orchestrator) {
 	status := &o.Status
 	name := OrchestratorNamesFor(o.Name).Deployment
-	available, progressing, degraded, _ := inferencegateway.DeploymentConditions(run.Applied[name], run.CachedDeployment(name), result, run.Invalid, "orchestrator")
+	available, progressing, degraded, _ := engine.DeploymentConditions(run.Applied[name], run.CachedDeployment(name), result, run.Invalid, "orchestrator")
 	meta.SetStatusCondition(&status.Conditions, progressing.MetaCondition(o.Generation))
 	meta.SetStatusCondition(&status.Conditions, degraded.MetaCondition(o.Generation))
 	if run.Invalid != nil {
