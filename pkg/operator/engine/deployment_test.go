@@ -98,6 +98,41 @@ func TestConfigHashAnnotations(t *testing.T) {
 	}
 }
 
+func TestWithNonRootUser(t *testing.T) {
+	tests := []struct {
+		name string
+		sc   *corev1.PodSecurityContext
+		want *int64
+	}{
+		{name: "no security context: left to WithRestrictedSecurityContext", sc: nil, want: nil},
+		{name: "no user", sc: &corev1.PodSecurityContext{}, want: ptr.To[int64](NonRootUser)},
+		{name: "the manifest's user stays", sc: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](1001)}, want: ptr.To[int64](1001)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := testDeployment()
+			d.Spec.Template.Spec.SecurityContext = tt.sc
+			if err := WithNonRootUser(d); err != nil {
+				t.Fatal(err)
+			}
+			var got *int64
+			if sc := d.Spec.Template.Spec.SecurityContext; sc != nil {
+				got = sc.RunAsUser
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("runAsUser = %v, want %v", ptr.Deref(got, -1), ptr.Deref(tt.want, -1))
+			}
+		})
+	}
+	d := testDeployment()
+	if err := RunHooks(d, RestrictedNonRoot...); err != nil {
+		t.Fatal(err)
+	}
+	if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || !ptr.Deref(sc.RunAsNonRoot, false) || ptr.Deref(sc.RunAsUser, 0) != NonRootUser {
+		t.Errorf("RestrictedNonRoot: pod security context %+v, want runAsNonRoot as user %d", sc, NonRootUser)
+	}
+}
+
 func TestRollout(t *testing.T) {
 	deployment := func(generation, observed int64, replicas, updated, available int32) *appsv1.Deployment {
 		return &appsv1.Deployment{
