@@ -23,15 +23,48 @@ import (
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/overloads"
+	"github.com/google/cel-go/common/types"
 )
 
 //go:embed templates/authoring.tmpl
 var authoringPrompt string
 
+// splitImpl splits a string into a list of strings.
+//
+// Normalizes extracted comments (trim common prefix whitespace and extra trailing newlines).
+func splitImpl(str string) []string {
+	str = strings.TrimRight(str, " \n\t\r")
+	out := strings.Split(str, "\n")
+	if len(out) == 0 {
+		return nil
+	}
+	negative := strings.TrimLeft(out[0], " \t")
+	lenNegative := len(negative)
+	lenOut := len(out[0])
+	if lenNegative == lenOut {
+		return out
+	}
+	prefix := out[0][:lenOut-lenNegative]
+	trimmed := make([]string, len(out))
+	for i, line := range out {
+		if line == "" {
+			trimmed[i] = ""
+			continue
+		}
+		if !strings.HasPrefix(line, prefix) {
+			return out
+		}
+		trimmed[i] = strings.TrimPrefix(line, prefix)
+	}
+
+	return trimmed
+}
+
 // AuthoringPrompt creates a prompt template from a CEL environment for the purpose of AI-assisted authoring.
 func AuthoringPrompt(env *Env) (*Prompt, error) {
 	funcMap := template.FuncMap{
-		"split": func(str string) []string { return strings.Split(str, "\n") },
+		"split":          splitImpl,
+		"newlineToSpace": func(str string) string { return strings.ReplaceAll(str, "\n", " ") },
 	}
 	tmpl := template.New("cel").Funcs(funcMap)
 	tmpl, err := tmpl.Parse(authoringPrompt)
@@ -45,6 +78,17 @@ func AuthoringPrompt(env *Env) (*Prompt, error) {
 		tmpl:         tmpl,
 		env:          env,
 	}, nil
+}
+
+// AuthoringPromptWithFieldPaths creates a prompt template from a CEL environment for the purpose of AI-assisted authoring.
+// Includes documentation for all of the reachable field paths in the environment.
+func AuthoringPromptWithFieldPaths(env *Env) (*Prompt, error) {
+	p, err := AuthoringPrompt(env)
+	if err != nil {
+		return nil, err
+	}
+	p.fieldPaths = true
+	return p, nil
 }
 
 // Prompt represents the core components of an LLM prompt based on a CEL environment.
@@ -64,14 +108,22 @@ type Prompt struct {
 	// tmpl is the text template base-configuration for rendering text.
 	tmpl *template.Template
 
+	// fieldPaths is a flag to include reachable field paths in the prompt.
+	fieldPaths bool
+
 	// env reference used to collect variables, functions, and macros available to the prompt.
 	env *Env
+}
+
+type promptVariable struct {
+	*common.Doc
+	FieldPaths []*common.Doc
 }
 
 type promptInst struct {
 	*Prompt
 
-	Variables  []*common.Doc
+	Variables  []*promptVariable
 	Macros     []*common.Doc
 	Functions  []*common.Doc
 	UserPrompt string
@@ -79,11 +131,36 @@ type promptInst struct {
 
 // Render renders the user prompt with the associated context from the prompt template
 // for use with LLM generators.
+//
+// User-supplied input is passed as template data via the UserPrompt field, which
+// Go's text/template renders as a literal string value. Template action delimiters
+// such as {{.Persona}} in the user prompt are never evaluated as template directives
+// because text/template only executes directives present in the template definition
+// itself, not in data values interpolated at render time.
 func (p *Prompt) Render(userPrompt string) string {
 	var buffer strings.Builder
-	vars := make([]*common.Doc, len(p.env.Variables()))
+	vars := make([]*promptVariable, len(p.env.Variables()))
 	for i, v := range p.env.Variables() {
-		vars[i] = v.Documentation()
+		vars[i] = &promptVariable{Doc: v.Documentation()}
+		if p.fieldPaths && v.Type().Kind() == types.StructKind {
+			var fieldPaths []*common.Doc
+
+			paths := fieldPathsForType(p.env.CELTypeProvider(), v.Name(), v.Type())
+			if len(paths) < 2 {
+				paths = nil
+			} else {
+				// First path is the variable which is already documented.
+				paths = paths[1:]
+			}
+			for _, path := range paths {
+				fieldPaths = append(fieldPaths, path.Documentation())
+			}
+
+			sort.SliceStable(fieldPaths, func(i, j int) bool {
+				return fieldPaths[i].Name < fieldPaths[j].Name
+			})
+			vars[i].FieldPaths = fieldPaths
+		}
 	}
 	sort.SliceStable(vars, func(i, j int) bool {
 		return vars[i].Name < vars[j].Name
@@ -107,7 +184,8 @@ func (p *Prompt) Render(userPrompt string) string {
 		Variables:  vars,
 		Macros:     macs,
 		Functions:  funcs,
-		UserPrompt: userPrompt}
+		UserPrompt: userPrompt,
+	}
 	p.tmpl.Execute(&buffer, inst)
 	return buffer.String()
 }

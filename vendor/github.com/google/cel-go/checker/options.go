@@ -18,6 +18,7 @@ type options struct {
 	crossTypeNumericComparisons  bool
 	homogeneousAggregateLiterals bool
 	validatedDeclarations        *Scopes
+	jsonFieldNames               bool
 }
 
 // Option is a functional option for configuring the type-checker
@@ -37,6 +38,14 @@ func CrossTypeNumericComparisons(enabled bool) Option {
 func ValidatedDeclarations(env *Env) Option {
 	return func(opts *options) error {
 		opts.validatedDeclarations = env.validatedDeclarations()
+		return nil
+	}
+}
+
+// JSONFieldNames enables the use of json names instead of the standard protobuf snake_case field names
+func JSONFieldNames(enabled bool) Option {
+	return func(opts *options) error {
+		opts.jsonFieldNames = enabled
 		return nil
 	}
 }

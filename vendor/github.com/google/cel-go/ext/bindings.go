@@ -108,7 +108,7 @@ func (lib *celBindings) CompileOptions() []cel.EnvOption {
 
 func (lib *celBindings) ProgramOptions() []cel.ProgramOption {
 	if lib.version >= 1 {
-		celBlockPlan := func(i interpreter.Interpretable) (interpreter.Interpretable, error) {
+		celBlockPlan := func(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
 			call, ok := i.(interpreter.InterpretableCall)
 			if !ok {
 				return i, nil
@@ -140,7 +140,7 @@ func (lib *celBindings) ProgramOptions() []cel.ProgramOption {
 				return i, nil
 			}
 		}
-		return []cel.ProgramOption{cel.CustomDecorator(celBlockPlan)}
+		return []cel.ProgramOption{cel.CustomDecoratorV2(celBlockPlan)}
 	}
 	return []cel.ProgramOption{}
 }
@@ -190,7 +190,7 @@ func celBind(mef cel.MacroExprFactory, target ast.Expr, args []ast.Expr) (ast.Ex
 	), nil
 }
 
-func newDynamicBlock(slotExprs []interpreter.Interpretable, expr interpreter.Interpretable) interpreter.Interpretable {
+func newDynamicBlock(slotExprs []interpreter.InterpretableV2, expr interpreter.InterpretableV2) interpreter.InterpretableV2 {
 	bs := &dynamicBlock{
 		slotExprs: slotExprs,
 		expr:      expr,
@@ -213,8 +213,8 @@ func newDynamicBlock(slotExprs []interpreter.Interpretable, expr interpreter.Int
 }
 
 type dynamicBlock struct {
-	slotExprs          []interpreter.Interpretable
-	expr               interpreter.Interpretable
+	slotExprs          []interpreter.InterpretableV2
+	expr               interpreter.InterpretableV2
 	slotActivationPool *sync.Pool
 }
 
@@ -223,12 +223,23 @@ func (b *dynamicBlock) ID() int64 {
 	return b.expr.ID()
 }
 
+// Exec implements the Interpretable interface method and pushes a new frame onto the
+// execution frame for the duration of the block execution.
+func (b *dynamicBlock) Exec(frame *interpreter.ExecutionFrame) ref.Val {
+	sa := b.slotActivationPool.Get().(*dynamicSlotActivation)
+	sa.frame = frame.Push(sa)
+	// Ensure the 'unwrapped' Activation points to the original one from the frame,
+	// and not the hierarchical activation which composes the original and the slot
+	// activation.
+	sa.Activation = frame.Activation
+	defer sa.frame.Pop()
+	defer b.clearSlots(sa)
+	return b.expr.Exec(sa.frame)
+}
+
 // Eval implements the Interpretable interface method.
 func (b *dynamicBlock) Eval(activation cel.Activation) ref.Val {
-	sa := b.slotActivationPool.Get().(*dynamicSlotActivation)
-	sa.Activation = activation
-	defer b.clearSlots(sa)
-	return b.expr.Eval(sa)
+	return b.Exec(interpreter.AsFrame(activation))
 }
 
 func (b *dynamicBlock) clearSlots(sa *dynamicSlotActivation) {
@@ -243,9 +254,15 @@ type slotVal struct {
 
 type dynamicSlotActivation struct {
 	cel.Activation
-	slotExprs []interpreter.Interpretable
+	frame     *interpreter.ExecutionFrame
+	slotExprs []interpreter.InterpretableV2
 	slotCount int
 	slotVals  []*slotVal
+}
+
+// Unwrap returns the underlying activation.
+func (sa *dynamicSlotActivation) Unwrap() cel.Activation {
+	return sa.Activation
 }
 
 // ResolveName implements the Activation interface method but handles variables prefixed with `@index`
@@ -262,7 +279,7 @@ func (sa *dynamicSlotActivation) ResolveName(name string) (any, bool) {
 			return *v.value, true
 		}
 		v.visited = true
-		val := sa.slotExprs[idx].Eval(sa)
+		val := sa.slotExprs[idx].Exec(sa.frame)
 		v.value = &val
 		return val, true
 	}
@@ -271,13 +288,14 @@ func (sa *dynamicSlotActivation) ResolveName(name string) (any, bool) {
 
 func (sa *dynamicSlotActivation) reset() {
 	sa.Activation = nil
+	sa.frame = nil
 	for _, sv := range sa.slotVals {
 		sv.visited = false
 		sv.value = nil
 	}
 }
 
-func newConstantBlock(slots traits.Lister, expr interpreter.Interpretable) interpreter.Interpretable {
+func newConstantBlock(slots traits.Lister, expr interpreter.InterpretableV2) interpreter.InterpretableV2 {
 	count := slots.Size().(types.Int)
 	return &constantBlock{slots: slots, slotCount: int(count), expr: expr}
 }
@@ -285,7 +303,7 @@ func newConstantBlock(slots traits.Lister, expr interpreter.Interpretable) inter
 type constantBlock struct {
 	slots     traits.Lister
 	slotCount int
-	expr      interpreter.Interpretable
+	expr      interpreter.InterpretableV2
 }
 
 // ID implements the interpreter.Interpretable interface method.
@@ -293,17 +311,31 @@ func (b *constantBlock) ID() int64 {
 	return b.expr.ID()
 }
 
+// Exec implements the Interpretable interface method and pushes a new frame onto the
+// stack for the duration of the block execution.
+func (b *constantBlock) Exec(frame *interpreter.ExecutionFrame) ref.Val {
+	sa := constantSlotActivation{Activation: frame.Activation, slots: b.slots, slotCount: b.slotCount}
+	sa.frame = frame.Push(sa)
+	defer sa.frame.Pop()
+	return b.expr.Exec(sa.frame)
+}
+
 // Eval implements the interpreter.Interpretable interface method, and will proxy @index prefixed variable
 // lookups into a set of constant slots determined from the plan step.
 func (b *constantBlock) Eval(activation cel.Activation) ref.Val {
-	vars := constantSlotActivation{Activation: activation, slots: b.slots, slotCount: b.slotCount}
-	return b.expr.Eval(vars)
+	return b.Exec(interpreter.AsFrame(activation))
 }
 
 type constantSlotActivation struct {
 	cel.Activation
+	frame     *interpreter.ExecutionFrame
 	slots     traits.Lister
 	slotCount int
+}
+
+// Unwrap returns the underlying activation.
+func (sa *constantSlotActivation) Unwrap() cel.Activation {
+	return sa.Activation
 }
 
 // ResolveName implements Activation interface method and proxies @index prefixed lookups into the slot

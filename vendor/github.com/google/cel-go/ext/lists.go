@@ -153,15 +153,18 @@ var comparableTypes = []*cel.Type{
 //	].sortBy(e, e.score).map(e, e.name)
 //	== ["bar", "foo", "baz"]
 func Lists(options ...ListsOption) cel.EnvOption {
-	l := &listsLib{version: math.MaxUint32}
+	l := &listsLib{version: math.MaxUint32, maxRangeSize: defaultMaxRangeSize}
 	for _, o := range options {
 		l = o(l)
 	}
 	return cel.Lib(l)
 }
 
+const defaultMaxRangeSize = 1_000_000
+
 type listsLib struct {
-	version uint32
+	version      uint32
+	maxRangeSize int64
 }
 
 // LibraryName implements the SingletonLibrary interface method.
@@ -184,6 +187,16 @@ type ListsOption func(*listsLib) *listsLib
 func ListsVersion(version uint32) ListsOption {
 	return func(lib *listsLib) *listsLib {
 		lib.version = version
+		return lib
+	}
+}
+
+// ListsMaxRangeSize sets the maximum number of elements lists.range() will
+// allocate. If not set, the default is 10,000,000. Setting this to zero
+// disables the limit (not recommended).
+func ListsMaxRangeSize(size int64) ListsOption {
+	return func(lib *listsLib) *listsLib {
+		lib.maxRangeSize = size
 		return lib
 	}
 }
@@ -309,11 +322,12 @@ func (lib listsLib) CompileOptions() []cel.EnvOption {
 			)...,
 		))
 
+		maxRange := lib.maxRangeSize
 		opts = append(opts, cel.Function("lists.range",
 			cel.Overload("lists_range",
 				[]*cel.Type{cel.IntType}, cel.ListType(cel.IntType),
 				cel.UnaryBinding(func(n ref.Val) ref.Val {
-					result, err := genRange(n.(types.Int))
+					result, err := genRange(n.(types.Int), maxRange)
 					if err != nil {
 						return types.WrapErr(err)
 					}
@@ -403,8 +417,14 @@ func (lib *listsLib) ProgramOptions() []cel.ProgramOption {
 	return opts
 }
 
-func genRange(n types.Int) (ref.Val, error) {
-	var newList []ref.Val
+func genRange(n types.Int, maxSize int64) (ref.Val, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("lists.range: size must be non-negative, got %d", n)
+	}
+	if maxSize > 0 && int64(n) > maxSize {
+		return nil, fmt.Errorf("lists.range: size %d exceeds maximum allowed (%d)", n, maxSize)
+	}
+	newList := make([]ref.Val, 0, n)
 	for i := types.Int(0); i < n; i++ {
 		newList = append(newList, i)
 	}
@@ -616,8 +636,8 @@ func estimateListSlice(estimator checker.CostEstimator, target *checker.AstNode,
 		return nil
 	}
 	sz := estimateSize(estimator, *target)
-	start := nodeAsIntValue(args[0], 0)
-	end := nodeAsIntValue(args[1], sz.Max)
+	start := nodeAsUintValue(args[0], 0)
+	end := nodeAsUintValue(args[1], sz.Max)
 	return estimateAllocatingListCall(1, checker.FixedSizeEstimate(end-start))
 }
 
@@ -626,7 +646,7 @@ func estimateListsRange(estimator checker.CostEstimator, target *checker.AstNode
 	if target != nil || len(args) != 1 {
 		return nil
 	}
-	return estimateAllocatingListCall(1, checker.FixedSizeEstimate(nodeAsIntValue(args[0], math.MaxUint)))
+	return estimateAllocatingListCall(1, checker.FixedSizeEstimate(nodeAsUintValue(args[0], math.MaxUint)))
 }
 
 // estimateListReverse computes an O(n) reverse operation with a cost factor of 1.
@@ -644,7 +664,7 @@ func estimateListFlatten(estimator checker.CostEstimator, target *checker.AstNod
 	}
 	depth := uint64(1)
 	if len(args) == 1 {
-		depth = nodeAsIntValue(args[0], math.MaxUint)
+		depth = nodeAsUintValue(args[0], math.MaxUint)
 	}
 	return estimateAllocatingListCall(float64(depth), estimateSize(estimator, *target))
 }
@@ -753,27 +773,12 @@ func trackListSelfCompare(l traits.Lister) *uint64 {
 	if elem.Type() == types.StringType || elem.Type() == types.BytesType {
 		costFactor += common.StringTraversalCostFactor
 	}
-	return trackAllocatingListCall(costFactor, sz*sz)
+	return trackAllocatingListCall(costFactor, safeMul(sz, sz))
 }
 
 // trackAllocatingListCall computes costs as a function of the size of the result list with a baseline cost
 // for the call dispatch and the associated list allocation.
 func trackAllocatingListCall(costFactor float64, size uint64) *uint64 {
-	cost := uint64(float64(size)*costFactor) + callCost + common.ListCreateBaseCost
+	cost := safeAdd(uint64(float64(size)*costFactor), callCost, common.ListCreateBaseCost)
 	return &cost
-}
-
-func nodeAsIntValue(node checker.AstNode, defaultVal uint64) uint64 {
-	if node.Expr().Kind() != ast.LiteralKind {
-		return defaultVal
-	}
-	lit := node.Expr().AsLiteral()
-	if lit.Type() != types.IntType {
-		return defaultVal
-	}
-	val := lit.(types.Int)
-	if val < types.IntZero {
-		return 0
-	}
-	return uint64(lit.(types.Int))
 }

@@ -166,9 +166,17 @@ type attrFactory struct {
 // The namespaceNames represent the names the variable could have based on namespace
 // resolution rules.
 func (r *attrFactory) AbsoluteAttribute(id int64, names ...string) NamespacedAttribute {
+	disambiguateNames := false
+	for idx, name := range names {
+		if strings.HasPrefix(name, ".") {
+			disambiguateNames = true
+			names[idx] = strings.TrimPrefix(name, ".")
+		}
+	}
 	return &absoluteAttribute{
 		id:                     id,
 		namespaceNames:         names,
+		disambiguateNames:      disambiguateNames,
 		qualifiers:             []Qualifier{},
 		adapter:                r.adapter,
 		provider:               r.provider,
@@ -182,7 +190,7 @@ func (r *attrFactory) AbsoluteAttribute(id int64, names ...string) NamespacedAtt
 func (r *attrFactory) ConditionalAttribute(id int64, expr Interpretable, t, f Attribute) Attribute {
 	return &conditionalAttribute{
 		id:      id,
-		expr:    expr,
+		expr:    adaptToV2(expr),
 		truthy:  t,
 		falsy:   f,
 		adapter: r.adapter,
@@ -193,10 +201,19 @@ func (r *attrFactory) ConditionalAttribute(id int64, expr Interpretable, t, f At
 // MaybeAttribute collects variants of unchecked AbsoluteAttribute values which could either be
 // direct variable accesses or some combination of variable access with qualification.
 func (r *attrFactory) MaybeAttribute(id int64, name string) Attribute {
+	var names []string
+	// When there's a single name with a dot prefix, it indicates that the 'maybe' attribute is a
+	// globally namespaced identifier.
+	if strings.HasPrefix(name, ".") {
+		names = append(names, name)
+	} else {
+		// In all other cases, the candidate names should be inferred.
+		names = r.container.ResolveCandidateNames(name)
+	}
 	return &maybeAttribute{
 		id: id,
 		attrs: []NamespacedAttribute{
-			r.AbsoluteAttribute(id, r.container.ResolveCandidateNames(name)...),
+			r.AbsoluteAttribute(id, names...),
 		},
 		adapter:  r.adapter,
 		provider: r.provider,
@@ -208,7 +225,7 @@ func (r *attrFactory) MaybeAttribute(id int64, name string) Attribute {
 func (r *attrFactory) RelativeAttribute(id int64, operand Interpretable) Attribute {
 	return &relativeAttribute{
 		id:                     id,
-		operand:                operand,
+		operand:                adaptToV2(operand),
 		qualifiers:             []Qualifier{},
 		adapter:                r.adapter,
 		fac:                    r,
@@ -242,10 +259,13 @@ type absoluteAttribute struct {
 	// namespaceNames represent the names the variable could have based on declared container
 	// (package) of the expression.
 	namespaceNames []string
-	qualifiers     []Qualifier
-	adapter        types.Adapter
-	provider       types.Provider
-	fac            AttributeFactory
+	// disambiguateNames indicates whether the namespaceNames require disambiguation with local variables.
+	disambiguateNames bool
+
+	qualifiers []Qualifier
+	adapter    types.Adapter
+	provider   types.Provider
+	fac        AttributeFactory
 
 	errorOnBadPresenceTest bool
 }
@@ -304,15 +324,34 @@ func (a *absoluteAttribute) String() string {
 // a type, then the result is `nil`, `error` with the error indicating the name of the first
 // variable searched as missing.
 func (a *absoluteAttribute) Resolve(vars Activation) (any, error) {
+	// unwrap any local activations to ensure that we reach the variables provided as input
+	// to the expression in the event that we need to disambiguate between global and local
+	// variables.
+	//
+	// Presently, only dynamic and constant slot activations created during comprehensions
+	// support 'unwrapping', which is consistent with how local variables are introduced into CEL.
+	var inputVars Activation
+	if a.disambiguateNames {
+		inputVars = vars
+		wrapped, ok := inputVars.(activationWrapper)
+		for ok {
+			inputVars = wrapped.Unwrap()
+			wrapped, ok = inputVars.(activationWrapper)
+		}
+	}
 	for _, nm := range a.namespaceNames {
 		// If the variable is found, process it. Otherwise, wait until the checks to
 		// determine whether the type is unknown before returning.
-		obj, found := vars.ResolveName(nm)
+		v := vars
+		if a.disambiguateNames {
+			v = inputVars
+		}
+		obj, found := v.ResolveName(nm)
 		if found {
 			if celErr, ok := obj.(*types.Err); ok {
-				return nil, celErr.Unwrap()
+				return nil, celErr
 			}
-			obj, isOpt, err := applyQualifiers(vars, obj, a.qualifiers)
+			obj, isOpt, err := applyQualifiers(v, obj, a.qualifiers)
 			if err != nil {
 				return nil, err
 			}
@@ -345,7 +384,7 @@ func (a *absoluteAttribute) Resolve(vars Activation) (any, error) {
 
 type conditionalAttribute struct {
 	id      int64
-	expr    Interpretable
+	expr    InterpretableV2
 	truthy  Attribute
 	falsy   Attribute
 	adapter types.Adapter
@@ -532,7 +571,7 @@ func (a *maybeAttribute) String() string {
 
 type relativeAttribute struct {
 	id         int64
-	operand    Interpretable
+	operand    InterpretableV2
 	qualifiers []Qualifier
 	adapter    types.Adapter
 	fac        AttributeFactory
@@ -925,9 +964,11 @@ func (q *intQualifier) qualifyInternal(vars Activation, obj any, presenceTest, p
 		}
 	case map[int32]any:
 		isMap = true
-		obj, isKey := o[int32(i)]
-		if isKey {
-			return obj, true, nil
+		if i32 := int32(i); int64(i32) == i {
+			obj, isKey := o[i32]
+			if isKey {
+				return obj, true, nil
+			}
 		}
 	case map[int64]any:
 		isMap = true
@@ -1050,9 +1091,11 @@ func (q *uintQualifier) qualifyInternal(vars Activation, obj any, presenceTest, 
 			return obj, true, nil
 		}
 	case map[uint32]any:
-		obj, isKey := o[uint32(u)]
-		if isKey {
-			return obj, true, nil
+		if u32 := uint32(u); uint64(u32) == u {
+			obj, isKey := o[u32]
+			if isKey {
+				return obj, true, nil
+			}
 		}
 	case map[uint64]any:
 		obj, isKey := o[u]
@@ -1262,7 +1305,7 @@ func applyQualifiers(vars Activation, obj any, qualifiers []Qualifier) (any, boo
 		if !optObj.HasValue() {
 			return optObj, false, nil
 		}
-		obj = optObj.GetValue().Value()
+		obj = optObj.GetValue()
 	}
 
 	var err error

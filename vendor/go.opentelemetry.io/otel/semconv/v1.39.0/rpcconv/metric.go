@@ -149,7 +149,9 @@ func (m ClientCallDuration) Record(
 	attrs ...attribute.KeyValue,
 ) {
 	if len(attrs) == 0 {
-		m.Float64Histogram.Record(ctx, val)
+		m.Float64Histogram.Record(ctx, val, metric.WithAttributes(
+			attribute.String("rpc.system.name", string(systemName)),
+		))
 		return
 	}
 
@@ -325,7 +327,9 @@ func (m ClientRequestSize) Record(
 	attrs ...attribute.KeyValue,
 ) {
 	if len(attrs) == 0 {
-		m.Int64Histogram.Record(ctx, val)
+		m.Int64Histogram.Record(ctx, val, metric.WithAttributes(
+			attribute.String("rpc.system.name", string(systemName)),
+		))
 		return
 	}
 
@@ -500,7 +504,9 @@ func (m ClientResponseSize) Record(
 	attrs ...attribute.KeyValue,
 ) {
 	if len(attrs) == 0 {
-		m.Int64Histogram.Record(ctx, val)
+		m.Int64Histogram.Record(ctx, val, metric.WithAttributes(
+			attribute.String("rpc.system.name", string(systemName)),
+		))
 		return
 	}
 
@@ -676,7 +682,9 @@ func (m ServerCallDuration) Record(
 	attrs ...attribute.KeyValue,
 ) {
 	if len(attrs) == 0 {
-		m.Float64Histogram.Record(ctx, val)
+		m.Float64Histogram.Record(ctx, val, metric.WithAttributes(
+			attribute.String("rpc.system.name", string(systemName)),
+		))
 		return
 	}
 
@@ -852,7 +860,9 @@ func (m ServerRequestSize) Record(
 	attrs ...attribute.KeyValue,
 ) {
 	if len(attrs) == 0 {
-		m.Int64Histogram.Record(ctx, val)
+		m.Int64Histogram.Record(ctx, val, metric.WithAttributes(
+			attribute.String("rpc.system.name", string(systemName)),
+		))
 		return
 	}
 
@@ -1027,7 +1037,9 @@ func (m ServerResponseSize) Record(
 	attrs ...attribute.KeyValue,
 ) {
 	if len(attrs) == 0 {
-		m.Int64Histogram.Record(ctx, val)
+		m.Int64Histogram.Record(ctx, val, metric.WithAttributes(
+			attribute.String("rpc.system.name", string(systemName)),
+		))
 		return
 	}
 
