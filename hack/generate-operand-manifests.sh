@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Generates the LeaderWorkerSet operand manifests in bindata/assets/lws from the
-# upstream sigs.k8s.io/lws module at the version in ./operand-git-ref:
+# Generates the LeaderWorkerSet operand manifests in bindata/assets/lws from the upstream
+# sigs.k8s.io/lws source at the version in ./operand-git-ref, the commit pinned as `lws` in
+# hack/operands/sources.tsv:
 #
-#   crd.yaml, clusterrole.yaml, mutatingwebhookconfiguration.yaml,
-#   validatingwebhookconfiguration.yaml
+#   crd.yaml (LeaderWorkerSet), disaggregatedset-crd.yaml, disaggregatedsetrolescaler-crd.yaml,
+#   clusterrole.yaml, mutatingwebhookconfiguration.yaml, validatingwebhookconfiguration.yaml
 #
-# controller-gen runs inside the lws module directory (in the Go module cache) so
-# that it resolves lws's own pinned dependencies; hack/operandgen then
-# post-processes its output (names, ${NAMESPACE} placeholders, conversion webhook,
-# cert-manager CA injection, pod webhook objectSelectors).
+# The source tree comes from hack/lib/sources.sh (the pinned archive in $OPERAND_SOURCES, else
+# the pinned commit fetched from upstream, verified either way), not from the Go module proxy,
+# which refuses sigs.k8s.io/lws v0.10.0's zip; it is kept in UPSTREAM_CACHE
+# [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/upstream], by commit, so later runs (make
+# verify in any clone on the machine) need neither. controller-gen runs inside that tree so that
+# it resolves lws's own pinned dependencies (from the module proxy); hack/operandgen then
+# post-processes its output (names, ${NAMESPACE} placeholders, conversion webhook, cert-manager
+# CA injection, pod webhook objectSelectors).
 #
 # Usage:
 #   hack/generate-operand-manifests.sh           regenerate in place
@@ -39,18 +44,22 @@ CONTROLLER_GEN="${TOOLS_BIN}/controller-gen"
 TMP="$(mktemp -d)"
 trap 'rm -rf "${TMP}"' EXIT
 
-# Locate (downloading if needed) the lws module. Run outside the operator's
-# module so its go.mod and vendor/ play no part.
-MOD_DIR="$(cd "${TMP}" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "${LWS_MODULE}@${VERSION}" |
-  sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
-if [[ -z "${MOD_DIR}" || ! -d "${MOD_DIR}" ]]; then
-  echo "could not locate ${LWS_MODULE}@${VERSION} in the module cache" >&2
+# The pinned tree of lws, whose tag must be operand-git-ref's version.
+# shellcheck source=hack/lib/sources.sh
+source "${ROOT}/hack/lib/sources.sh"
+sources::load "${ROOT}/hack/operands/sources.tsv" || exit 1
+pinned_ref="$(awk -F'\t' '$1 == "lws" {print $3}' "${ROOT}/hack/operands/sources.tsv")"
+if [[ "${pinned_ref}" != "${VERSION}" ]]; then
+  echo "operand-git-ref says ${VERSION} but hack/operands/sources.tsv pins lws at ${pinned_ref}: make them agree" >&2
   exit 1
 fi
+UPSTREAM_CACHE="${UPSTREAM_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/upstream}"
+mkdir -p "${UPSTREAM_CACHE}"
+MOD_DIR="${UPSTREAM_CACHE}/lws-$(sources::commit lws)"
+sources::tree lws "${MOD_DIR}" || exit 1
 
-# controller-gen only reads the module directory (the module cache is
-# read-only); -mod=mod lets it resolve lws's own go.mod, downloading into the
-# (writable) module cache if needed.
+# -mod=mod lets controller-gen resolve lws's own go.mod, downloading into the module cache if
+# needed; GOWORK=off keeps the operator's go.work (if any) out.
 run_controller_gen() {
   (cd "${MOD_DIR}" && GOWORK=off GOFLAGS=-mod=mod "${CONTROLLER_GEN}" "$@" output:stdout)
 }
@@ -58,7 +67,7 @@ run_controller_gen rbac:roleName=manager-role paths=./pkg/controllers/... >"${TM
 run_controller_gen webhook paths=./pkg/webhooks/... >"${TMP}/webhook.yaml"
 # generateEmbeddedObjectMeta as upstream's `make manifests` does: without it the
 # pod templates' metadata (labels, annotations) would be pruned by the apiserver.
-run_controller_gen crd:generateEmbeddedObjectMeta=true paths=./api/leaderworkerset/... >"${TMP}/crd.yaml"
+run_controller_gen crd:generateEmbeddedObjectMeta=true paths="{./api/leaderworkerset/...,./api/disaggregatedset/...}" >"${TMP}/crd.yaml"
 
 target="${OUT_DIR}"
 if [[ "${VERIFY}" == true ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make verify: formatting, vet, generated files up to date, and operand-git-ref in agreement
-# with go.mod's sigs.k8s.io/lws. Fails with a message that says how to fix each problem.
+# with go.mod's sigs.k8s.io/lws and the lws pin of hack/operands/sources.tsv. Fails with a message that says how to fix each problem.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -22,11 +22,15 @@ for script in hack/*.sh hack/lib/*.sh hack/operands/*.sh .ci/run; do
   bash -n "${script}" || { echo "${script}: syntax error"; failed=1; }
 done
 
-echo "== operand-git-ref agrees with go.mod"
+echo "== operand-git-ref agrees with go.mod and hack/operands/sources.tsv"
 ref=$(tr -d '[:space:]' < operand-git-ref)
 mod=$(go list -m -f '{{.Version}}' sigs.k8s.io/lws)
 if [[ "${ref}" != "${mod}" ]]; then
   echo "operand-git-ref says ${ref} but go.mod requires sigs.k8s.io/lws ${mod}: make them agree"; failed=1
+fi
+pinned=$(awk -F'\t' '$1 == "lws" {print $3}' hack/operands/sources.tsv)
+if [[ "${ref}" != "${pinned}" ]]; then
+  echo "operand-git-ref says ${ref} but hack/operands/sources.tsv pins lws at ${pinned}: make them agree"; failed=1
 fi
 
 # vendor/ against go.mod needs no step of its own: with -mod=vendor every go command above
@@ -55,6 +59,8 @@ generated=(
   deploy/03_clusterrole.yaml
   'deploy/*-roles.yaml'
   bindata/assets/lws/crd.yaml
+  bindata/assets/lws/disaggregatedset-crd.yaml
+  bindata/assets/lws/disaggregatedsetrolescaler-crd.yaml
   bindata/assets/lws/clusterrole.yaml
   bindata/assets/lws/mutatingwebhookconfiguration.yaml
   bindata/assets/lws/validatingwebhookconfiguration.yaml

@@ -237,7 +237,7 @@ func TestImagePinning(t *testing.T) {
 	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	images := []string{
 		"quay.io/llm-infra/llm-infra-operator:latest",
-		"registry.k8s.io/lws/lws:v0.8.0",
+		"registry.k8s.io/lws/lws:v0.10.0",
 		"quay.io/opendatahub/odh-llm-d-batch-gateway-apiserver:odh-stable",
 		"quay.io/opendatahub/odh-llm-d-batch-gateway-processor:odh-stable",
 		"quay.io/opendatahub/odh-llm-d-batch-gateway-gc:odh-stable",

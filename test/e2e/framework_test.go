@@ -305,7 +305,7 @@ func certificateSecrets() []objectRef {
 func withoutCRD(refs []objectRef) []objectRef {
 	var out []objectRef
 	for _, r := range refs {
-		if r.name != lwsCRDName {
+		if r.kind != "CustomResourceDefinition" {
 			out = append(out, r)
 		}
 	}

@@ -118,7 +118,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		Expect(after).To(Equal(before), "the operator process must be the same one (no restart): before %+v, after %+v", before, after)
 	}, NodeTimeout(10*time.Minute))
 
-	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRD not owned", func(ctx SpecContext) {
+	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRDs (LeaderWorkerSet, DisaggregatedSet, DisaggregatedSetRoleScaler) not owned", func(ctx SpecContext) {
 		ensureCR(ctx)
 		cr := waitSettled(ctx)
 		Expect(cr.Finalizers).To(ContainElement("operator.llm-infra.io/lws-cleanup"), "the cleanup finalizer")
@@ -127,8 +127,8 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			obj, err := ref.get(ctx)
 			Expect(err).NotTo(HaveOccurred(), "%s must exist", ref)
 			Expect(obj.GetLabels()).To(HaveKeyWithValue(managedByLabel, managedByValue), "%s labels", ref)
-			if ref.name == lwsCRDName {
-				Expect(obj.GetOwnerReferences()).To(BeEmpty(), "the LeaderWorkerSet CRD must not be owned by the CR: deleting the CR would delete every user's LeaderWorkerSet")
+			if ref.kind == "CustomResourceDefinition" {
+				Expect(obj.GetOwnerReferences()).To(BeEmpty(), "%s must not be owned by the CR: deleting the CR would delete every user's object of its kind", ref)
 				continue
 			}
 			Expect(obj.GetOwnerReferences()).To(ContainElement(SatisfyAll(
@@ -668,8 +668,13 @@ func expectOperandGone(ctx context.Context, objects []objectRef) {
 }
 
 func expectCRDKeptWithoutConversionWebhook(ctx context.Context) {
-	By("checking that the LeaderWorkerSet CRD stays, with conversion strategy None")
+	By("checking that the LeaderWorkerSet CRD stays, with conversion strategy None, and the DisaggregatedSet CRDs stay")
 	Eventually(ctx, func(g Gomega) {
+		for _, name := range []string{"disaggregatedsets.disaggregatedset.x-k8s.io", "disaggregatedsetrolescalers.disaggregatedset.x-k8s.io"} {
+			crd, err := fw.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred(), "CRD %s must stay", name)
+			g.Expect(crd.DeletionTimestamp).To(BeNil(), "CRD %s is being deleted", name)
+		}
 		crd, err := fw.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, lwsCRDName, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred(), "the LeaderWorkerSet CRD must stay")
 		g.Expect(crd.DeletionTimestamp).To(BeNil(), "the LeaderWorkerSet CRD is being deleted")

@@ -28,6 +28,10 @@ const (
 	namespaceGoneTimeout = 5 * time.Minute
 )
 
+// lwsCRDs are the CRDs openshift/lws-operator installs and this operator adopts; step 1 detaches
+// them all from the CR.
+var lwsCRDs = []string{lwsCRDName, "disaggregatedsets.disaggregatedset.x-k8s.io", "disaggregatedsetrolescalers.disaggregatedset.x-k8s.io"}
+
 var (
 	crdGVR               = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	mutatingWebhooksGVR  = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
@@ -53,14 +57,19 @@ var lwsSwitchCase = switchCase{
 // lwsTimeline is every state of the CR's Available condition from before the switch to the end.
 var lwsTimeline = &availability{}
 
-// detachLWSCRD is the README's step 1, the JSON patch it gives, and starts the CR's timeline.
+// detachLWSCRD is the README's step 1, the JSON patch it gives to each of the three CRDs, and
+// starts the CR's timeline.
 func detachLWSCRD(ctx context.Context, e *env) error {
 	if err := lwsTimeline.watch(ctx, e); err != nil {
 		return err
 	}
 	patch := []byte(`[{"op":"remove","path":"/metadata/ownerReferences"}]`)
-	_, err := e.dyn.Resource(crdGVR).Patch(ctx, lwsCRDName, types.JSONPatchType, patch, metav1.PatchOptions{})
-	return err
+	for _, name := range lwsCRDs {
+		if _, err := e.dyn.Resource(crdGVR).Patch(ctx, name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("step 1, CRD %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // lwsSwitch is what the switch from openshift/lws-operator came to, for the result file.
@@ -79,19 +88,19 @@ type lwsSwitch struct {
 }
 
 // lwsAfterSwitch checks the switch once everything settled, runs the README's step 4 (delete
-// the old controller, then its namespace) and checks again: the CRD kept (same UID, no owner
+// the old controller, then its namespace) and checks again: the CRDs kept (same UID, no owner
 // reference), the webhooks and the conversion served by this operator's Service, the CR
 // Available throughout.
 func lwsAfterSwitch(ctx context.Context, t *testing.T, e *env, objects []upstreamObject) any {
-	crdUID := types.UID("")
+	crdUIDs := map[string]types.UID{}
 	for _, o := range objects {
-		if o.kind == "CustomResourceDefinition" && o.name == lwsCRDName {
-			crdUID = o.uid
+		if o.kind == "CustomResourceDefinition" {
+			crdUIDs[o.name] = o.uid
 		}
 	}
 	res := &lwsSwitch{}
 	check := func(when string) {
-		for _, c := range lwsChecks(e, crdUID) {
+		for _, c := range lwsChecks(e, crdUIDs) {
 			if err := c.check(ctx); err != nil {
 				t.Errorf("LeaderWorkerSet switch, %s: %s: %v", when, c.what, err)
 			}
@@ -150,7 +159,7 @@ type lwsCheck struct {
 	check func(ctx context.Context) error
 }
 
-func lwsChecks(e *env, crdUID types.UID) []lwsCheck {
+func lwsChecks(e *env, crdUIDs map[string]types.UID) []lwsCheck {
 	servedHere := func(u *unstructured.Unstructured, path ...string) error {
 		ns, _, _ := unstructured.NestedString(u.Object, append(path, "service", "namespace")...)
 		name, _, _ := unstructured.NestedString(u.Object, append(path, "service", "name")...)
@@ -182,19 +191,25 @@ func lwsChecks(e *env, crdUID types.UID) []lwsCheck {
 			return nil
 		}
 	}
-	return []lwsCheck{
-		{"the LeaderWorkerSet CRD kept, without an owner", func(ctx context.Context) error {
-			u, err := get(ctx, crdGVR, lwsCRDName)
+	kept := func(name string) lwsCheck {
+		return lwsCheck{"CRD " + name + " kept, without an owner", func(ctx context.Context) error {
+			u, err := get(ctx, crdGVR, name)
 			switch {
 			case err != nil:
 				return err
-			case u.GetUID() != crdUID:
-				return fmt.Errorf("UID %s, want %s: deleted and made anew, and every LeaderWorkerSet with it", u.GetUID(), crdUID)
+			case u.GetUID() != crdUIDs[name]:
+				return fmt.Errorf("UID %s, want %s: deleted and made anew, and every object of its kind with it", u.GetUID(), crdUIDs[name])
 			case len(u.GetOwnerReferences()) > 0:
-				return fmt.Errorf("owner references %v: deleting the CR would delete it and every LeaderWorkerSet", u.GetOwnerReferences())
+				return fmt.Errorf("owner references %v: deleting the CR would delete it and every object of its kind", u.GetOwnerReferences())
 			}
 			return nil
-		}},
+		}}
+	}
+	var checks []lwsCheck
+	for _, name := range lwsCRDs {
+		checks = append(checks, kept(name))
+	}
+	return append(checks, []lwsCheck{
 		{"the CRD's conversion webhook", func(ctx context.Context) error {
 			u, err := get(ctx, crdGVR, lwsCRDName)
 			if err != nil {
@@ -204,6 +219,19 @@ func lwsChecks(e *env, crdUID types.UID) []lwsCheck {
 		}},
 		{"the mutating webhooks", webhooks(mutatingWebhooksGVR, "lws-mutating-webhook-configuration")},
 		{"the validating webhooks", webhooks(validatingWebhookGVR, "lws-validating-webhook-configuration")},
+		{"DisaggregatedSets validated (vdisaggregatedset.kb.io kept)", func(ctx context.Context) error {
+			u, err := get(ctx, validatingWebhookGVR, "lws-validating-webhook-configuration")
+			if err != nil {
+				return err
+			}
+			hooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
+			for _, h := range hooks {
+				if m, _ := h.(map[string]any); m["name"] == "vdisaggregatedset.kb.io" {
+					return nil
+				}
+			}
+			return fmt.Errorf("no webhook vdisaggregatedset.kb.io")
+		}},
 		{"lws-manager-role bound to this operator's controller", func(ctx context.Context) error {
 			u, err := get(ctx, clusterRoleBindings, "lws-manager-rolebinding")
 			if err != nil {
@@ -227,7 +255,7 @@ func lwsChecks(e *env, crdUID types.UID) []lwsCheck {
 			}
 			return nil
 		}},
-	}
+	}...)
 }
 
 // availability records a cluster-scoped CR's Available condition on every change.

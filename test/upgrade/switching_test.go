@@ -69,11 +69,9 @@ var switchCases = []switchCase{
 // object left behind fails the suite (never silently orphaned). They keep their owner
 // reference to the CR, so they go with it.
 var leftBehindReported = map[string]string{
-	"ClusterRole lws-proxy-role":                                                     lwsReadmeSection,
-	"ClusterRoleBinding lws-proxy-rolebinding":                                       lwsReadmeSection,
-	"ClusterRoleBinding lws-metrics-reader-rolebinding":                              lwsReadmeSection,
-	"CustomResourceDefinition disaggregatedsets.disaggregatedset.x-k8s.io":           lwsReadmeSection,
-	"CustomResourceDefinition disaggregatedsetrolescalers.disaggregatedset.x-k8s.io": lwsReadmeSection,
+	"ClusterRole lws-proxy-role":                        lwsReadmeSection,
+	"ClusterRoleBinding lws-proxy-rolebinding":          lwsReadmeSection,
+	"ClusterRoleBinding lws-metrics-reader-rolebinding": lwsReadmeSection,
 }
 
 // upstreamObject is an object an upstream operator made, as the suite created it.

@@ -79,6 +79,7 @@ func TestUpgrade(t *testing.T) {
 	e.waitSettled(ctx, t, "the previous release", readyTimeout, time.Time{})
 	t.Logf("every CR ready on the previous release after %s", time.Since(readySince).Round(time.Second))
 	e.previousDeployments = e.deployments(ctx, t)
+	userLWS := e.makeUserLWS(ctx, t, w.namespaces[0])
 
 	// From here on, every change of a CR's conditions and of a Deployment's status is seen.
 	rec := &recorder{minimum: map[string]int32{}}
@@ -96,6 +97,7 @@ func TestUpgrade(t *testing.T) {
 	watchers.Wait()
 
 	e.currentDeployments = e.deployments(ctx, t)
+	userLWS.check(ctx, t, e)
 	res := e.measure(rec, settled)
 	res.report(t)
 	if e.result != "" {

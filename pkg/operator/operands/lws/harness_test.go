@@ -56,7 +56,9 @@ type fakeEnv struct {
 	clusterScoped informers.SharedInformerFactory
 	namespaced    informers.SharedInformerFactory
 	crd           *engine.CRDWatch
-	optional      *engine.OptionalAPIs
+	// keptCRDWatches watch the DisaggregatedSet CRDs, as the starter does.
+	keptCRDWatches []*engine.CRDWatch
+	optional       *engine.OptionalAPIs
 
 	nodePlacement *lwsoperatorv1.NodePlacement
 	certificates  *lwsoperatorv1.Certificates
@@ -66,12 +68,14 @@ type fakeEnv struct {
 type envOption func(*envSetup)
 
 type envSetup struct {
-	crds      []string
-	objects   []runtime.Object
-	state     operatorv1.ManagementState
-	logLevel  operatorv1.LogLevel
-	placement *lwsoperatorv1.NodePlacement
-	source    lwsoperatorv1.CertificateSource
+	crds    []string
+	objects []runtime.Object
+	// dynamicObjects are pre-created objects of APIs the typed fake does not serve.
+	dynamicObjects []runtime.Object
+	state          operatorv1.ManagementState
+	logLevel       operatorv1.LogLevel
+	placement      *lwsoperatorv1.NodePlacement
+	source         lwsoperatorv1.CertificateSource
 	// issuerNotReady: the fake cert-manager does not mark Issuers Ready when they are created.
 	issuerNotReady bool
 }
@@ -79,6 +83,11 @@ type envSetup struct {
 // withCRDs installs established CRDs (cert-manager's, the ServiceMonitor's, ...).
 func withCRDs(names ...string) envOption {
 	return func(s *envSetup) { s.crds = append(s.crds, names...) }
+}
+
+// withDynamicObjects pre-creates objects of optional APIs (OpenShift's APIServer, ...).
+func withDynamicObjects(objs ...runtime.Object) envOption {
+	return func(s *envSetup) { s.dynamicObjects = append(s.dynamicObjects, objs...) }
 }
 
 // withObjects pre-creates built-in objects.
@@ -184,7 +193,8 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		engine.CertificateGVR:        "CertificateList",
 		engine.CertificateRequestGVR: "CertificateRequestList",
 		ServiceMonitorGVR:            "ServiceMonitorList",
-	})
+		APIServerGVR:                 "APIServerList",
+	}, setup.dynamicObjects...)
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 	if !setup.issuerNotReady {
 		// cert-manager marks a self-signed Issuer Ready at once; here, as it is created.
@@ -220,6 +230,12 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs(testNamespace)...)
 	watched := RegisterInformers(env.caches, nil, env.namespaced, env.clusterScoped)
 	env.caches.AddInformer(engine.CustomResourceDefinitions, env.crd.Informer)
+	for _, name := range DisaggregatedSetCRDNames {
+		w := engine.NewCRDWatch(apiext, name, 0, engine.DropManagedFields)
+		env.caches.AddInformer(engine.CustomResourceDefinitions, w.Informer)
+		env.keptCRDWatches = append(env.keptCRDWatches, w)
+		watched = append(watched, w.Informer)
+	}
 
 	op, controller := New(Config{
 		Namespace:      testNamespace,
@@ -243,12 +259,20 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	env.namespaced.WaitForCacheSync(ctx.Done())
 	env.clusterScoped.WaitForCacheSync(ctx.Done())
 	go env.crd.Informer.Run(ctx.Done())
+	for _, w := range env.keptCRDWatches {
+		go w.Informer.Run(ctx.Done())
+	}
 	for _, w := range env.optional.CRDWatches() {
 		go w.Informer.Run(ctx.Done())
 	}
 	env.waitFor("CRD informers synced", func() bool {
 		if !env.crd.Informer.HasSynced() {
 			return false
+		}
+		for _, w := range env.keptCRDWatches {
+			if !w.Informer.HasSynced() {
+				return false
+			}
 		}
 		for _, w := range env.optional.CRDWatches() {
 			if !w.Informer.HasSynced() {
@@ -375,10 +399,13 @@ func (e *fakeEnv) cachedMatchesAPI() bool {
 			return false
 		}
 	}
-	crd, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, lwsCRDName, metav1.GetOptions{})
-	if err == nil {
-		cached := e.crd.Get()
-		return cached != nil && cached.ResourceVersion == crd.ResourceVersion
+	for _, w := range append([]*engine.CRDWatch{e.crd}, e.keptCRDWatches...) {
+		crd, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(e.ctx, w.Name, metav1.GetOptions{})
+		if err == nil {
+			if cached := w.Get(); cached == nil || cached.ResourceVersion != crd.ResourceVersion {
+				return false
+			}
+		}
 	}
 	return true
 }

@@ -32,6 +32,8 @@ const (
 	mutatingWebhookName   = "lws-mutating-webhook-configuration"
 	validatingWebhookName = "lws-validating-webhook-configuration"
 	lwsCRDName            = "leaderworkersets.leaderworkerset.x-k8s.io"
+	disaggregatedSetCRD   = "disaggregatedsets.disaggregatedset.x-k8s.io"
+	roleScalerCRD         = "disaggregatedsetrolescalers.disaggregatedset.x-k8s.io"
 	managerContainer      = "manager"
 	zapLogLevelArgument   = "--zap-log-level="
 )
@@ -45,8 +47,20 @@ func OptionalAPIs(namespace string) []engine.OptionalAPI {
 		{GVR: engine.IssuerGVR, Namespace: namespace},
 		{GVR: engine.CertificateGVR, Namespace: namespace},
 		{GVR: ServiceMonitorGVR, Namespace: namespace},
+		// OpenShift's cluster configuration, which the operator reads and never makes.
+		{GVR: APIServerGVR, AllObjects: true},
 	}
 }
 
 // CRDName is the LeaderWorkerSet CRD, which the operand installs and watches.
 const CRDName = lwsCRDName
+
+// CRDNames are the CRDs the operand installs and watches by name (an event of one, a deletion
+// say, triggers a sync). It never deletes them nor gives them an owner reference: garbage
+// collection or removal would delete every user's object of their kinds with them.
+var CRDNames = []string{lwsCRDName, disaggregatedSetCRD, roleScalerCRD}
+
+// DisaggregatedSetCRDNames are the CRDs of CRDNames other than the LeaderWorkerSet's.
+var DisaggregatedSetCRDNames = []string{disaggregatedSetCRD, roleScalerCRD}
+
+var keptCRDs = map[string]bool{lwsCRDName: true, disaggregatedSetCRD: true, roleScalerCRD: true}

@@ -169,9 +169,9 @@ func (o *Operand) newRun(cr *lwsoperatorv1.LeaderWorkerSetOperator) *syncRun {
 				UID:        cr.UID,
 				Controller: ptr.To(true),
 			},
-			// The CRD never gets an owner reference: garbage collection of the CRD after the
-			// CR is deleted would delete every user's LeaderWorkerSet with it.
-			Unowned: func(obj metav1.Object) bool { return obj.GetName() == lwsCRDName },
+			// The CRDs never get an owner reference: garbage collection of a CRD after the
+			// CR is deleted would delete every user's LeaderWorkerSet or DisaggregatedSet with it.
+			Unowned: func(obj metav1.Object) bool { return keptCRDs[obj.GetName()] },
 		},
 	}
 }

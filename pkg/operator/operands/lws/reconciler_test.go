@@ -339,7 +339,11 @@ func TestRemovedDeletesOperandAndKeepsCRD(t *testing.T) {
 		t.Errorf("want every Certificate deleted before the Secrets (last certificate delete #%d, first secret delete #%d)", lastCertificateDelete, firstSecretDelete)
 	}
 	for _, asset := range Assets() {
-		if asset == bindata.LWSCRD {
+		switch asset {
+		case bindata.LWSCRD, bindata.LWSDisaggregatedSetCRD, bindata.LWSRoleScalerCRD:
+			if !env.exists(asset) {
+				t.Errorf("%s deleted by Removed: every user's object of its kind goes with it", asset)
+			}
 			continue
 		}
 		if env.exists(asset) {

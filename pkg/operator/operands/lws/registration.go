@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/openshift/library-go/pkg/controller/factory"
+
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
@@ -36,7 +38,7 @@ func Registrations() []registry.Registration {
 		OperandPackage: "pkg/operator/operands/lws",
 		Images:         []registry.Image{{Env: ImageEnv, Component: "the LeaderWorkerSet controller", Required: true}},
 		OptionalAPIs:   OptionalAPIs,
-		CRDs:           []string{CRDName},
+		CRDs:           CRDNames,
 		Assets:         Assets(),
 		Requests:       requests,
 		Admission:      registry.Admission{Base: testcases.Base, Rejected: testcases.Rejected, Accepted: testcases.Accepted},
@@ -67,7 +69,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 		CRD:            deps.CRDWatch(CRDName),
 		Optional:       deps.Optional,
 		Listeners:      deps.Listeners,
-		Informers:      RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, deps.Managed),
+		Informers:      append(RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, deps.Managed), disaggregatedSetCRDInformers(deps)...),
 		Secrets:        deps.Namespaced.Core().V1().Secrets().Lister(),
 		ConfigMaps:     deps.Namespaced.Core().V1().ConfigMaps().Lister(),
 		Recorder:       deps.Recorder,
@@ -82,6 +84,16 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 		Informers: []cache.SharedIndexInformer{operatorClient.Informer()},
 		Start:     operatorInformers.Start,
 	}, nil
+}
+
+// disaggregatedSetCRDInformers are the starter's watches of the DisaggregatedSet CRDs (it
+// registers them in the caches), whose events trigger a sync as the LeaderWorkerSet CRD's do.
+func disaggregatedSetCRDInformers(deps *registry.Deps) []factory.Informer {
+	var out []factory.Informer
+	for _, name := range DisaggregatedSetCRDNames {
+		out = append(out, deps.CRDWatch(name).Informer)
+	}
+	return out
 }
 
 // Degraded reports the singleton's Degraded condition (an OperatorCondition), once the CR

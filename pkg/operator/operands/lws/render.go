@@ -10,14 +10,15 @@ import (
 // Render returns every object a Managed sync applies for cr, in the order it applies them, as
 // it applies them (labels, owner reference, the Deployment's hooks), with the operand in
 // namespace running image. cert-manager's Secrets are taken as not yet issued: the
-// Deployment's pod template carries the hash of the ConfigMap only. It serves checks from
+// Deployment's pod template carries the hash of the ConfigMap only, whose TLS settings are
+// the controller's defaults (no OpenShift TLS profile). It serves checks from
 // outside the package: test/reliability/dryrun sends the objects to a real API server.
 func Render(cr *lwsoperatorv1.LeaderWorkerSetOperator, namespace, image string) ([]runtime.Object, error) {
 	run := (&Operand{namespace: namespace, image: image}).newRun(cr)
 	var objs []runtime.Object
 	for _, step := range reconcileSteps() {
 		if step.Name == "operand ConfigMap" {
-			cm, err := operandConfigMap(run.render, run.namespace)
+			cm, err := operandConfigMap(run.render, run.namespace, nil)
 			if err != nil {
 				return nil, err
 			}

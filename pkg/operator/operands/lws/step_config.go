@@ -24,8 +24,10 @@ const leaderElectionID = "b8b2488c.x-k8s.io"
 
 // operandConfiguration is the controller's component config, built from upstream's own Go type
 // so a field that upstream renames fails to compile instead of being silently ignored.
-// cert-manager supplies the certificates, so the controller's own certificate management is off.
-func operandConfiguration(namespace string) *lwsconfigv1alpha1.Configuration {
+// The operator supplies the certificates (from one of its sources), so the controller's own
+// certificate management is off. tls is the cluster's TLS profile's settings, nil for the
+// controller's defaults.
+func operandConfiguration(namespace string, tls *lwsconfigv1alpha1.TLSOptions) *lwsconfigv1alpha1.Configuration {
 	return &lwsconfigv1alpha1.Configuration{
 		TypeMeta: metav1.TypeMeta{
 			APIVersion: lwsconfigv1alpha1.GroupVersion.String(),
@@ -40,14 +42,15 @@ func operandConfiguration(namespace string) *lwsconfigv1alpha1.Configuration {
 			},
 			Metrics: lwsconfigv1alpha1.ControllerMetrics{BindAddress: ":8443"},
 			Health:  lwsconfigv1alpha1.ControllerHealth{HealthProbeBindAddress: ":8081"},
+			TLS:     tls,
 		},
 		InternalCertManagement: &lwsconfigv1alpha1.InternalCertManagement{Enable: ptr.To(false)},
 	}
 }
 
 // operandConfigMap renders the ConfigMap the controller reads its component config from.
-func operandConfigMap(r engine.Renderer, namespace string) (*corev1.ConfigMap, error) {
-	config, err := yaml.Marshal(operandConfiguration(namespace))
+func operandConfigMap(r engine.Renderer, namespace string, tls *lwsconfigv1alpha1.TLSOptions) (*corev1.ConfigMap, error) {
+	config, err := yaml.Marshal(operandConfiguration(namespace, tls))
 	if err != nil {
 		return nil, fmt.Errorf("encode the operand configuration: %w", err)
 	}
@@ -60,8 +63,19 @@ func operandConfigMap(r engine.Renderer, namespace string) (*corev1.ConfigMap, e
 	return cm, nil
 }
 
+// applyOperandConfigMap applies the controller's config with the TLS settings of the cluster's
+// TLS profile, where OpenShift publishes one; a profile change changes the ConfigMap, whose hash
+// rolls the controller's pods.
 func applyOperandConfigMap(ctx context.Context, run *syncRun, _ []string) error {
-	cm, err := operandConfigMap(run.render, run.namespace)
+	var tls *lwsconfigv1alpha1.TLSOptions
+	profile, found, err := clusterTLSProfile(run.optional)
+	if err != nil {
+		return err
+	}
+	if found {
+		tls = tlsOptions(profile)
+	}
+	cm, err := operandConfigMap(run.render, run.namespace, tls)
 	if err != nil {
 		return err
 	}

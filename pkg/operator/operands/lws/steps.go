@@ -22,6 +22,9 @@ func reconcileSteps() []engine.Step[*syncRun] {
 		{Name: "operator CA", Apply: applyOperatorCA, Remove: removeOperatorCA},
 		{Name: "certificate Secrets", Apply: waitForCertificateSecrets, Remove: engine.NothingToRemove[*syncRun]},
 		{Name: "LeaderWorkerSet CRD", Assets: []string{bindata.LWSCRD}, Apply: applyCRD, Remove: disableCRDConversionWebhook},
+		// One version each, no conversion webhook: applied as they are, and kept on removal
+		// (deleting them would delete every user's DisaggregatedSet).
+		{Name: "DisaggregatedSet CRDs", Assets: []string{bindata.LWSDisaggregatedSetCRD, bindata.LWSRoleScalerCRD}, Remove: engine.NothingToRemove[*syncRun]},
 		{Name: "webhook configurations", Assets: []string{bindata.LWSMutatingWebhookConfiguration, bindata.LWSValidatingWebhookConfiguration}, Apply: applyWebhookConfigurations},
 		{Name: "operand ConfigMap", Apply: applyOperandConfigMap, Remove: removeOperandConfigMap},
 		{Name: "ServiceMonitor", Assets: []string{bindata.LWSServiceMonitor}, Apply: applyServiceMonitor, Remove: removeServiceMonitor},
