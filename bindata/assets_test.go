@@ -25,6 +25,8 @@ type asset struct {
 
 var allAssets = []asset{
 	{LWSCRD, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "leaderworkersets.leaderworkerset.x-k8s.io", false, true},
+	{LWSDisaggregatedSetCRD, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "disaggregatedsets.disaggregatedset.x-k8s.io", false, true},
+	{LWSRoleScalerCRD, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "disaggregatedsetrolescalers.disaggregatedset.x-k8s.io", false, true},
 	{LWSClusterRole, "rbac.authorization.k8s.io/v1", "ClusterRole", "lws-manager-role", false, true},
 	{LWSMutatingWebhookConfiguration, "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "lws-mutating-webhook-configuration", false, true},
 	{LWSValidatingWebhookConfiguration, "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "lws-validating-webhook-configuration", false, true},
@@ -181,8 +183,9 @@ func TestWebhookConfigurations(t *testing.T) {
 			"mpod.kb.io":             "/mutate--v1-pod",
 		}, "mpod.kb.io"},
 		{LWSValidatingWebhookConfiguration, map[string]string{
-			"vleaderworkerset.kb.io": "/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset",
-			"vpod.kb.io":             "/validate--v1-pod",
+			"vleaderworkerset.kb.io":  "/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset",
+			"vpod.kb.io":              "/validate--v1-pod",
+			"vdisaggregatedset.kb.io": "/validate-disaggregatedset-x-k8s-io-v1-disaggregatedset",
 		}, "vpod.kb.io"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
