@@ -5,17 +5,17 @@
 #   kube-<version>/kube-apiserver, -controller-manager, -scheduler (KUBE_VERSION other than the
 #                                                         newest: hack/lib/kube-version.sh)
 #   etcd                                                            (hack/tools/etcd)
-#   kwok                                                            (hack/tools/kwok)
+#   kwok kwokctl (kwokctl runs the control plane from the binaries  (hack/tools/kwok)
+#     above: hack/local-cluster.sh)
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
-#   certgen (certificates when openssl is missing)                  (hack/tools/certgen)
 #   realpods-agent realpods-echo (REAL_PODS=true's node agent and    (hack/tools/realpods)
 #     the live test's program)
 #
 # Each tools module is its own Go module, so none of this touches the
 # operator's go.mod or vendor/. The first build takes several minutes
 # (kube-apiserver and friends); afterwards a module is rebuilt only when its
-# stamp changes: a hash of the Go version, this script, and the module's
-# go.mod, go.sum and Go sources. A second run takes a second or two.
+# stamp changes: a hash of the Go version, the module's build function here
+# (not the whole script), and the module's go.mod, go.sum and Go sources. A second run takes a second or two.
 #
 # Every build is also kept outside the clone, in CLUSTER_BIN_CACHE, one folder per module and
 # stamp: a fresh clone (CI's) on the same machine links those binaries instead of building
@@ -60,25 +60,29 @@ flock 9
 
 log() { echo "[build-cluster-binaries] $*"; }
 
-# stamp_of MODULE_DIR: hash of everything that decides what a module builds.
+# stamp_of MODULE_DIR CMD...: hash of everything that decides what a module builds: the Go
+# version, the module's go.mod, go.sum and Go sources, and the text of its build function (not of
+# this whole script: an edit elsewhere here rebuilds nothing).
 stamp_of() {
-  local dir="$1"
+  local dir="$1"; shift
   {
     go version
-    sha256sum <"${BASH_SOURCE[0]}" # content only: callers use relative or absolute paths
+    echo "$*"
+    declare -f "$1"
+    [[ "$1" == "build_kube" ]] && declare -f kube_ldflags && kube_ldflags
     # Sorted so the hash does not depend on the filesystem's order.
     (cd "${dir}" && find . -name '*.go' -o -name 'go.mod' -o -name 'go.sum' | LC_ALL=C sort | xargs sha256sum)
   } | sha256sum | cut -d' ' -f1
 }
 
-# up_to_date NAME MODULE_DIR OUTPUT...: true when every output exists and the
-# stamp recorded at the last successful build matches.
+# up_to_date NAME STAMP OUTPUT...: true when every output exists and the stamp recorded at
+# the last successful build is STAMP.
 up_to_date() {
-  local name="$1" dir="$2"; shift 2
+  local name="$1" stamp="$2"; shift 2
   [[ "${FORCE}" == "true" ]] && return 1
   local f
   for f in "$@"; do [[ -e "${BIN}/${f}" ]] || return 1; done
-  [[ -f "${STAMPS}/${name}" ]] && [[ "$(cat "${STAMPS}/${name}")" == "$(stamp_of "${dir}")" ]]
+  [[ -f "${STAMPS}/${name}" ]] && [[ "$(cat "${STAMPS}/${name}")" == "${stamp}" ]]
 }
 
 # build_module NAME MODULE_DIR "OUTPUTS" CMD...: runs CMD in MODULE_DIR
@@ -86,14 +90,14 @@ up_to_date() {
 # an interrupted build is redone next time.
 build_module() {
   local name="$1" dir="$2" outputs="$3"; shift 3
+  local stamp cached f
+  stamp="$(stamp_of "${dir}" "$@")"
   # shellcheck disable=SC2086 # outputs is a space-separated list of names
-  if up_to_date "${name}" "${dir}" ${outputs}; then
+  if up_to_date "${name}" "${stamp}" ${outputs}; then
     log "${name}: up to date (${outputs})"
     return 0
   fi
   # An output may be in a folder of BIN (another KUBE_VERSION's control plane).
-  local stamp cached f
-  stamp="$(stamp_of "${dir}")"
   cached="${CLUSTER_BIN_CACHE}/${name}-${stamp:0:16}"
   if [[ "${FORCE}" != "true" && -f "${cached}/.complete" ]]; then
     for f in ${outputs}; do
@@ -149,12 +153,9 @@ build_etcd() {
   go build -trimpath -ldflags "-s -w" -o "${BIN}/etcd" ./cmd/etcd
 }
 
+# kwok and kwokctl from the same pinned module, in one go build (shared packages compiled once).
 build_kwok() {
-  go build -trimpath -ldflags "-s -w" -o "${BIN}/kwok" sigs.k8s.io/kwok/cmd/kwok
-}
-
-build_certgen() {
-  go build -trimpath -ldflags "-s -w" -o "${BIN}/certgen" .
+  go build -trimpath -ldflags "-s -w" -o "${BIN}/" sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl
 }
 
 # The runner, plus cert-manager's CRDs from the same module version, so the
@@ -189,9 +190,8 @@ if [[ "${WANTED_KUBE_VERSION}" != "${KUBE_VERSION}" ]]; then
     build_kube kube-apiserver kube-controller-manager kube-scheduler
 fi
 build_module etcd "${TOOLS}/etcd" "etcd" build_etcd
-build_module kwok "${TOOLS}/kwok" "kwok" build_kwok
+build_module kwok "${TOOLS}/kwok" "kwok kwokctl" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \
   "cert-manager-runner cert-manager-crds.yaml" build_certmanager
-build_module certgen "${TOOLS}/certgen" "certgen" build_certgen
 build_module realpods "${TOOLS}/realpods" "realpods-agent realpods-echo" build_realpods
 log "all binaries in ${BIN} ($((SECONDS - total_start))s)"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A local, live Kubernetes control plane for `make run-local`, e2e tests and
 # benchmarks, built from source (hack/build-cluster-binaries.sh) and running
-# as plain processes on loopback only:
+# as plain processes on loopback only. The control plane is kwok's own cluster tool,
+# `kwokctl create cluster --runtime binary` (hack/tools/kwok, the same pinned module as kwok),
+# handed the binaries built here, so nothing is downloaded: it writes the certificates, the
+# flags and the kubeconfigs, and starts and stops
 #
 #   etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
 #   kwok (fakes 3 Nodes and every Pod scheduled on them; each Node offers
@@ -9,14 +12,21 @@
 #   so that scheduling never limits a test or benchmark: make bench runs 600
 #   pods), or, with REAL_PODS=true, realpods-agent in its place (the same 3 Nodes,
 #   whose pods run as real processes when their images are in the image table:
-#   hack/tools/realpods/README.md),
-#   cert-manager-runner (cert-manager's issuing controllers + cainjector).
+#   hack/tools/realpods/README.md).
+#
+# This script adds what kwokctl does not do: the flags the tests need (the instance's ports and
+# address ranges, static tokens so the audit log tells clients apart, no leader election so an
+# API server restart does not stop the controller manager), the fake Nodes, waiting until the
+# cluster really works, restarting the API server alone, and the two processes kwokctl does
+# not run: cert-manager-runner (cert-manager's issuing controllers + cainjector) and the
+# real-pods agent (hack/lib/proc.sh).
 #
 # Usage:
 #   hack/local-cluster.sh up                  start everything (idempotent)
 #   hack/local-cluster.sh down                stop everything, wipe etcd data (logs kept)
 #   hack/local-cluster.sh env                 print `export KUBECONFIG=...` (eval it)
 #   hack/local-cluster.sh status              show what runs, exit 0 only if the cluster is up
+#   hack/local-cluster.sh pids                the pids of the instance's live processes, one a line
 #   hack/local-cluster.sh start-cert-manager  install cert-manager CRDs, start the runner
 #   hack/local-cluster.sh stop-cert-manager   stop the runner (CRDs stay)
 #   hack/local-cluster.sh restart-apiserver   stop kube-apiserver (TERM) and start it again in
@@ -35,12 +45,13 @@
 #                              the version the running cluster was started with.
 #   OUTPUT_DIR [<repo>/_output]            binaries in $OUTPUT_DIR/bin
 #   LOCAL_CLUSTER_INSTANCE [local]   which row of hack/lib/instance.sh gives the defaults of:
-#   LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]   state, logs, pids, kubeconfig
+#   LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]   state, logs, pids, kubeconfig; kwokctl's
+#                              cluster in kwok/ (KWOK_WORKDIR), its component logs in logs/
 #   ETCD_PORT [12379] ETCD_PEER_PORT [12380] APISERVER_PORT [16443]
-#   KCM_PORT [17257] SCHEDULER_PORT [17259]    (all bound to 127.0.0.1)
-#   <COMPONENT>_EXTRA_ARGS []  extra arguments for one component, a word list: ETCD_,
-#                              KUBE_APISERVER_, KUBE_CONTROLLER_MANAGER_, KUBE_SCHEDULER_, KWOK_,
-#                              CERT_MANAGER_EXTRA_ARGS (e.g. KWOK_EXTRA_ARGS=--v=4)
+#   KCM_PORT [17257] SCHEDULER_PORT [17259] KWOK_PORT [17251]   (all bound to 127.0.0.1)
+#   <COMPONENT>_EXTRA_ARGS []  extra arguments for one component, a word list of --flag[=value]:
+#                              ETCD_, KUBE_APISERVER_, KUBE_CONTROLLER_MANAGER_, KUBE_SCHEDULER_,
+#                              KWOK_, CERT_MANAGER_EXTRA_ARGS (e.g. KWOK_EXTRA_ARGS=--v=4)
 #   NODE_MAX_PODS [1000] NODE_CPU [1000] NODE_MEMORY [4Ti]   capacity (and allocatable)
 #                              of each fake Node; kwok runs no container, so these are only
 #                              numbers for the scheduler
@@ -61,7 +72,7 @@
 #                              (hack/lib/instance.sh)
 #   START_TIMEOUT [120]        seconds to wait for each readiness step
 #   PROC_EXEC_TIMEOUT [60] PROC_LOG_TAIL [25]   see hack/lib/proc.sh
-#   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down`
+#   STOP_TIMEOUT [30]          seconds between TERM and KILL on `down` (cert-manager, the agent)
 #   RESTART_STOP_TIMEOUT [10]  the same for restart-apiserver
 #   SA_TOKEN_DURATION [24h]    expiration of sa-kubeconfig tokens
 #   LOCK_TIMEOUT [900]         seconds to wait for another up/down on the same LOCAL_CLUSTER_DIR
@@ -77,11 +88,15 @@ instance::use "${LOCAL_CLUSTER_INSTANCE:-local}"
 source "${ROOT}/hack/lib/kube-version.sh"
 BIN="${OUTPUT_DIR}/bin"
 STATE="${LOCAL_CLUSTER_DIR}"
-PKI="${STATE}/pki"
 LOGS="${STATE}/logs"
 PIDS="${STATE}/pids"
-ETCD_DATA="${STATE}/etcd"
 KUBECONFIG_FILE="${STATE}/kubeconfig"
+TOKENS="${STATE}/tokens.csv"
+# kwokctl's work directory and its one cluster there: config, pki/, pids/, etcd data, and logs/
+# (a link to LOGS, so component logs and the audit log are where they always were).
+export KWOK_WORKDIR="${STATE}/kwok"
+KWOK_CLUSTER="${KWOK_WORKDIR}/clusters/cluster"
+KPKI="${KWOK_CLUSTER}/pki"
 # The Kubernetes version the cluster was started with (written by `up`).
 KUBE_VERSION_FILE="${STATE}/kube-version"
 KUBE_VERSION_ASKED="${KUBE_VERSION:-}"
@@ -110,7 +125,6 @@ NODE_MEMORY="${NODE_MEMORY:-4Ti}"
 SERVICE_CIDR="${LOCAL_CLUSTER_SERVICE_CIDR}"
 SERVICE_IP="${SERVICE_CIDR%.0/*}.1" # first IP of SERVICE_CIDR: the `kubernetes` Service
 POD_CIDR="${LOCAL_CLUSTER_POD_CIDR%.0/*}.1/${LOCAL_CLUSTER_POD_CIDR#*/}" # kwok's form: an address of the range
-SA_ISSUER="https://kubernetes.default.svc.cluster.local"
 REAL_PODS="${REAL_PODS:-false}"
 REAL_PODS_IMAGE_TABLE="${REAL_PODS_IMAGE_TABLE:-${OUTPUT_DIR}/operands/images.tsv}"
 REAL_PODS_FORWARDS="${REAL_PODS_FORWARDS:-}"
@@ -126,10 +140,10 @@ if [[ "$(pod_runner)" == "realpods" ]]; then
   INFRA_NODE="realpods-node-2"
 fi
 
-# Start order; `down` stops in reverse. cert-manager is handled on its own; the last one runs
-# the pods (kwok or realpods).
-core_components() { echo "etcd kube-apiserver kube-controller-manager kube-scheduler $(pod_runner)"; }
-read -r -a CORE_COMPONENTS <<<"$(core_components)"
+# The components kwokctl runs, by this script's names (kwokctl calls kwok kwok-controller), in
+# start order; the last one runs the pods (kwok, or the agent this script starts).
+CONTROL_PLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+kwok_name() { [[ "$1" == "kwok" ]] && echo kwok-controller || echo "$1"; }
 
 KUBECTL="${BIN}/kubectl"
 
@@ -141,211 +155,111 @@ die() { proc::die "[local-cluster]" "$@"; }
 # kubectl as the cluster admin.
 kc() { "${KUBECTL}" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
 
+# kw ARGS...: kwokctl on this instance's cluster, with no descriptor of the caller but stdio (the
+# components it starts would inherit them: a lock or a pipe held by etcd would stay taken).
+# kw_exec replaces the (sub)shell it runs in: `kw_exec ... &` leaves kwokctl's pid in $!.
+kw_exec() {
+  local fd
+  for fd in /proc/"${BASHPID}"/fd/*; do
+    fd="${fd##*/}"
+    if ((fd > 2)); then eval "exec ${fd}>&-"; fi
+  done
+  exec "${BIN}/kwokctl" --name=cluster "$@"
+}
+kw() { (kw_exec "$@"); }
+
 # ---------------------------------------------------------------------------
-# Processes (hack/lib/proc.sh). Each component's pid file $PIDS/<name>.pid
-# holds its pid, start time and boot id, so a recycled pid is never taken for
-# ours nor signalled. A component is started detached in its own session, so
-# a Ctrl-C on `up` or a test runner killing its children does not take the
-# cluster down; only `down` does.
+# Processes. kwokctl keeps one pid file per component in its cluster's pids/; cert-manager and
+# the agent are this script's (hack/lib/proc.sh, pid files in PIDS).
 # ---------------------------------------------------------------------------
 
-binary_of() {
-  case "$1" in
-    cert-manager) echo "${BIN}/cert-manager-runner" ;;
-    realpods) echo "${BIN}/realpods-agent" ;;
-    kube-apiserver | kube-controller-manager | kube-scheduler) echo "${KUBE_BIN}/$1" ;;
-    *) echo "${BIN}/$1" ;;
-  esac
+# kwok_pid NAME: the pid of kwokctl's live component NAME, or fail.
+kwok_pid() {
+  local pid=""
+  # kwokctl writes the pid with no newline: read fails at the end, with pid set.
+  read -r pid 2>/dev/null <"${KWOK_CLUSTER}/pids/$(kwok_name "$1").pid" || [[ -n "${pid}" ]] || return 1
+  # A component that exits while `kwokctl create` still runs stays its zombie until kwokctl ends.
+  [[ "${pid}" =~ ^[0-9]+$ ]] && proc::_stat "${pid}" && [[ "${PROC_STAT_STATE}" != "Z" ]] && echo "${pid}"
 }
 
-pidfile_of() { echo "${PIDS}/$1.pid"; }
+log_of() { echo "${LOGS}/$(kwok_name "$1").log"; } # the same name for this script's processes
 
-# pid_of NAME: prints the pid of the live component, or fails.
-pid_of() { proc::pid "$(pidfile_of "$1")"; }
-
-# is_running NAME: the component is ours and alive (starting or running).
-is_running() { proc::alive "$(pidfile_of "$1")"; }
-
-# Components started by this invocation: every readiness wait checks them all,
-# so one that dies while another is awaited is reported at once.
+# Components started by this invocation: every readiness wait checks them all, so one that
+# dies while another is awaited is reported at once, with its log.
 STARTED=()
 
-# start_proc NAME ARGS...: start the component (ARGS, the flags its Kubernetes version adds
-# (hack/lib/kube-version.sh), then the words of <NAME>_EXTRA_ARGS), and return once it has
-# exec'd its binary; if it exits first, fail with the tail of its log.
-start_proc() {
-  local name="$1"; shift
-  local bin extra_var
-  bin="$(binary_of "${name}")"
-  [[ -x "${bin}" ]] || die "${bin} is missing: run KUBE_VERSION=${KUBE_VERSION} hack/build-cluster-binaries.sh"
-  extra_var="$(echo "${name}" | tr 'a-z-' 'A-Z_')_EXTRA_ARGS"
-  local -a extra=() version_flags=()
-  read -r -a extra <<<"${!extra_var:-}"
-  mapfile -t version_flags < <(kube::flags "${name}")
-  log "starting ${name} (log: ${LOGS}/${name}.log)"
-  proc::start "$(pidfile_of "${name}")" "${LOGS}/${name}.log" "${bin}" -- \
-    "${bin}" "$@" "${version_flags[@]}" "${extra[@]}" || die "${name} ${PROC_FAILURE}; see ${LOGS}/${name}.log" "${LOGS}/${name}.log"
-  STARTED+=("${name}")
-}
-
-# stop_proc NAME: TERM, up to STOP_TIMEOUT seconds, then KILL, and wait until
-# the process is really gone.
-stop_proc() {
-  proc::stop "$1" "$(pidfile_of "$1")" "${STOP_TIMEOUT}" "[local-cluster]" ||
-    die "$1 could not be stopped"
-}
-
-# check_started: every component started by this invocation is still alive;
-# otherwise fail with the tail of the first dead one's log.
+# check_started: every component of STARTED is alive (kwokctl's once its pid file is written).
 check_started() {
   local c
   for c in "${STARTED[@]}"; do
-    is_running "${c}" && continue
-    proc::reap "${PROC_PID:-}"
-    die "${c} exited${PROC_EXIT_NOTE}; see ${LOGS}/${c}.log" "${LOGS}/${c}.log"
+    case "${c}" in
+      cert-manager | realpods) proc::alive "${PIDS}/${c}.pid" && continue ;;
+      *) [[ ! -f "${KWOK_CLUSTER}/pids/$(kwok_name "${c}").pid" ]] || kwok_pid "${c}" >/dev/null && continue ;;
+    esac
+    die "${c} exited; see $(log_of "${c}")" "$(log_of "${c}")"
   done
 }
 
-# ready CMD...: check_started, then CMD: the condition of every wait_for.
-ready() {
-  check_started
-  "$@"
-}
-
-poll() { proc::poll "$@"; }
-
-# wait_for DESCRIPTION CMD...: poll with START_TIMEOUT; on timeout show where
-# to look and fail.
+# wait_for DESCRIPTION CMD...: poll CMD with START_TIMEOUT, checking every started component is
+# alive; on timeout show where to look and fail.
 wait_for() {
   local what="$1"; shift
-  if ! poll "${START_TIMEOUT}" 0.25 ready "$@"; then
+  if ! proc::poll "${START_TIMEOUT}" 0.25 ready "$@"; then
     die "timed out after ${START_TIMEOUT}s waiting for ${what}; logs in ${LOGS}"
   fi
 }
+ready() { check_started && "$@"; }
 
-# ---------------------------------------------------------------------------
-# Ports. After a process exits, the kernel may keep its listening socket for
-# a moment (and the apiserver drains for a few seconds on TERM), so `up`
-# right after `down` waits until every port is free instead of failing.
-# ---------------------------------------------------------------------------
-
-all_ports() { echo "${ETCD_PORT} ${ETCD_PEER_PORT} ${APISERVER_PORT} ${KCM_PORT} ${SCHEDULER_PORT}"; }
-
-port_listening() { [[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]]; }
-
+# Ports: after a process exits the kernel may keep its socket a moment, so `up` right after
+# `down` waits until every port is free instead of failing.
+all_ports() { echo "${ETCD_PORT} ${ETCD_PEER_PORT} ${APISERVER_PORT} ${KCM_PORT} ${SCHEDULER_PORT} ${KWOK_PORT}"; }
 ports_busy() {
   local p
-  for p in $(all_ports); do port_listening "${p}" && return 0; done
+  for p in $(all_ports); do [[ -n "$(ss -Htln "sport = :${p}" 2>/dev/null)" ]] && return 0; done
   return 1
 }
-
 wait_ports_free() {
-  if ports_busy; then
-    log "waiting for ports $(all_ports) to be free"
-    if ! poll "${START_TIMEOUT}" 0.25 ports_busy --negate; then
-      ss -Htlnp | grep -E ":($(all_ports | tr ' ' '|'))\b" >&2 || true
-      die "ports still in use after ${START_TIMEOUT}s"
-    fi
+  if ports_busy && ! proc::poll "${START_TIMEOUT}" 0.25 ports_busy --negate; then
+    ss -Htlnp | grep -E ":($(all_ports | tr ' ' '|'))\b" >&2 || true
+    die "ports $(all_ports) still in use after ${START_TIMEOUT}s"
   fi
 }
 
 # ---------------------------------------------------------------------------
-# Certificates, tokens, kubeconfigs. Generated once and kept across down/up
-# (down only wipes etcd), so kubeconfigs handed out stay valid.
+# Configuration: kwokctl's, then the kubeconfigs of the static tokens. kwokctl makes the CA and
+# the serving certificate (for 127.0.0.1, the `kubernetes` Service's IP and names); the tokens
+# give this script's clients a user each, so the audit log tells them apart: the admin, the
+# cert-manager runner and the agent, in system:masters (test fixtures, not subjects of the RBAC
+# under test). kwokctl's components use its admin certificate (user kwok-admin); the controller
+# manager's controllers use a ServiceAccount each.
 # ---------------------------------------------------------------------------
-
-SERVING_SANS="IP:127.0.0.1,IP:${SERVICE_IP},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
 
 random_hex() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+token_of() { awk -F, -v u="$1" '$2 == u { print $1 }' "${TOKENS}"; }
 
-gen_pki() {
-  mkdir -p "${PKI}"
-  # The serving certificate names the `kubernetes` Service's IP, which moves with the instance's
-  # range: a certificate made for other names (another offset, or before the agent's user
-  # existed) is made again.
-  if [[ -f "${PKI}/sa.pub" && -f "${PKI}/apiserver.crt" && -f "${PKI}/tokens.csv" ]] &&
-    [[ "$(cat "${PKI}/sans" 2>/dev/null)" == "${SERVING_SANS}" ]] && grep -q ',realpods,' "${PKI}/tokens.csv"; then
-    return 0
-  fi
-  rm -f "${PKI}/sa.pub" "${PKI}/apiserver.crt" "${PKI}/tokens.csv"
-  log "generating certificates and tokens in ${PKI}"
-  if command -v openssl >/dev/null; then
-    gen_certs_openssl
-  else
-    [[ -x "${BIN}/certgen" ]] || die "neither openssl nor ${BIN}/certgen is available"
-    "${BIN}/certgen" -dir "${PKI}" -san "${SERVING_SANS}"
-  fi
-  # Static token file: token,user,uid,"groups". One user per component so
-  # the audit log tells them apart. The admin is in system:masters; kwok and
-  # the cert-manager runner are too (they are test fixtures, not subjects of
-  # the RBAC under test); the controller manager and the scheduler use their
-  # bootstrap RBAC users.
+gen_tokens() {
+  [[ -f "${TOKENS}" ]] && return 0
   (
     umask 077
-    {
-      echo "$(random_hex),admin,admin,\"system:masters\""
-      echo "$(random_hex),system:kube-controller-manager,system:kube-controller-manager"
-      echo "$(random_hex),system:kube-scheduler,system:kube-scheduler"
-      echo "$(random_hex),kwok,kwok,\"system:masters\""
-      echo "$(random_hex),cert-manager,cert-manager,\"system:masters\""
-      echo "$(random_hex),realpods,realpods,\"system:masters\""
-    } >"${PKI}/tokens.csv.tmp"
+    local u
+    for u in admin cert-manager realpods; do echo "$(random_hex),${u},${u},\"system:masters\""; done >"${TOKENS}.tmp"
   )
-  mv "${PKI}/tokens.csv.tmp" "${PKI}/tokens.csv"
-  echo "${SERVING_SANS}" >"${PKI}/sans"
+  mv "${TOKENS}.tmp" "${TOKENS}"
 }
-
-# CA, apiserver serving certificate (valid for 127.0.0.1, the `kubernetes`
-# Service IP and names), ServiceAccount token signing key pair.
-gen_certs_openssl() {
-  (
-    cd "${PKI}"
-    umask 077
-    cat >openssl.cnf <<EOF
-[req]
-distinguished_name = dn
-prompt = no
-[dn]
-CN = unused
-[ca]
-basicConstraints = critical,CA:TRUE
-keyUsage = critical,keyCertSign,cRLSign,digitalSignature
-subjectKeyIdentifier = hash
-[serving]
-basicConstraints = critical,CA:FALSE
-keyUsage = critical,digitalSignature,keyEncipherment
-extendedKeyUsage = serverAuth
-subjectAltName = ${SERVING_SANS}
-EOF
-    openssl genrsa -out ca.key 2048 2>/dev/null
-    openssl req -config openssl.cnf -x509 -new -key ca.key -subj "/CN=llm-infra-local-cluster-ca" \
-      -extensions ca -days 3650 -out ca.crt
-    openssl genrsa -out apiserver.key 2048 2>/dev/null
-    openssl req -config openssl.cnf -new -key apiserver.key -subj "/CN=kube-apiserver" -out apiserver.csr
-    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
-      -extfile openssl.cnf -extensions serving -days 3650 -out apiserver.crt 2>/dev/null
-    openssl genrsa -out sa.key 2048 2>/dev/null
-    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
-    rm -f apiserver.csr ca.srl openssl.cnf
-  )
-}
-
-token_of() { awk -F, -v u="$1" '$2 == u { print $1 }' "${PKI}/tokens.csv"; }
 
 # write_kubeconfig FILE USER TOKEN: self-contained (CA inlined) kubeconfig.
 write_kubeconfig() {
   local file="$1" user="$2" token="$3"
-  local tmp="${file}.tmp"
   (
     umask 077
-    cat >"${tmp}" <<EOF
+    cat >"${file}.tmp" <<EOF
 apiVersion: v1
 kind: Config
 clusters:
 - name: local
   cluster:
     server: https://127.0.0.1:${APISERVER_PORT}
-    certificate-authority-data: $(base64 -w0 <"${PKI}/ca.crt")
+    certificate-authority-data: $(base64 -w0 <"${KPKI}/ca.crt")
 users:
 - name: ${user}
   user:
@@ -358,151 +272,137 @@ contexts:
 current-context: local
 EOF
   )
-  mv "${tmp}" "${file}"
+  mv "${file}.tmp" "${file}"
 }
 
-gen_configs() {
-  write_kubeconfig "${KUBECONFIG_FILE}" admin "$(token_of admin)"
-  write_kubeconfig "${STATE}/kube-controller-manager.kubeconfig" system:kube-controller-manager \
-    "$(token_of system:kube-controller-manager)"
-  write_kubeconfig "${STATE}/kube-scheduler.kubeconfig" system:kube-scheduler \
-    "$(token_of system:kube-scheduler)"
-  write_kubeconfig "${STATE}/kwok.kubeconfig" kwok "$(token_of kwok)"
-  write_kubeconfig "${STATE}/cert-manager.kubeconfig" cert-manager "$(token_of cert-manager)"
-  write_kubeconfig "${STATE}/realpods.kubeconfig" realpods "$(token_of realpods)"
+# extra_args COMPONENT WORDS...: kwokctl's extraArgs entries for --flag[=value] words (a bare
+# flag is --flag=true), appended after kwokctl's own flags, so a repeated flag here wins.
+extra_args() {
+  local c="$1" w key value; shift
+  echo "- name: $(kwok_name "${c}")"
+  echo "  extraArgs:"
+  for w in "$@"; do
+    w="${w#--}"
+    key="${w%%=*}" value=true
+    [[ "${w}" == *=* ]] && value="${w#*=}"
+    printf '  - {key: %s, value: "%s"}\n' "${key}" "${value}"
+  done
+}
 
-  # Audit at Metadata level only (who, what, when, user agent; no bodies),
-  # one JSON line per request: the RequestReceived stage is omitted so each
-  # request is logged once when it completes (long-running watches also log
-  # ResponseStarted).
-  cat >"${STATE}/audit-policy.yaml" <<EOF
-apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-- level: Metadata
+# component_flags COMPONENT: what this cluster adds to kwokctl's flags of COMPONENT, then its
+# Kubernetes version's (hack/lib/kube-version.sh) and <COMPONENT>_EXTRA_ARGS.
+component_flags() {
+  case "$1" in
+    etcd) echo "--unsafe-no-fsync=true --log-level=warn" ;; # data thrown away on `down`
+    # The endpoint reconciler is off: the advertise address is loopback, which the `kubernetes`
+    # Endpoints may not hold. The kubelet API (kubectl logs and exec on real pods) is reached
+    # by the node's InternalIP only, not by its name through the host's DNS.
+    kube-apiserver) echo "--advertise-address=127.0.0.1 --service-cluster-ip-range=${SERVICE_CIDR}
+      --token-auth-file=${TOKENS} --endpoint-reconciler-type=none --audit-log-format=json
+      --kubelet-preferred-address-types=InternalIP --profiling=false" ;;
+    # No leader election: a restarted API server would otherwise make both exit.
+    kube-controller-manager) echo "--leader-elect=false --use-service-account-credentials=true
+      --service-cluster-ip-range=${SERVICE_CIDR} --allocate-node-cidrs=false
+      --cluster-signing-cert-file=${KPKI}/ca.crt --cluster-signing-key-file=${KPKI}/ca.key" ;;
+    kube-scheduler) echo "--leader-elect=false" ;;
+    # kwok only manages Nodes carrying the annotation and gives pods IPs from the instance's range.
+    kwok) echo "--manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake
+      --cidr=${POD_CIDR} --node-ip=127.0.0.1" ;;
+  esac
+  kube::flags "$1"
+  local var
+  var="$(echo "$1" | tr 'a-z-' 'A-Z_')_EXTRA_ARGS"
+  echo "${!var:-}"
+}
+
+# kwokctl_config RUNNER: kwokctl's configuration (its work directory's kwok.yaml, read by every
+# kwokctl command there): the binaries built here, the instance's ports, loopback only.
+kwokctl_config() {
+  local c runner="$1"
+  cat <<EOF
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  runtime: binary
+  bindAddress: 127.0.0.1
+  securePort: true
+  kubeAuthorization: true
+  kubeAdmission: true
+  kubeAuditPolicy: ${STATE}/audit-policy.yaml
+  kubeApiserverCertSANs: ["${SERVICE_IP}"]
+  cacheDir: ${KWOK_WORKDIR}/cache
+  etcdPort: ${ETCD_PORT}
+  etcdPeerPort: ${ETCD_PEER_PORT}
+  kubeApiserverPort: ${APISERVER_PORT}
+  kubeControllerManagerPort: ${KCM_PORT}
+  kubeSchedulerPort: ${SCHEDULER_PORT}
+  kwokControllerPort: ${KWOK_PORT}
+  etcdBinary: ${BIN}/etcd
+  kubeApiserverBinary: ${KUBE_BIN}/kube-apiserver
+  kubeControllerManagerBinary: ${KUBE_BIN}/kube-controller-manager
+  kubeSchedulerBinary: ${KUBE_BIN}/kube-scheduler
+  kwokControllerBinary: ${BIN}/kwok
+  kubectlBinary: ${BIN}/kubectl
 EOF
+  [[ "${runner}" == "realpods" ]] && echo "  disable: [kwok-controller]"
+  echo "componentsPatches:"
+  for c in "${CONTROL_PLANE[@]}" kwok; do
+    # shellcheck disable=SC2046 # words on purpose
+    extra_args "${c}" $(component_flags "${c}")
+  done
+}
+
+# Audit at Metadata level only (who, what, when, user agent; no bodies), one JSON line per
+# request: the RequestReceived stage is omitted so each request is logged once when it completes.
+audit_policy() {
+  printf '%s\n' "apiVersion: audit.k8s.io/v1" "kind: Policy" 'omitStages: ["RequestReceived"]' \
+    "rules:" "- level: Metadata"
 }
 
 # ---------------------------------------------------------------------------
 # Components
 # ---------------------------------------------------------------------------
 
-start_etcd() {
-  mkdir -p "${ETCD_DATA}"
-  # Plain http is acceptable: it only listens on 127.0.0.1. fsync is off
-  # because the data is thrown away on `down` anyway.
-  start_proc etcd \
-    --name=local \
-    --data-dir="${ETCD_DATA}" \
-    --listen-client-urls="http://127.0.0.1:${ETCD_PORT}" \
-    --advertise-client-urls="http://127.0.0.1:${ETCD_PORT}" \
-    --listen-peer-urls="http://127.0.0.1:${ETCD_PEER_PORT}" \
-    --initial-advertise-peer-urls="http://127.0.0.1:${ETCD_PEER_PORT}" \
-    --initial-cluster="local=http://127.0.0.1:${ETCD_PEER_PORT}" \
-    --initial-cluster-state=new \
-    --unsafe-no-fsync=true \
-    --log-level=warn
-  wait_for "etcd health" etcd_healthy
-}
-
-etcd_healthy() {
-  curl -sf --max-time 2 "http://127.0.0.1:${ETCD_PORT}/health" | grep -q '"health":"true"'
-}
-
-start_apiserver() {
-  start_proc kube-apiserver \
-    --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
-    --bind-address=127.0.0.1 \
-    --advertise-address=127.0.0.1 \
-    --secure-port="${APISERVER_PORT}" \
-    --cert-dir="${STATE}/apiserver" \
-    --tls-cert-file="${PKI}/apiserver.crt" \
-    --tls-private-key-file="${PKI}/apiserver.key" \
-    --client-ca-file="${PKI}/ca.crt" \
-    --token-auth-file="${PKI}/tokens.csv" \
-    --authorization-mode=Node,RBAC \
-    --service-cluster-ip-range="${SERVICE_CIDR}" \
-    --service-account-issuer="${SA_ISSUER}" \
-    --service-account-key-file="${PKI}/sa.pub" \
-    --service-account-signing-key-file="${PKI}/sa.key" \
-    --allow-privileged=true \
-    --audit-policy-file="${STATE}/audit-policy.yaml" \
-    --audit-log-path="${LOGS}/audit.log" \
-    --audit-log-format=json \
-    --audit-log-maxsize=0 \
-    --audit-log-maxbackup=0 \
-    --endpoint-reconciler-type=none \
-    --kubelet-preferred-address-types=InternalIP \
-    --profiling=false
-  # Admission plugins are the defaults, which include PodSecurity (namespace
-  # labels pod-security.kubernetes.io/enforce are honoured). The endpoint
-  # reconciler is off: the advertise address is loopback, which the
-  # `kubernetes` Endpoints may not hold (nothing here needs them). The kubelet API (kubectl logs
-  # and exec on real pods) is reached by the node's InternalIP only: by default the API server
-  # tries a node's name first, through the host's DNS, off loopback.
-  wait_for "kube-apiserver /readyz" apiserver_ready
-}
-
 apiserver_ready() {
-  curl -sf --max-time 2 --cacert "${PKI}/ca.crt" \
-    -H "Authorization: Bearer $(token_of admin)" \
+  curl -sf --max-time 2 --cacert "${KPKI}/ca.crt" -H "Authorization: Bearer $(token_of admin)" \
     "https://127.0.0.1:${APISERVER_PORT}/readyz" | grep -q '^ok$'
 }
 
-start_controller_manager() {
-  local kcfg="${STATE}/kube-controller-manager.kubeconfig"
-  # --controllers=* : every controller enabled by default (deployment,
-  # replicaset, garbage collector, namespace, serviceaccount, node lifecycle,
-  # ...). Each controller uses its own ServiceAccount token, so the audit log
-  # shows which controller made which request. No cloud provider, no node
-  # CIDR allocation (kwok assigns Pod IPs).
-  start_proc kube-controller-manager \
-    --kubeconfig="${kcfg}" \
-    --authentication-kubeconfig="${kcfg}" \
-    --authorization-kubeconfig="${kcfg}" \
-    --bind-address=127.0.0.1 \
-    --secure-port="${KCM_PORT}" \
-    --controllers='*' \
-    --use-service-account-credentials=true \
-    --service-account-private-key-file="${PKI}/sa.key" \
-    --root-ca-file="${PKI}/ca.crt" \
-    --cluster-signing-cert-file="${PKI}/ca.crt" \
-    --cluster-signing-key-file="${PKI}/ca.key" \
-    --service-cluster-ip-range="${SERVICE_CIDR}" \
-    --allocate-node-cidrs=false \
-    --leader-elect=false
-}
+# healthz PORT: the controller manager's and scheduler's own /healthz (self-signed).
+healthz() { curl -skf --max-time 2 "https://127.0.0.1:$1/healthz" | grep -q '^ok$'; }
 
-start_scheduler() {
-  local kcfg="${STATE}/kube-scheduler.kubeconfig"
-  start_proc kube-scheduler \
-    --kubeconfig="${kcfg}" \
-    --authentication-kubeconfig="${kcfg}" \
-    --authorization-kubeconfig="${kcfg}" \
-    --bind-address=127.0.0.1 \
-    --secure-port="${SCHEDULER_PORT}" \
-    --leader-elect=false
+# kwokctl_up RUNNER: kwokctl creates the cluster and starts its components; meanwhile each one
+# that exits is reported at once, with its log (kwokctl itself would wait minutes for an API
+# server that never comes).
+kwokctl_up() {
+  local runner="$1" c
+  rm -rf "${KWOK_WORKDIR}"
+  mkdir -p "${KWOK_CLUSTER}"
+  ln -sfn "${LOGS}" "${KWOK_CLUSTER}/logs"
+  # The certificates are kept across down/up (kubeconfigs handed out stay valid), unless made
+  # for other names (the `kubernetes` Service's IP moves with the instance's range).
+  if [[ "$(cat "${STATE}/pki/sans" 2>/dev/null)" == "${SERVICE_IP}" ]]; then
+    cp -r "${STATE}/pki" "${KPKI}"
+  fi
+  audit_policy >"${STATE}/audit-policy.yaml"
+  kwokctl_config "${runner}" >"${KWOK_WORKDIR}/kwok.yaml"
+  STARTED=("${CONTROL_PLANE[@]}")
+  [[ "${runner}" == "kwok" ]] && STARTED+=(kwok)
+  for c in "${STARTED[@]}"; do log "starting ${c} (log: $(log_of "${c}"))"; done
+  kw_exec create cluster --kubeconfig="" >>"${LOGS}/kwokctl.log" 2>&1 &
+  KWOKCTL_PID=$!
+  trap 'kill "${KWOKCTL_PID}" 2>/dev/null || true' EXIT # when a check fails first
+  wait_for "kwokctl to start the control plane (log: ${LOGS}/kwokctl.log)" kwokctl_done
+  trap - EXIT
+  if [[ "$(cat "${STATE}/pki/sans" 2>/dev/null)" != "${SERVICE_IP}" ]]; then
+    rm -rf "${STATE}/pki" && cp -r "${KPKI}" "${STATE}/pki" && echo "${SERVICE_IP}" >"${STATE}/pki/sans"
+  fi
 }
-
-# healthz PORT NAME: the controller manager's and scheduler's own /healthz
-# (self-signed serving certificate; /healthz needs no authentication).
-healthz() {
-  curl -skf --max-time 2 "https://127.0.0.1:$1/healthz" | grep -q '^ok$'
-}
-
-start_kwok() {
-  # kwok only manages Nodes carrying the annotation (so a real node, were
-  # there one, is never touched), heartbeats them through Leases, and moves
-  # Pods bound to them through Pending -> Running/Ready with IPs from a
-  # loopback range.
-  start_proc kwok \
-    --kubeconfig="${STATE}/kwok.kubeconfig" \
-    --manage-all-nodes=false \
-    --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-    --cidr="${POD_CIDR}" \
-    --node-ip=127.0.0.1 \
-    --node-lease-duration-seconds=40
+KWOKCTL_PID=""
+kwokctl_done() {
+  # Our child: a zombie until waited for.
+  proc::_stat "${KWOKCTL_PID}" && [[ "${PROC_STAT_STATE}" != "Z" ]] && return 1
+  wait "${KWOKCTL_PID}" || die "kwokctl create cluster failed; see ${LOGS}/kwokctl.log" "${LOGS}/kwokctl.log"
 }
 
 # REAL_PODS=true: realpods-agent instead of kwok, when the machine can run real pods (else one
@@ -518,12 +418,25 @@ choose_pod_runner() {
     fi
   fi
   echo "${runner}" >"${POD_RUNNER_FILE}"
-  read -r -a CORE_COMPONENTS <<<"$(core_components)"
   if [[ "${runner}" == "realpods" ]]; then
     NODES=("${REALPODS_NODES[@]}")
     INFRA_NODE="realpods-node-2"
   fi
 }
+
+# start_proc NAME BINARY ARGS...: one of this script's processes (hack/lib/proc.sh), with the
+# words of <NAME>_EXTRA_ARGS.
+start_proc() {
+  local name="$1" bin="$2" extra_var; shift 2
+  extra_var="$(echo "${name}" | tr 'a-z-' 'A-Z_')_EXTRA_ARGS"
+  local -a extra=()
+  read -r -a extra <<<"${!extra_var:-}"
+  log "starting ${name} (log: ${LOGS}/${name}.log)"
+  proc::start "${PIDS}/${name}.pid" "${LOGS}/${name}.log" "${bin}" -- "${bin}" "$@" "${extra[@]}" ||
+    die "${name} ${PROC_FAILURE}; see ${LOGS}/${name}.log" "${LOGS}/${name}.log"
+  STARTED+=("${name}")
+}
+stop_proc() { proc::stop "$1" "${PIDS}/$1.pid" "${STOP_TIMEOUT}" "[local-cluster]" || die "$1 could not be stopped"; }
 
 start_realpods() {
   local -a forwards=() args=()
@@ -536,7 +449,7 @@ start_realpods() {
   rm -f "${STATE}/realpods.ready"
   # The agent registers the Nodes itself (same labels, taint and capacity as kwok's), runs the
   # pods whose images are in the table and simulates the rest.
-  start_proc realpods \
+  start_proc realpods "${BIN}/realpods-agent" \
     --kubeconfig="${STATE}/realpods.kubeconfig" \
     --state-dir="${STATE}/realpods" \
     --log-dir="${LOGS}/pods" \
@@ -594,12 +507,9 @@ nodes_ready() {
   [[ "${ready}" -eq "${#NODES[@]}" ]]
 }
 
-# The controller manager works end to end once its serviceaccount
-# controller has created the `default` ServiceAccount (and the root CA
-# publisher its ConfigMap): Pods can be admitted in `default` from then on.
-kcm_working() {
-  kc get serviceaccount default -n default && kc get configmap kube-root-ca.crt -n default
-}
+# The controller manager works end to end once its serviceaccount controller has created the
+# `default` ServiceAccount (and the root CA publisher its ConfigMap): Pods can be admitted.
+kcm_working() { kc get serviceaccount default -n default && kc get configmap kube-root-ca.crt -n default; }
 
 # ---------------------------------------------------------------------------
 # cert-manager
@@ -613,8 +523,8 @@ CERT_MANAGER_CRDS=(
 
 cmd_start_cert_manager() {
   apiserver_ready || die "the cluster is not up (run: $0 up)"
-  if is_running cert-manager; then
-    log "cert-manager runner already running (pid $(pid_of cert-manager))"
+  if proc::alive "${PIDS}/cert-manager.pid"; then
+    log "cert-manager runner already running (pid ${PROC_PID})"
     return 0
   fi
   [[ -f "${BIN}/cert-manager-crds.yaml" ]] || die "${BIN}/cert-manager-crds.yaml missing: run hack/build-cluster-binaries.sh"
@@ -626,15 +536,10 @@ cmd_start_cert_manager() {
     kc wait --for=condition=Established --timeout="${START_TIMEOUT}s" "crd/${crd}" >/dev/null
   done
   rm -f "${STATE}/cert-manager.ready"
-  start_proc cert-manager \
-    --kubeconfig="${STATE}/cert-manager.kubeconfig" \
-    --ready-file="${STATE}/cert-manager.ready"
-  wait_for "cert-manager runner caches to sync" cert_manager_ready
+  start_proc cert-manager "${BIN}/cert-manager-runner" \
+    --kubeconfig="${STATE}/cert-manager.kubeconfig" --ready-file="${STATE}/cert-manager.ready"
+  wait_for "cert-manager runner caches to sync" test -f "${STATE}/cert-manager.ready"
   log "cert-manager runner ready"
-}
-
-cert_manager_ready() {
-  [[ -f "${STATE}/cert-manager.ready" ]]
 }
 
 cmd_stop_cert_manager() {
@@ -646,29 +551,35 @@ cmd_stop_cert_manager() {
 # Commands
 # ---------------------------------------------------------------------------
 
-core_running_count() {
+# core_running: how many of the components that run the cluster are alive.
+core_running() {
   local n=0 c
-  for c in "${CORE_COMPONENTS[@]}"; do is_running "${c}" && n=$((n + 1)); done
+  for c in "${CONTROL_PLANE[@]}"; do kwok_pid "${c}" >/dev/null && n=$((n + 1)); done
+  if [[ "$(pod_runner)" == "realpods" ]]; then
+    proc::alive "${PIDS}/realpods.pid" && n=$((n + 1))
+  else
+    kwok_pid kwok >/dev/null && n=$((n + 1))
+  fi
   echo "${n}"
 }
 
 cmd_up() {
-  local running
-  running="$(core_running_count)"
-  if [[ "${running}" -eq "${#CORE_COMPONENTS[@]}" ]]; then
+  local running core=$((${#CONTROL_PLANE[@]} + 1))
+  running="$(core_running)"
+  if [[ "${running}" -eq "${core}" ]]; then
     local runs="${KUBE_VERSION}"
     kube::use "${KUBE_VERSION_ASKED:-${runs}}"
     if [[ "${runs}" != "${KUBE_VERSION}" ]]; then
       die "the cluster runs Kubernetes ${runs}, not ${KUBE_VERSION}: take it down first ($0 down)"
     fi
     log "already up, Kubernetes ${runs} (KUBECONFIG=${KUBECONFIG_FILE})"
-    if [[ "${WITH_CERT_MANAGER}" == "true" ]] && ! is_running cert-manager; then
+    if [[ "${WITH_CERT_MANAGER}" == "true" ]] && ! proc::alive "${PIDS}/cert-manager.pid"; then
       cmd_start_cert_manager
     fi
     return 0
   fi
-  if [[ "${running}" -gt 0 ]] || is_running cert-manager; then
-    log "partially up (${running}/${#CORE_COMPONENTS[@]} components): stopping the rest first"
+  if [[ "${running}" -gt 0 || -n "$(cmd_pids)" ]]; then
+    log "partially up (${running}/${core} components): stopping the rest first"
     cmd_down
   fi
   # A new cluster runs the version asked for, else the newest (not the last one's).
@@ -681,35 +592,32 @@ cmd_up() {
   local t0=${SECONDS}
   command -v ss >/dev/null || die "ss (iproute2) is required"
   command -v curl >/dev/null || die "curl is required"
+  [[ -x "${BIN}/kwokctl" ]] || die "${BIN}/kwokctl is missing: run hack/build-cluster-binaries.sh"
   mkdir -p "${STATE}" "${PIDS}"
-  # Keep the previous run's logs (down keeps them) one generation back, so
-  # the audit log and component logs describe this cluster only.
+  # Keep the previous run's logs (down keeps them) one generation back, so the audit log and
+  # component logs describe this cluster only.
   if [[ -d "${LOGS}" ]]; then
     rm -rf "${STATE}/logs.previous"
     mv "${LOGS}" "${STATE}/logs.previous"
   fi
   mkdir -p "${LOGS}"
-  rm -rf "${ETCD_DATA}"
-
   wait_ports_free
-  gen_pki
-  gen_configs
+  gen_tokens
   echo "${KUBE_VERSION}" >"${KUBE_VERSION_FILE}"
-
   log "Kubernetes ${KUBE_VERSION} (binaries in ${KUBE_BIN})"
-  start_etcd
-  start_apiserver
-  start_controller_manager
-  start_scheduler
   choose_pod_runner
+  kwokctl_up "$(pod_runner)"
+  write_kubeconfig "${KUBECONFIG_FILE}" admin "$(token_of admin)"
+  write_kubeconfig "${STATE}/cert-manager.kubeconfig" cert-manager "$(token_of cert-manager)"
+  write_kubeconfig "${STATE}/realpods.kubeconfig" realpods "$(token_of realpods)"
+  wait_for "kube-apiserver /readyz" apiserver_ready
   if [[ "$(pod_runner)" == "realpods" ]]; then
     start_realpods
   else
-    start_kwok
     create_nodes
   fi
-  wait_for "kube-controller-manager /healthz" healthz "${KCM_PORT}" kube-controller-manager
-  wait_for "kube-scheduler /healthz" healthz "${SCHEDULER_PORT}" kube-scheduler
+  wait_for "kube-controller-manager /healthz" healthz "${KCM_PORT}"
+  wait_for "kube-scheduler /healthz" healthz "${SCHEDULER_PORT}"
   wait_for "nodes ${NODES[*]} Ready" nodes_ready
   wait_for "the controller manager to create default ServiceAccount" kcm_working
   log "control plane up in $((SECONDS - t0))s"
@@ -717,7 +625,6 @@ cmd_up() {
   if [[ "$(pod_runner)" == "realpods" && "${REAL_PODS_SERVICES}" == "true" ]]; then
     "${ROOT}/hack/operands/services.sh" start
   fi
-
   if [[ "${WITH_CERT_MANAGER}" == "true" ]]; then
     cmd_start_cert_manager
   fi
@@ -730,37 +637,47 @@ cmd_up() {
 }
 
 cmd_down() {
-  local i
   "${ROOT}/hack/operands/services.sh" stop
   stop_proc cert-manager
   rm -f "${STATE}/cert-manager.ready"
-  # Reverse start order: clients before the apiserver, the apiserver before etcd. Whichever ran
-  # the pods goes first (the agent stops its pods' processes as it exits).
+  # Clients before the control plane; the agent stops its pods' processes as it exits.
   stop_proc realpods
-  stop_proc kwok
-  for ((i = ${#CORE_COMPONENTS[@]} - 1; i >= 0; i--)); do
-    stop_proc "${CORE_COMPONENTS[i]}"
-  done
+  # kwokctl stops its components in reverse order (KILL: the data goes). A cluster whose creation
+  # was cut short has no configuration to stop it by: its pid files are what is left.
+  if [[ -d "${KWOK_CLUSTER}/pids" ]]; then
+    kw stop cluster >>"${LOGS}/kwokctl.log" 2>&1 || log "kwokctl stop cluster failed (${LOGS}/kwokctl.log): stopping by its pid files"
+    local f
+    for f in "${KWOK_CLUSTER}"/pids/*.pid; do
+      [[ -f "${f}" ]] || continue
+      kill -KILL "$(cat "${f}")" 2>/dev/null || true
+      rm -f "${f}"
+    done
+  fi
   # The agent's state: its pods' files and the directories behind PVCs (whose objects go with etcd).
   rm -rf "${STATE}/realpods" "${STATE}/realpods.ready"
-  if ! poll "${STOP_TIMEOUT}" 0.25 ports_busy --negate; then
+  if ! proc::poll "${STOP_TIMEOUT}" 0.25 ports_busy --negate; then
     ss -Htlnp | grep -E ":($(all_ports | tr ' ' '|'))\b" >&2 || true
     die "ports still in use after stopping everything (not started by this script?)"
   fi
-  rm -rf "${ETCD_DATA}"
+  rm -rf "${KWOK_CLUSTER}/etcd"
   log "down (logs kept in ${LOGS})"
 }
 
 cmd_status() {
-  local c up=true
-  for c in "${CORE_COMPONENTS[@]}" cert-manager; do
-    proc::_state "$(pidfile_of "${c}")"
-    case "${PROC_STATE}" in
-      running | starting) printf '  %-24s %s (pid %s)\n' "${c}" "${PROC_STATE}" "${PROC_PID}" ;;
-      exited) printf '  %-24s exited (see %s)\n' "${c}" "${LOGS}/${c}.log" ;;
-      *) printf '  %-24s stopped\n' "${c}" ;;
+  local c up=true pid
+  for c in "${CONTROL_PLANE[@]}" "$(pod_runner)" cert-manager; do
+    case "${c}" in
+      realpods | cert-manager)
+        if pid="$(proc::pid "${PIDS}/${c}.pid")"; then printf '  %-24s running (pid %s)\n' "${c}" "${pid}"; else
+          printf '  %-24s stopped\n' "${c}"
+          [[ "${c}" == cert-manager ]] || up=false
+        fi ;;
+      *)
+        if pid="$(kwok_pid "${c}")"; then printf '  %-24s running (pid %s)\n' "${c}" "${pid}"; else
+          printf '  %-24s stopped\n' "${c}"
+          up=false
+        fi ;;
     esac
-    [[ "${PROC_STATE}" == "running" || "${c}" == "cert-manager" ]] || up=false
   done
   if [[ "${up}" == "true" ]] && apiserver_ready 2>/dev/null; then
     echo "cluster is up, Kubernetes ${KUBE_VERSION}: export KUBECONFIG=${KUBECONFIG_FILE}"
@@ -771,25 +688,42 @@ cmd_status() {
   return 1
 }
 
+# pids: every live process of the instance (kwokctl's components, this script's and the
+# services' pid files), so a caller can check that `down` left nothing.
+cmd_pids() {
+  local c f
+  for c in "${CONTROL_PLANE[@]}" kwok; do kwok_pid "${c}" || true; done
+  for f in "${PIDS}"/*.pid; do
+    [[ -f "${f}" ]] && proc::pid "${f}" || true
+  done
+}
+
 # restart-apiserver: the API server goes away and comes back with everything else left
 # running, as in a control-plane upgrade; the reliability suite checks the operator reconnects.
+# kwokctl starts again only what is not running.
 cmd_restart_apiserver() {
-  is_running kube-apiserver || die "kube-apiserver is not running (run: $0 up)"
-  # Its clients' watches hold a TERMed kube-apiserver up to STOP_TIMEOUT; a restart does not
-  # wait that long before the KILL.
-  local STOP_TIMEOUT="${RESTART_STOP_TIMEOUT}"
-  stop_proc kube-apiserver
-  start_apiserver
-  log "kube-apiserver restarted (pid $(pid_of kube-apiserver))"
+  local pid
+  pid="$(kwok_pid kube-apiserver)" || die "kube-apiserver is not running (run: $0 up)"
+  STARTED=(kube-apiserver)
+  log "stopping kube-apiserver (pid ${pid})"
+  kill -TERM "${pid}" 2>/dev/null || true
+  # Its clients' watches may hold a TERMed kube-apiserver a while: KILL after RESTART_STOP_TIMEOUT.
+  if ! proc::poll "${RESTART_STOP_TIMEOUT}" 0.1 kill -0 "${pid}" --negate; then
+    kill -KILL "${pid}" 2>/dev/null || true
+    proc::poll 10 0.1 kill -0 "${pid}" --negate || die "kube-apiserver (pid ${pid}) survived KILL"
+  fi
+  # kwokctl truncates a component's log when it starts it: the stopped one's is kept aside.
+  mv "${LOGS}/kube-apiserver.log" "${LOGS}/kube-apiserver.stopped-$(date -u +%H%M%S).log" 2>/dev/null || true
+  kw start cluster >>"${LOGS}/kwokctl.log" 2>&1 || die "kwokctl start cluster failed; see ${LOGS}/kwokctl.log" "${LOGS}/kwokctl.log"
+  wait_for "kube-apiserver /readyz" apiserver_ready
+  log "kube-apiserver restarted (pid $(kwok_pid kube-apiserver))"
 }
 
-cmd_env() {
-  echo "export KUBECONFIG=${KUBECONFIG_FILE}"
-}
+cmd_env() { echo "export KUBECONFIG=${KUBECONFIG_FILE}"; }
 
-# sa-kubeconfig NS SA OUT: a kubeconfig that authenticates as the
-# ServiceAccount through a bound token from the TokenRequest API, so the
-# operator run locally is subject to exactly the RBAC granted to its SA.
+# sa-kubeconfig NS SA OUT: a kubeconfig that authenticates as the ServiceAccount through a bound
+# token from the TokenRequest API, so the operator run locally is subject to exactly the RBAC
+# granted to its SA.
 cmd_sa_kubeconfig() {
   [[ $# -eq 3 ]] || die "usage: $0 sa-kubeconfig NAMESPACE SERVICEACCOUNT OUTFILE"
   local ns="$1" sa="$2" out="$3" token
@@ -802,10 +736,9 @@ cmd_sa_kubeconfig() {
   log "wrote ${out} (ServiceAccount ${ns}/${sa}, token valid ${SA_TOKEN_DURATION})"
 }
 
-# Commands that start or stop processes hold an exclusive lock on the state
-# directory, so two callers (say an e2e suite and a developer) cannot
-# interleave an `up` and a `down`. Separate clusters need separate
-# LOCAL_CLUSTER_DIR and ports.
+# Commands that start or stop processes hold an exclusive lock on the state directory, so two
+# callers (say an e2e suite and a developer) cannot interleave an `up` and a `down`. Separate
+# clusters need separate LOCAL_CLUSTER_DIR and ports.
 take_lock() {
   mkdir -p "${STATE}"
   exec 9>"${STATE}/.lock"
@@ -826,6 +759,7 @@ main() {
     down) cmd_down ;;
     env) cmd_env ;;
     status) cmd_status ;;
+    pids) cmd_pids ;;
     start-cert-manager) cmd_start_cert_manager ;;
     stop-cert-manager) cmd_stop_cert_manager ;;
     restart-apiserver) cmd_restart_apiserver ;;

@@ -171,8 +171,10 @@ ports_free() {
 
 # nothing_left: no component of the instance alive, no port of it listening.
 nothing_left() {
-  if proc::any_alive "${LOCAL_CLUSTER_DIR}/pids"; then
-    echo "processes of the cluster still alive: $(grep -l . "${LOCAL_CLUSTER_DIR}"/pids/*.pid 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')"
+  local left
+  left="$("${CLUSTER}" pids)"
+  if [[ -n "${left}" ]]; then
+    echo "processes of the cluster still alive: $(echo "${left}" | tr '\n' ' ')"
     return 1
   fi
   ports_free
@@ -190,10 +192,11 @@ down_clean() {
 
 # all_running: every component of the cluster, cert-manager included, is running.
 all_running() {
-  local c
+  local c status
+  status="$("${CLUSTER}" status 2>&1)" || true
   for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok cert-manager; do
-    [[ "$(proc::state "${LOCAL_CLUSTER_DIR}/pids/${c}.pid")" == "running" ]] || {
-      echo "${c} is $(proc::state "${LOCAL_CLUSTER_DIR}/pids/${c}.pid")"
+    grep -Eq "^ +${c} +running " <<<"${status}" || {
+      echo "${c} is not running: $(grep -E "^ +${c} " <<<"${status}")"
       return 1
     }
   done
@@ -207,7 +210,7 @@ suite_cluster_start() {
   local dir="${WORK}/cluster-start"
   rm -rf "${dir}"
   mkdir -p "${dir}"
-  if "${CLUSTER}" status >/dev/null 2>&1 || proc::any_alive "${LOCAL_CLUSTER_DIR}/pids"; then
+  if "${CLUSTER}" status >/dev/null 2>&1 || [[ -n "$("${CLUSTER}" pids)" ]]; then
     die "a cluster runs in ${LOCAL_CLUSTER_DIR}; stop it first: $(instance::env) ${CLUSTER} down"
   fi
   local why

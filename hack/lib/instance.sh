@@ -21,10 +21,11 @@
 # instance::use NAME sets, for each of these variables the caller has not set, the instance's
 # value, and exports them all (hack/local-cluster.sh and hack/lib/operator.sh read them):
 #   LOCAL_CLUSTER_INSTANCE  LOCAL_CLUSTER_DIR  ETCD_PORT  ETCD_PEER_PORT  APISERVER_PORT  KCM_PORT
-#   SCHEDULER_PORT  OPERATOR_LISTEN (127.0.0.1:<port>)
+#   SCHEDULER_PORT  KWOK_PORT  OPERATOR_LISTEN (127.0.0.1:<port>)
 #   LOCAL_CLUSTER_POD_CIDR  LOCAL_CLUSTER_SERVICE_CIDR  LOCAL_CLUSTER_NODE_IP  REAL_PODS_FORWARD_PORT
 # So `LOCAL_CLUSTER_INSTANCE=e2e hack/local-cluster.sh down` reaches the e2e cluster, and a
-# variable set by hand still wins. kwok and the cert-manager runner listen on no port.
+# variable set by hand still wins. The cert-manager runner listens on no port; kwok (started by
+# kwokctl) serves its node API on KWOK_PORT.
 #
 # Addresses: every instance has its own pod range 127.<P>.0.0/16 and Service range
 # 127.<S>.0.0/16, P = 16 + 10*row + offset and S = 96 + 10*row + offset (row counted from 0;
@@ -43,22 +44,22 @@
 
 INSTANCE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# name  directory  etcd  etcd-peer  apiserver  controller-manager  scheduler  operator  forwards
+# name  directory  etcd  etcd-peer  apiserver  controller-manager  scheduler  operator  forwards  kwok
 # (the row's index gives its address ranges, see above)
 INSTANCES=(
-  "local       local-cluster       12379 12380 16443 17257 17259 18443 19080"
-  "bench       bench-cluster       22379 22380 26443 27257 27259 28443 29080"
-  "e2e         e2e-cluster         32379 32380 32443 32257 32259 32543 32080"
-  "reliability reliability-cluster 31379 31380 31443 31257 31259 31543 31080"
-  "operands    operands-cluster    30379 30380 30443 30257 30259 30543 30080"
-  "realpods    realpods-cluster    24379 24380 24443 24257 24259 24543 24080"
-  "upgrade     upgrade-cluster     25379 25380 25443 25257 25259 25543 25080"
-  "switching   switching-cluster   23379 23380 23443 23257 23259 23543 23080"
+  "local       local-cluster       12379 12380 16443 17257 17259 18443 19080 17251"
+  "bench       bench-cluster       22379 22380 26443 27257 27259 28443 29080 27251"
+  "e2e         e2e-cluster         32379 32380 32443 32257 32259 32543 32080 32251"
+  "reliability reliability-cluster 31379 31380 31443 31257 31259 31543 31080 31251"
+  "operands    operands-cluster    30379 30380 30443 30257 30259 30543 30080 30251"
+  "realpods    realpods-cluster    24379 24380 24443 24257 24259 24543 24080 24251"
+  "upgrade     upgrade-cluster     25379 25380 25443 25257 25259 25543 25080 25251"
+  "switching   switching-cluster   23379 23380 23443 23257 23259 23543 23080 23251"
 )
 
 # instance::use NAME: see the header.
 instance::use() {
-  local want="$1" row name dir etcd peer apiserver kcm scheduler operator forward
+  local want="$1" row name dir etcd peer apiserver kcm scheduler operator forward kwok
   local offset="${LOCAL_CLUSTER_PORT_OFFSET:-0}" index=-1
   if [[ ! "${offset}" =~ ^[0-9]$ ]]; then
     echo "LOCAL_CLUSTER_PORT_OFFSET must be a digit from 0 to 9, not '${offset}'" >&2
@@ -68,11 +69,11 @@ instance::use() {
   offset=$((offset * 10))
   for row in "${INSTANCES[@]}"; do
     index=$((index + 1))
-    read -r name dir etcd peer apiserver kcm scheduler operator forward <<<"${row}"
+    read -r name dir etcd peer apiserver kcm scheduler operator forward kwok <<<"${row}"
     [[ "${name}" == "${want}" ]] || continue
     etcd=$((etcd + offset)) peer=$((peer + offset)) apiserver=$((apiserver + offset))
     kcm=$((kcm + offset)) scheduler=$((scheduler + offset)) operator=$((operator + offset))
-    forward=$((forward + offset))
+    forward=$((forward + offset)) kwok=$((kwok + offset))
     local pods=$((16 + 10 * index + digit)) services=$((96 + 10 * index + digit))
     export OUTPUT_DIR="${OUTPUT_DIR:-${INSTANCE_ROOT}/_output}"
     export LOCAL_CLUSTER_INSTANCE="${want}"
@@ -82,6 +83,7 @@ instance::use() {
     export APISERVER_PORT="${APISERVER_PORT:-${apiserver}}"
     export KCM_PORT="${KCM_PORT:-${kcm}}"
     export SCHEDULER_PORT="${SCHEDULER_PORT:-${scheduler}}"
+    export KWOK_PORT="${KWOK_PORT:-${kwok}}"
     export OPERATOR_LISTEN="${OPERATOR_LISTEN:-127.0.0.1:${operator}}"
     export LOCAL_CLUSTER_POD_CIDR="${LOCAL_CLUSTER_POD_CIDR:-127.${pods}.0.0/16}"
     export LOCAL_CLUSTER_SERVICE_CIDR="${LOCAL_CLUSTER_SERVICE_CIDR:-127.${services}.0.0/16}"
@@ -102,5 +104,5 @@ instance::names() {
 # instance::env: the variables that reach the instance in use, as `VAR=value ...` for messages
 # such as "stop it with: <this> hack/local-cluster.sh down".
 instance::env() {
-  echo "LOCAL_CLUSTER_DIR=${LOCAL_CLUSTER_DIR} ETCD_PORT=${ETCD_PORT} ETCD_PEER_PORT=${ETCD_PEER_PORT} APISERVER_PORT=${APISERVER_PORT} KCM_PORT=${KCM_PORT} SCHEDULER_PORT=${SCHEDULER_PORT} OPERATOR_LISTEN=${OPERATOR_LISTEN} LOCAL_CLUSTER_POD_CIDR=${LOCAL_CLUSTER_POD_CIDR} LOCAL_CLUSTER_SERVICE_CIDR=${LOCAL_CLUSTER_SERVICE_CIDR}"
+  echo "LOCAL_CLUSTER_DIR=${LOCAL_CLUSTER_DIR} ETCD_PORT=${ETCD_PORT} ETCD_PEER_PORT=${ETCD_PEER_PORT} APISERVER_PORT=${APISERVER_PORT} KCM_PORT=${KCM_PORT} SCHEDULER_PORT=${SCHEDULER_PORT} KWOK_PORT=${KWOK_PORT} OPERATOR_LISTEN=${OPERATOR_LISTEN} LOCAL_CLUSTER_POD_CIDR=${LOCAL_CLUSTER_POD_CIDR} LOCAL_CLUSTER_SERVICE_CIDR=${LOCAL_CLUSTER_SERVICE_CIDR}"
 }

@@ -197,9 +197,9 @@ op::stop() {
   rm -f "${OP_PIDFILE}"
 }
 
-# op::cluster_processes: succeeds when a process recorded in the cluster's pid directory (a
-# cluster component or the operator) is still alive: someone's cluster runs in OP_STATE.
-op::cluster_processes() { proc::any_alive "${OP_STATE}/pids"; }
+# op::cluster_processes: succeeds when a process of the instance (a cluster component, kwokctl's
+# or the script's, or the operator) is still alive: someone's cluster runs in OP_STATE.
+op::cluster_processes() { [[ -n "$("${OP_CLUSTER}" pids)" ]]; }
 
 # op::cluster_running: a cluster, whole or in part, runs in this instance's directory.
 op::cluster_running() { "${OP_CLUSTER}" status >/dev/null 2>&1 || op::cluster_processes; }

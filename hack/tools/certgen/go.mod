@@ -1,3 +1,0 @@
-module github.com/llm-infra/llm-infra-operator/hack/tools/certgen
-
-go 1.26.0
