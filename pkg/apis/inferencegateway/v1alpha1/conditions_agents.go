@@ -71,6 +71,10 @@ const (
 	ReasonGPUProviderError          = "ProviderError"
 	ReasonGPUProviderFailed         = "ProviderFailed"
 	ReasonGPUAllocationTerminated   = "AllocationTerminated"
+	// ReasonGPUAllocationAbandoned is the Warning event's reason (not a condition's) when a
+	// deleted GPU's allocation could not be released within the operator's bound and the
+	// finalizer went anyway; the message names the allocation.
+	ReasonGPUAllocationAbandoned = "AllocationAbandoned"
 	// ReasonGPUPending: nothing leased yet (the spec is invalid, or the first sync has not
 	// finished).
 	ReasonGPUPending = "Pending"

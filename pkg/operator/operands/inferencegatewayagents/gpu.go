@@ -21,7 +21,10 @@ import (
 // A GPU's life, upstream's (gpu_controller.go), one step per sync:
 //
 //	deleted            release the allocation, then drop the finalizer (kept, with the reason,
-//	                   while it cannot be released: orphaned GPUs cost money)
+//	                   while it cannot be released: orphaned GPUs cost money; dropped anyway
+//	                   gpuCleanupGiveUp after the deletion, with a Warning event naming the
+//	                   allocation, so that a namespace being deleted, whose credentials Secret
+//	                   goes first, or a provider that never answers, cannot block it forever)
 //	expired            nothing until the spec changes (an Expired GPU is never leased again on its
 //	                   own)
 //	expiresAt passed   release it: Expired (Terminating while the release fails)
@@ -44,8 +47,12 @@ const (
 	gpuProvisioningRequeue = 10 * time.Second
 	gpuFailedRequeue       = 2 * time.Minute
 	gpuCleanupRequeue      = 30 * time.Second
-	gpuReadyMaxRequeue     = 60 * time.Second
-	gpuProbeTimeout        = 5 * time.Second
+	// gpuCleanupGiveUp bounds how long a deleted GPU waits for its allocation's release: then
+	// the finalizer goes and the Warning event AllocationAbandoned names the allocation
+	// (upstream kept the finalizer forever).
+	gpuCleanupGiveUp   = 10 * time.Minute
+	gpuReadyMaxRequeue = 60 * time.Second
+	gpuProbeTimeout    = 5 * time.Second
 	// gpuSecretRequeue: the connection Secret's own event normally comes sooner.
 	gpuSecretRequeue = 5 * time.Second
 )
@@ -77,8 +84,10 @@ type gpuResult struct {
 	status v1alpha1.GPUStatus
 	// connection is the connection Secret to apply, nil to leave it as it is.
 	connection *corev1.Secret
-	// removeFinalizer: the allocation is released and the GPU may go.
+	// removeFinalizer: the allocation is released (or given up) and the GPU may go.
 	removeFinalizer bool
+	// abandoned, when set, is the Warning event's message for an allocation given up unreleased.
+	abandoned string
 	// requeueAfter is when to look at the GPU again, 0 for at the next event.
 	requeueAfter time.Duration
 }
@@ -158,23 +167,49 @@ func (s *gpuStep) providerOf() (gpuprovider.Provider, error) {
 	return s.env.provider(s.g.Spec.Provider, key)
 }
 
-// release is a deleted GPU's step: release the allocation, then let the GPU go.
+// release is a deleted GPU's step: release the allocation, then let the GPU go. While it
+// cannot be released the finalizer stays, until gpuCleanupGiveUp after the deletion.
 func (s *gpuStep) release(ctx context.Context) gpuResult {
 	id := s.status.InstanceID
 	if id == "" {
 		return gpuResult{status: s.status, removeFinalizer: true}
 	}
+	giveUp := s.g.DeletionTimestamp.Add(gpuCleanupGiveUp)
 	provider, err := s.providerOf()
 	if err != nil {
+		if r, ok := s.abandon(giveUp, err); ok {
+			return r
+		}
 		return s.after(s.status.Phase, false, v1alpha1.ReasonGPUCleanupBlocked, fmt.Sprintf(
-			"cannot release allocation %s: %v; restore the credentials (or, to abandon the allocation, remove the finalizer %s)",
-			id, err, v1alpha1.GPUFinalizer), gpuCleanupRequeue)
+			"cannot release allocation %s: %v; restore the credentials before %s, when the operator gives up and the allocation stays at the provider (or, to abandon it now, remove the finalizer %s)",
+			id, err, giveUp.UTC().Format(time.RFC3339), v1alpha1.GPUFinalizer), s.cleanupRequeue(giveUp))
 	}
 	if err := provider.Destroy(ctx, id); err != nil {
+		if r, ok := s.abandon(giveUp, err); ok {
+			return r
+		}
 		return s.after(v1alpha1.GPUPhaseTerminating, false, v1alpha1.ReasonGPUCleanupFailed,
-			fmt.Sprintf("failed to release allocation %s: %v", id, err), gpuCleanupRequeue)
+			fmt.Sprintf("failed to release allocation %s: %v; the operator gives up at %s", id, err, giveUp.UTC().Format(time.RFC3339)),
+			s.cleanupRequeue(giveUp))
 	}
 	return gpuResult{status: s.status, removeFinalizer: true}
+}
+
+// abandon lets a deleted GPU go unreleased once giveUp has passed: the finalizer goes, and the
+// Warning event names the allocation, its provider and why it could not be released.
+func (s *gpuStep) abandon(giveUp time.Time, err error) (gpuResult, bool) {
+	if s.env.now().Before(giveUp) {
+		return gpuResult{}, false
+	}
+	return gpuResult{status: s.status, removeFinalizer: true, abandoned: fmt.Sprintf(
+		"gave up releasing allocation %s at provider %s %s after the GPU's deletion: %v; it may still run and bill: release it at the provider",
+		s.status.InstanceID, s.g.Spec.Provider, gpuCleanupGiveUp, err)}, true
+}
+
+// cleanupRequeue is when a deleted GPU's release is tried again: upstream's cadence, or at
+// giveUp if that comes sooner.
+func (s *gpuStep) cleanupRequeue(giveUp time.Time) time.Duration {
+	return max(min(gpuCleanupRequeue, giveUp.Sub(s.env.now())), time.Second)
 }
 
 // expire releases an allocation whose maxRuntime has passed.

@@ -86,6 +86,9 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 			r := syncGPU(ctx, run.CR, o.env(ctx, run))
 			run.State.result = &r
 			run.After(r.requeueAfter)
+			if r.abandoned != "" {
+				run.Recorder.Warning(v1alpha1.ReasonGPUAllocationAbandoned, r.abandoned)
+			}
 			return r.removeFinalizer, nil
 		},
 	}

@@ -265,6 +265,76 @@ func TestGPUDeletion(t *testing.T) {
 	}
 }
 
+// TestGPUDeletionGivesUp: a deleted GPU whose allocation cannot be released keeps its
+// finalizer until gpuCleanupGiveUp after the deletion, is looked at again no later than that,
+// and then goes with a message for the Warning event that names the allocation and its
+// provider, never the key.
+func TestGPUDeletionGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// since is how long after the deletion the sync runs.
+		since       time.Duration
+		noCreds     bool
+		failDestroy bool
+		wantRemoved bool
+		wantReason  string
+		// wantRequeue is the requeue of a sync that keeps the finalizer.
+		wantRequeue time.Duration
+	}{
+		{"no credentials, at the deletion", 0, true, false, false, v1alpha1.ReasonGPUCleanupBlocked, gpuCleanupRequeue},
+		{"no credentials, 10 s before the bound", gpuCleanupGiveUp - 10*time.Second, true, false, false, v1alpha1.ReasonGPUCleanupBlocked, 10 * time.Second},
+		{"no credentials, at the bound", gpuCleanupGiveUp, true, false, true, "", 0},
+		{"provider fails, before the bound", time.Minute, false, true, false, v1alpha1.ReasonGPUCleanupFailed, gpuCleanupRequeue},
+		{"provider fails, past the bound", gpuCleanupGiveUp + time.Hour, false, true, true, "", 0},
+		{"provider answers, past the bound", gpuCleanupGiveUp + time.Hour, false, false, true, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newGPUWorld(t)
+			w.sync()
+			w.sync()
+			id := w.gpu.Status.InstanceID
+			deleted := metav1.NewTime(w.now)
+			w.gpu.DeletionTimestamp = &deleted
+			w.now = w.now.Add(tc.since)
+			w.noCreds = tc.noCreds
+			if tc.failDestroy {
+				w.runpod.FailNext(http.MethodDelete, http.StatusInternalServerError)
+			}
+			r := w.sync()
+			if r.removeFinalizer != tc.wantRemoved {
+				t.Fatalf("finalizer removed %v, want %v", r.removeFinalizer, tc.wantRemoved)
+			}
+			released := len(w.runpod.Pods()) == 0
+			if abandonedWant := tc.wantRemoved && (tc.noCreds || tc.failDestroy); (r.abandoned != "") != abandonedWant {
+				t.Fatalf("abandoned %q, want a message %v", r.abandoned, abandonedWant)
+			}
+			if r.abandoned != "" {
+				if released {
+					t.Error("given up, yet the allocation was released")
+				}
+				for _, want := range []string{id, string(w.gpu.Spec.Provider), "release it at the provider"} {
+					if !strings.Contains(r.abandoned, want) {
+						t.Errorf("the event's message %q does not say %q", r.abandoned, want)
+					}
+				}
+				if strings.Contains(r.abandoned, providerKey) {
+					t.Errorf("the provider's key is in the event's message %q", r.abandoned)
+				}
+			}
+			if tc.wantRemoved {
+				return
+			}
+			cond := meta.FindStatusCondition(r.status.Conditions, v1alpha1.ConditionReady)
+			if cond == nil || cond.Reason != tc.wantReason || !strings.Contains(cond.Message, "gives up") {
+				t.Errorf("condition %+v, want reason %s saying when the operator gives up", cond, tc.wantReason)
+			}
+			if r.requeueAfter != tc.wantRequeue {
+				t.Errorf("requeue after %v, want %v", r.requeueAfter, tc.wantRequeue)
+			}
+		})
+	}
+}
+
 // TestGPUFailures: each way the provider fails is phase Failed with its reason, retried slowly;
 // none of the messages carries the provider's key.
 func TestGPUFailures(t *testing.T) {

@@ -442,4 +442,64 @@ func TestGPUController(t *testing.T) {
 			t.Errorf("a credential in event %s: %s", ev.Reason, ev.Message)
 		}
 	}
+	if hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
+		t.Error("an allocation released in time reported as abandoned")
+	}
+
+	// A second GPU whose credentials are gone (its namespace being deleted takes the Secret
+	// first): the finalizer stays until the bound, then goes with a Warning event naming the
+	// allocation.
+	gpu.Name, gpu.UID = "kept", "u4"
+	second, err := e.crs.CoreV1alpha1().GPUs(testNS).Create(e.ctx, gpu, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitCached("the second GPU", k.Informer, second)
+	syncKept := func() *v1alpha1.GPU {
+		t.Helper()
+		if err := ctl.Sync(e.ctx, testNS+"/kept"); err != nil {
+			t.Fatal(err)
+		}
+		e.settle()
+		got, err := e.crs.CoreV1alpha1().GPUs(testNS).Get(e.ctx, "kept", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitCached("the second GPU", k.Informer, got)
+		return got
+	}
+	syncKept()
+	syncKept()
+	kept := syncKept()
+	if kept.Status.InstanceID == "" {
+		t.Fatalf("the second GPU leased nothing: %+v", kept.Status)
+	}
+	if err := e.kube.CoreV1().Secrets(testNS).Delete(e.ctx, "runpod-credentials", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.settle()
+	kept.DeletionTimestamp = ptr.To(metav1.NewTime(now))
+	if kept, err = e.crs.CoreV1alpha1().GPUs(testNS).Update(e.ctx, kept, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitCached("the deleted second GPU", k.Informer, kept)
+	if got := syncKept(); len(got.Finalizers) != 1 || hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
+		t.Fatalf("before the bound: finalizers %v, events %v", got.Finalizers, e.recorder.Events())
+	}
+	now = now.Add(gpuCleanupGiveUp)
+	if got := syncKept(); len(got.Finalizers) != 0 || len(runpod.Pods()) != 1 {
+		t.Fatalf("at the bound: finalizers %v, pods %v", got.Finalizers, runpod.Pods())
+	}
+	var warned bool
+	for _, ev := range e.recorder.Events() {
+		if ev.Reason == v1alpha1.ReasonGPUAllocationAbandoned {
+			warned = ev.Type == corev1.EventTypeWarning && strings.Contains(ev.Message, kept.Status.InstanceID)
+		}
+		if strings.Contains(ev.Message, providerKey) {
+			t.Errorf("the provider's key in event %s: %s", ev.Reason, ev.Message)
+		}
+	}
+	if !warned {
+		t.Errorf("no Warning event %s naming allocation %s: %v", v1alpha1.ReasonGPUAllocationAbandoned, kept.Status.InstanceID, e.recorder.Events())
+	}
 }
