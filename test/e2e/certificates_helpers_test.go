@@ -3,10 +3,8 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -16,7 +14,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -25,6 +22,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourcehash"
 
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 const (
@@ -63,7 +61,7 @@ func startOperandWebhook(ctx context.Context) *operandWebhook {
 	go w.recordSecretVersions(watchCtx)
 
 	w.server = &http.Server{
-		Handler:           http.HandlerFunc(allowEverything),
+		Handler:           http.HandlerFunc(live.AllowAdmission),
 		TLSConfig:         &tls.Config{GetCertificate: w.certificate, MinVersion: tls.VersionTLS12},
 		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){}, // HTTP/1.1 only
 		ReadHeaderTimeout: 10 * time.Second,
@@ -149,24 +147,6 @@ func (w *operandWebhook) certificate(hello *tls.ClientHelloInfo) (*tls.Certifica
 		return nil, fmt.Errorf("pod %s mounts a webhook certificate (hash %s) the stand-in never saw", pod.Name, hash)
 	}
 	return cert, nil
-}
-
-// allowEverything answers an AdmissionReview: allowed, no patch.
-func allowEverything(rw http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(rw, err.Error(), http.StatusBadRequest)
-		return
-	}
-	review := &admissionv1.AdmissionReview{}
-	if err := json.Unmarshal(body, review); err != nil || review.Request == nil {
-		http.Error(rw, "not an AdmissionReview", http.StatusBadRequest)
-		return
-	}
-	review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
-	review.Request = nil
-	rw.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(rw).Encode(review)
 }
 
 // admissionProbe creates a LeaderWorkerSet with a server-side dry run, over and over, and

@@ -3,16 +3,13 @@ package upgrade
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // A user's LeaderWorkerSet across the upgrade (the previous release runs LWS v0.8.0, this one
@@ -192,7 +191,7 @@ func (e *env) startWebhookStandIn(ctx context.Context) (*http.Server, error) {
 		return nil, err
 	}
 	server := &http.Server{
-		Handler:           http.HandlerFunc(allowAdmission),
+		Handler:           http.HandlerFunc(live.AllowAdmission),
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 	}
@@ -202,22 +201,4 @@ func (e *env) startWebhookStandIn(ctx context.Context) (*http.Server, error) {
 		}
 	}()
 	return server, nil
-}
-
-// allowAdmission answers an AdmissionReview: allowed, no patch.
-func allowAdmission(rw http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(rw, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
-		http.Error(rw, "not an AdmissionReview", http.StatusBadRequest)
-		return
-	}
-	review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
-	review.Request = nil
-	rw.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(rw).Encode(&review)
 }
