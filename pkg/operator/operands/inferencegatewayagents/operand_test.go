@@ -399,19 +399,20 @@ func TestGPUController(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitCached("the GPU", k.Informer, created)
-	sync := func() *v1alpha1.GPU {
+	syncNamed := func(name string) *v1alpha1.GPU {
 		t.Helper()
-		if err := ctl.Sync(e.ctx, testNS+"/ornith"); err != nil {
+		if err := ctl.Sync(e.ctx, testNS+"/"+name); err != nil {
 			t.Fatal(err)
 		}
 		e.settle()
-		got, err := e.crs.CoreV1alpha1().GPUs(testNS).Get(e.ctx, "ornith", metav1.GetOptions{})
+		got, err := e.crs.CoreV1alpha1().GPUs(testNS).Get(e.ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.waitCached("the GPU", k.Informer, got)
+		e.waitCached("the GPU "+name, k.Informer, got)
 		return got
 	}
+	sync := func() *v1alpha1.GPU { t.Helper(); return syncNamed("ornith") }
 
 	if got := sync(); len(got.Finalizers) != 1 || got.Finalizers[0] != v1alpha1.GPUFinalizer || got.Status.Phase != "" {
 		t.Fatalf("first sync: finalizers %v, phase %q", got.Finalizers, got.Status.Phase)
@@ -455,19 +456,7 @@ func TestGPUController(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitCached("the second GPU", k.Informer, second)
-	syncKept := func() *v1alpha1.GPU {
-		t.Helper()
-		if err := ctl.Sync(e.ctx, testNS+"/kept"); err != nil {
-			t.Fatal(err)
-		}
-		e.settle()
-		got, err := e.crs.CoreV1alpha1().GPUs(testNS).Get(e.ctx, "kept", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.waitCached("the second GPU", k.Informer, got)
-		return got
-	}
+	syncKept := func() *v1alpha1.GPU { t.Helper(); return syncNamed("kept") }
 	syncKept()
 	syncKept()
 	kept := syncKept()
