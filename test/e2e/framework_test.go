@@ -30,6 +30,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/generated/clientset/versioned"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // Names the suite relies on. They mirror the operator's (pkg/operator/lws/names.go), which
@@ -78,7 +79,7 @@ var (
 	gvrCertificateRequests = schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificaterequests"}
 	gvrCRDs                = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	gvrCRs                 = lwsoperatorv1.GroupVersion.WithResource("leaderworkersetoperators")
-	gvrLWS                 = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
+	gvrLWS                 = live.LeaderWorkerSets
 )
 
 // framework holds the clients and settings every spec uses.

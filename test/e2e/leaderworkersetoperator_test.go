@@ -23,6 +23,7 @@ import (
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	lwscases "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/lws"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 // The specs share the one LeaderWorkerSetOperator, so they run in order. Each leaves it Managed
@@ -686,22 +687,7 @@ func expectCRDKeptWithoutConversionWebhook(ctx context.Context) {
 
 // userLeaderWorkerSet is a minimal LeaderWorkerSet: one group of one pod.
 func userLeaderWorkerSet(namespace string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "leaderworkerset.x-k8s.io/v1",
-		"kind":       "LeaderWorkerSet",
-		"metadata":   map[string]any{"name": "e2e-user-lws", "namespace": namespace},
-		"spec": map[string]any{
-			"replicas": int64(1),
-			"leaderWorkerTemplate": map[string]any{
-				"size": int64(1),
-				"workerTemplate": map[string]any{
-					"spec": map[string]any{
-						"containers": []any{map[string]any{"name": "worker", "image": "registry.k8s.io/pause:3.10"}},
-					},
-				},
-			},
-		},
-	}}
+	return live.PauseLeaderWorkerSet(namespace, "e2e-user-lws", 1)
 }
 
 func expectUserLeaderWorkerSet(ctx context.Context, namespace string, uid types.UID) {

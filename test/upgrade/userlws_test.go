@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
@@ -36,8 +35,6 @@ const (
 	userLWSReadyWait = 3 * time.Minute
 )
 
-var lwsGVR = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
-
 // userLWS is what the suite made, by UID.
 type userLWS struct {
 	namespace   string
@@ -55,24 +52,11 @@ func (e *env) makeUserLWS(ctx context.Context, t *testing.T, namespace string) *
 	if u.standIn, err = e.startWebhookStandIn(ctx); err != nil {
 		t.Fatalf("the LWS webhooks' stand-in: %v", err)
 	}
-	lws := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "leaderworkerset.x-k8s.io/v1",
-		"kind":       "LeaderWorkerSet",
-		"metadata":   map[string]any{"name": userLWSName, "namespace": namespace},
-		"spec": map[string]any{
-			"replicas": int64(1),
-			"leaderWorkerTemplate": map[string]any{
-				"size": int64(2),
-				"workerTemplate": map[string]any{"spec": map[string]any{
-					"containers": []any{map[string]any{"name": "worker", "image": "registry.k8s.io/pause:3.10"}},
-				}},
-			},
-		},
-	}}
+	lws := live.PauseLeaderWorkerSet(namespace, userLWSName, 2)
 	// The API server's webhook client may need a moment for the stand-in's first connection.
 	var created *unstructured.Unstructured
 	err = wait.PollUntilContextTimeout(ctx, poll, time.Minute, true, func(ctx context.Context) (bool, error) {
-		created, err = e.dyn.Resource(lwsGVR).Namespace(namespace).Create(ctx, lws, metav1.CreateOptions{})
+		created, err = e.dyn.Resource(live.LeaderWorkerSets).Namespace(namespace).Create(ctx, lws, metav1.CreateOptions{})
 		return err == nil, nil
 	})
 	if err != nil {
@@ -117,7 +101,7 @@ func (e *env) makeUserLWS(ctx context.Context, t *testing.T, namespace string) *
 func (u *userLWS) check(ctx context.Context, t *testing.T, e *env) {
 	t.Helper()
 	defer func() { _ = u.standIn.Close() }()
-	lws, err := e.dyn.Resource(lwsGVR).Namespace(u.namespace).Get(ctx, userLWSName, metav1.GetOptions{})
+	lws, err := e.dyn.Resource(live.LeaderWorkerSets).Namespace(u.namespace).Get(ctx, userLWSName, metav1.GetOptions{})
 	switch {
 	case err != nil:
 		t.Errorf("the user's LeaderWorkerSet after the upgrade: %v", err)

@@ -23,12 +23,13 @@ import (
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	igwv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
+	"github.com/llm-infra/llm-infra-operator/test/internal/live"
 )
 
 var (
 	// batchGVR is the kind the hostile-object scenario uses.
 	batchGVR   = batchv1alpha1.GroupVersion.WithResource("llmbatchgateways")
-	userLWSGVR = schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"}
+	userLWSGVR = live.LeaderWorkerSets
 	secretGVR  = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	pvcGVR     = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
 )
@@ -372,20 +373,7 @@ func (s *suite) createUserData(ctx context.Context) error {
 // webhook of its controller (which runs no container here) is called; the API server's
 // webhook configuration cache may trail their deletion by a moment.
 func (s *suite) createUserLWS(ctx context.Context) error {
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "leaderworkerset.x-k8s.io/v1",
-		"kind":       "LeaderWorkerSet",
-		"metadata":   map[string]any{"name": "user-lws", "namespace": "rel-users"},
-		"spec": map[string]any{
-			"replicas": int64(1),
-			"leaderWorkerTemplate": map[string]any{
-				"size": int64(1),
-				"workerTemplate": map[string]any{"spec": map[string]any{
-					"containers": []any{map[string]any{"name": "worker", "image": "registry.k8s.io/pause:3.10"}},
-				}},
-			},
-		},
-	}}
+	obj := live.PauseLeaderWorkerSet("rel-users", "user-lws", 1)
 	var created *unstructured.Unstructured
 	var lastErr error
 	deadline := time.Now().Add(time.Minute)
