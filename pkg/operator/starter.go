@@ -97,6 +97,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// CR first references an object of it.
 	referenceSources := engine.NewClusterReferenceSources(kubeClient, metadataClient)
 	events := engine.KubeEventSink(kubeClient.CoreV1(), cc.Clock)
+	// Whether the cluster is OpenShift, asked once for every kind.
+	platform := engine.NewPlatformProbe(kubeClient.Discovery())
 	// One listener per informer for every operand's handlers.
 	listeners := engine.NewListeners()
 
@@ -110,6 +112,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 				Clients:          &engine.CachedClients{Kube: kubeClient, APIExt: apiextClient, Dynamic: dynamicClient, Caches: layer},
 				Managed:          managed,
 				Optional:         optional,
+				Platform:         platform,
 				ReferenceSources: referenceSources,
 				Events:           events,
 				Recorder:         cc.EventRecorder,

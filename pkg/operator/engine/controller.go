@@ -26,6 +26,8 @@ type NamespacedDeps struct {
 	Managed informers.SharedInformerFactory
 	// Optional holds every kind's optional APIs.
 	Optional *OptionalAPIs
+	// Platform says which platform the cluster is (one probe for every kind); nil: Kubernetes.
+	Platform *PlatformProbe
 	// ReferenceSources are where referenced objects come from, by resource: one source of
 	// each, shared by every controller (NewClusterReferenceSources).
 	ReferenceSources map[schema.GroupResource]*ReferenceSource
@@ -49,6 +51,7 @@ type Namespaced[T Object, S any] struct {
 	assets     map[string]Asset
 	clients    *CachedClients
 	optional   *OptionalAPIs
+	platform   *PlatformProbe
 	events     EventSink
 	cache      resourceapply.ResourceCache
 	references map[schema.GroupResource]*ReferenceWatches
@@ -78,6 +81,7 @@ func NewNamespaced[T Object, S any](ctx context.Context, kind *Kind[T, S], deps 
 		assets:      kind.assetsByPath(),
 		clients:     deps.Clients,
 		optional:    deps.Optional,
+		platform:    deps.Platform,
 		events:      deps.Events,
 		cache:       resourceapply.NewResourceCache(),
 		references:  map[schema.GroupResource]*ReferenceWatches{},

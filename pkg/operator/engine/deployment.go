@@ -81,10 +81,33 @@ func WithNonRootUser(d *appsv1.Deployment) error {
 	return nil
 }
 
-// RestrictedNonRoot are the hooks that make a Deployment run under the restricted Pod Security
-// profile as a non-root user: every Deployment of the inference gateway's kinds (Gateway, MCP,
-// Agent, Orchestrator).
-var RestrictedNonRoot = []DeploymentHook{WithRestrictedSecurityContext, WithNonRootUser}
+// PodSecurity is how a kind's pods meet the restricted Pod Security profile (Kind.PodSecurity);
+// the engine runs its hooks on every Deployment after the kind's PrepareDeployment.
+type PodSecurity int
+
+const (
+	// PodSecurityNone leaves the pods as rendered.
+	PodSecurityNone PodSecurity = iota
+	// PodSecurityRestricted: the restricted profile (WithRestrictedSecurityContext); the images
+	// run as a non-root user of their own.
+	PodSecurityRestricted
+	// PodSecurityRestrictedNonRoot: the restricted profile, and a non-root user for images that
+	// run as root by default: on Kubernetes NonRootUser, on OpenShift none, since the SCC assigns
+	// one from the namespace's range and rejects 65532, which is outside it (issue 29). Every
+	// Deployment of the inference gateway's kinds (Gateway, MCP, Agent, Orchestrator).
+	PodSecurityRestrictedNonRoot
+)
+
+// Hooks are the hooks that give a pod s on platform.
+func (s PodSecurity) Hooks(platform Platform) []DeploymentHook {
+	switch {
+	case s == PodSecurityRestricted, s == PodSecurityRestrictedNonRoot && platform == OpenShift:
+		return []DeploymentHook{WithRestrictedSecurityContext}
+	case s == PodSecurityRestrictedNonRoot:
+		return []DeploymentHook{WithRestrictedSecurityContext, WithNonRootUser}
+	}
+	return nil
+}
 
 // ConfigHashAnnotations hashes the data (never the metadata) of mounted ConfigMaps and Secrets
 // with library-go's resourcehash, one pod-template annotation each.

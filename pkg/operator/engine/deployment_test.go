@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -124,12 +125,39 @@ func TestWithNonRootUser(t *testing.T) {
 			}
 		})
 	}
-	d := testDeployment()
-	if err := RunHooks(d, RestrictedNonRoot...); err != nil {
-		t.Fatal(err)
+}
+
+// TestPodSecurityHooks: the restricted profile everywhere; a fixed user only where the platform
+// lets a pod name one (on OpenShift the SCC assigns it).
+func TestPodSecurityHooks(t *testing.T) {
+	tests := []struct {
+		name     string
+		security PodSecurity
+		platform Platform
+		wantUser *int64
+	}{
+		{"restricted", PodSecurityRestricted, Kubernetes, nil},
+		{"restricted", PodSecurityRestricted, OpenShift, nil},
+		{"restricted non-root", PodSecurityRestrictedNonRoot, Kubernetes, ptr.To[int64](NonRootUser)},
+		{"restricted non-root", PodSecurityRestrictedNonRoot, OpenShift, nil},
 	}
-	if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || !ptr.Deref(sc.RunAsNonRoot, false) || ptr.Deref(sc.RunAsUser, 0) != NonRootUser {
-		t.Errorf("RestrictedNonRoot: pod security context %+v, want runAsNonRoot as user %d", sc, NonRootUser)
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s on %s", tt.name, tt.platform), func(t *testing.T) {
+			d := testDeployment()
+			if err := RunHooks(d, tt.security.Hooks(tt.platform)...); err != nil {
+				t.Fatal(err)
+			}
+			sc := d.Spec.Template.Spec.SecurityContext
+			if sc == nil || !ptr.Deref(sc.RunAsNonRoot, false) || sc.SeccompProfile == nil {
+				t.Fatalf("pod security context %+v, want the restricted profile", sc)
+			}
+			if !reflect.DeepEqual(sc.RunAsUser, tt.wantUser) {
+				t.Errorf("runAsUser = %v, want %v", ptr.Deref(sc.RunAsUser, -1), ptr.Deref(tt.wantUser, -1))
+			}
+		})
+	}
+	if hooks := PodSecurityNone.Hooks(OpenShift); len(hooks) != 0 {
+		t.Errorf("PodSecurityNone: %d hooks, want none", len(hooks))
 	}
 }
 

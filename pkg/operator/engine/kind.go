@@ -163,9 +163,9 @@ type Kind[T Object, S any] struct {
 	// read (the hash of the Secrets it mounts, the live replicas while an HPA owns them). It
 	// must work on a run without a cluster (Render): references not watched are missing.
 	PrepareDeployment func(run *Run[T, S], d *appsv1.Deployment) error
-	// PodHooks run on every Deployment after PrepareDeployment (the restricted Pod Security
-	// profile).
-	PodHooks []DeploymentHook
+	// PodSecurity is how every Deployment meets the restricted Pod Security profile on the
+	// cluster's platform, after PrepareDeployment.
+	PodSecurity PodSecurity
 	// Required says whether cr asks by name for a best-effort asset (Asset.SkippedWithoutCRD):
 	// then a missing CRD or someone else's object is a problem, as for any asset (a
 	// ServiceMonitor the spec turns on explicitly). Nil: never.

@@ -46,6 +46,7 @@ type Run[T Object, S any] struct {
 	// What the run takes from its controller; a run without a cluster (RenderCR) has only the
 	// kind.
 	kind        *Kind[T, S]
+	platform    *PlatformProbe
 	assets      map[string]Asset
 	optional    *OptionalAPIs
 	references  map[schema.GroupResource]*ReferenceWatches
@@ -172,14 +173,21 @@ func (run *Run[T, S]) bestEffort(asset string) bool {
 }
 
 // prepareDeployment is what every Deployment goes through before it is applied: the kind's
-// PrepareDeployment, then its PodHooks.
+// PrepareDeployment, then its PodSecurity on the cluster's platform.
 func (run *Run[T, S]) prepareDeployment(d *appsv1.Deployment) error {
+	platform, err := run.Platform()
+	if err != nil {
+		return err
+	}
 	var hooks []DeploymentHook
 	if run.kind.PrepareDeployment != nil {
 		hooks = append(hooks, func(d *appsv1.Deployment) error { return run.kind.PrepareDeployment(run, d) })
 	}
-	return RunHooks(d, append(hooks, run.kind.PodHooks...)...)
+	return RunHooks(d, append(hooks, run.kind.PodSecurity.Hooks(platform)...)...)
 }
+
+// Platform is the cluster's platform (Kubernetes in a render without a cluster).
+func (run *Run[T, S]) Platform() (Platform, error) { return run.platform.Platform() }
 
 // expectedGeneration is the generation the operator last wrote of a Deployment: from the CR's
 // status, or, for a kind without Generations, from memory, else the live one.

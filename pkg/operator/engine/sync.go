@@ -69,6 +69,7 @@ func (c *Namespaced[T, S]) newRun(cr T, key string) *Run[T, S] {
 		Rendered:    map[string]Rendered{},
 		Applied:     map[string]*appsv1.Deployment{},
 		kind:        c.kind,
+		platform:    c.platform,
 		assets:      c.assets,
 		optional:    c.optional,
 		references:  c.references,

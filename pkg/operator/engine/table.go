@@ -85,9 +85,14 @@ func (run *Run[T, S]) render() error {
 // RenderCR returns the objects a sync applies for cr (those the spec asks for), in the order it
 // applies them, as it applies them (labels, owner reference, every Deployment prepared as the
 // sync prepares it), from a run without a cluster: referenced objects are missing, steps before
-// the render do not run. Unit, golden and fuzz tests and the dry-run suite use it.
-func (k *Kind[T, S]) RenderCR(cr T) ([]runtime.Object, error) {
+// the render do not run. Unit, golden and fuzz tests and the dry-run suite use it. It renders
+// for Kubernetes; RenderCROn for another platform.
+func (k *Kind[T, S]) RenderCR(cr T) ([]runtime.Object, error) { return k.RenderCROn(cr, Kubernetes) }
+
+// RenderCROn is RenderCR on platform.
+func (k *Kind[T, S]) RenderCROn(cr T, platform Platform) ([]runtime.Object, error) {
 	run := &Run[T, S]{
+		platform: KnownPlatform(platform),
 		CR:       cr,
 		Key:      cr.GetNamespace() + "/" + cr.GetName(),
 		Applier:  Applier{Clients: &CachedClients{Caches: NewCaches()}},

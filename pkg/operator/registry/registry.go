@@ -134,6 +134,8 @@ type RenderEnv struct {
 	Namespace string
 	// Image returns the image of an Image's Env.
 	Image func(env string) string
+	// Platform is the cluster's platform ("": Kubernetes).
+	Platform engine.Platform
 }
 
 // Deps is what the starter hands every registration's Start.
@@ -224,7 +226,11 @@ func Namespaced[T engine.Object, S any](r Registration, kind func(deps *Deps) *e
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cr); err != nil {
 			return nil, err
 		}
-		return kind(&Deps{Namespace: env.Namespace, Image: env.Image}).RenderCR(cr)
+		platform := env.Platform
+		if platform == "" {
+			platform = engine.Kubernetes
+		}
+		return kind(&Deps{Namespace: env.Namespace, Image: env.Image}).RenderCROn(cr, platform)
 	}
 	r.Start = func(ctx context.Context, deps *Deps) (*Started, error) {
 		return StartNamespaced(ctx, deps, kind(deps))

@@ -7,10 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	fakediscovery "k8s.io/client-go/discovery/fake"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -57,30 +54,6 @@ func TestFSStorageIsWritable(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestPlatformProbe: OpenShift is the API group security.openshift.io in discovery, asked once.
-func TestPlatformProbe(t *testing.T) {
-	for _, tc := range []struct {
-		groups []string
-		want   bool
-	}{{[]string{"apps/v1", "security.openshift.io/v1", "route.openshift.io/v1"}, true}, {[]string{"apps/v1", "batch/v1"}, false}} {
-		client := kubefake.NewSimpleClientset()
-		fake := client.Discovery().(*fakediscovery.FakeDiscovery)
-		for _, gv := range tc.groups {
-			fake.Resources = append(fake.Resources, &metav1.APIResourceList{GroupVersion: gv})
-		}
-		p := &platformProbe{discovery: fake}
-		for range 2 {
-			got, err := p.OpenShift()
-			if err != nil || got != tc.want {
-				t.Errorf("groups %v: OpenShift() = %v, %v; want %v", tc.groups, got, err, tc.want)
-			}
-		}
-		if n := len(client.Actions()); n > 1 {
-			t.Errorf("groups %v: %d discovery requests, want one", tc.groups, n)
-		}
 	}
 }
 

@@ -59,9 +59,6 @@ type state struct {
 	// credentials is the referenced Secret (the source of a cross-namespace copy), once read;
 	// only its data's hash leaves the operator.
 	credentials *corev1.Secret
-	// platform says whether the cluster is OpenShift (withFSGroup); nil in a render without a
-	// cluster, which renders for plain Kubernetes.
-	platform *platformProbe
 }
 
 // Kind is the LLMBatchGateway kind on the engine. deps without clients (a render without a
@@ -72,10 +69,6 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 		getenv = func(string) string { return "" }
 	}
 	images := ImagesFromEnv(getenv)
-	var platform *platformProbe
-	if deps.Kube != nil {
-		platform = &platformProbe{discovery: deps.Kube.Discovery()}
-	}
 	k := &engine.Kind[*batchv1alpha1.LLMBatchGateway, *state]{
 		Operand:        OperandName,
 		ControllerName: ControllerName,
@@ -103,7 +96,7 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 			return nil
 		},
 		NewState: func(cr *batchv1alpha1.LLMBatchGateway) *state {
-			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr), platform: platform}
+			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr)}
 		},
 		// The credentials Secret comes first: every object depends on it.
 		Steps:  []engine.Step[*syncRun]{{Name: "credentials Secret", Apply: applyCredentials}},
@@ -119,7 +112,7 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 			return readyProblem(reasonRenderFailed, true, "the spec cannot be rendered: %v", err)
 		},
 		PrepareDeployment: prepareDeployment,
-		PodHooks:          []engine.DeploymentHook{engine.WithRestrictedSecurityContext},
+		PodSecurity:       engine.PodSecurityRestricted,
 		Status:            status,
 		Events:            transitionEvents,
 		// A ReferenceGrant in a namespace may allow or forbid the credentials Secret of the
@@ -149,11 +142,12 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 // and, with filesystem storage, whether the cluster is OpenShift.
 func renderRun(run *syncRun) ([]engine.Rendered, error) {
 	var openShift bool
-	if fs := run.CR.Spec.FileStorage; fs != nil && fs.FS != nil && run.State.platform != nil {
-		var err error
-		if openShift, err = run.State.platform.OpenShift(); err != nil {
+	if fs := run.CR.Spec.FileStorage; fs != nil && fs.FS != nil {
+		platform, err := run.Platform()
+		if err != nil {
 			return nil, &platformError{err}
 		}
+		openShift = platform == engine.OpenShift
 	}
 	objs, err := renderAll(renderInput{cr: run.CR, images: run.State.images, credentialsSecret: run.State.credentialsSecret,
 		backendCA: backendCA(run), openShift: openShift})

@@ -150,7 +150,7 @@ func TestMCPWritableHome(t *testing.T) {
 					t.Errorf("volume %s twice", n)
 				}
 			}
-			if err := engine.RunHooks(d, engine.RestrictedNonRoot...); err != nil {
+			if err := engine.RunHooks(d, engine.PodSecurityRestrictedNonRoot.Hooks(engine.Kubernetes)...); err != nil {
 				t.Fatal(err)
 			}
 			if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != engine.NonRootUser {

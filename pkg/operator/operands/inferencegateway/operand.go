@@ -94,7 +94,7 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run))}))
 		},
 		PrepareDeployment: prepareGatewayDeployment,
-		PodHooks:          engine.RestrictedNonRoot,
+		PodSecurity:       engine.PodSecurityRestrictedNonRoot,
 		Required: func(gw *v1alpha1.Gateway, asset string) bool {
 			return asset == bindata.InferenceGatewayServiceMonitor && serviceMonitorRequired(&gw.Spec)
 		},
@@ -148,7 +148,7 @@ func MCPKind(deps *registry.Deps) *engine.Kind[*v1alpha1.MCP, *mcpState] {
 			return toRendered(renderMCP(run.CR))
 		},
 		PrepareDeployment: prepareMCPDeployment,
-		PodHooks:          engine.RestrictedNonRoot,
+		PodSecurity:       engine.PodSecurityRestrictedNonRoot,
 		Status:            mcpStatus,
 		NewState: func(mcp *v1alpha1.MCP) *mcpState {
 			return &mcpState{inputs: mcpPodInputs(mcp)}

@@ -268,7 +268,7 @@ func (o *agentOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.Agent, *
 			}, nil
 		},
 		PrepareDeployment: func(run *agentRun, d *appsv1.Deployment) error { return withInputHashes(run, run.State.inputs, d) },
-		PodHooks:          engine.RestrictedNonRoot,
+		PodSecurity:       engine.PodSecurityRestrictedNonRoot,
 		Status:            o.status,
 		Events:            readyEvents(v1alpha1.ReasonCardFetched, []string{v1alpha1.ReasonCardPending}, nil, engine.AvailabilityEvents),
 	}
@@ -421,9 +421,9 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		PrepareDeployment: func(run *orchestratorRun, d *appsv1.Deployment) error {
 			return withInputHashes(run, run.State.inputs, d)
 		},
-		PodHooks: engine.RestrictedNonRoot,
-		Status:   orchestratorStatus,
-		Events:   readyEvents(v1alpha1.ReasonDeploymentAvailable, []string{v1alpha1.ReasonDeploymentNotAvailable}, nil, engine.AvailabilityEvents),
+		PodSecurity: engine.PodSecurityRestrictedNonRoot,
+		Status:      orchestratorStatus,
+		Events:      readyEvents(v1alpha1.ReasonDeploymentAvailable, []string{v1alpha1.ReasonDeploymentNotAvailable}, nil, engine.AvailabilityEvents),
 	}
 	var agents igwlisters.AgentLister
 	var mcps igwlisters.MCPLister
