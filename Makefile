@@ -133,6 +133,10 @@ test-reliability: ## Reliability suites (faults, bad input, fuzz, secrets, clust
 test-realpods: ## The real-pods agent (hack/tools/realpods): unit tests, then a live test on a cluster with REAL_PODS=true.
 	hack/test-realpods.sh
 
+.PHONY: test-openshift-cluster
+test-openshift-cluster: ## OPENSHIFT=true's parts (hack/tools/openshift): unit tests, then SCC admission and namespace annotations live on a local cluster started with OPENSHIFT=true.
+	hack/test-openshift-cluster.sh
+
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME seconds each [10]; the suite "fuzz" goes to OUT [_output/fuzz].
 	hack/fuzz.sh $(or $(FUZZTIME),10) $(or $(OUT),_output/fuzz)

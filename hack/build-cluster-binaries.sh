@@ -10,6 +10,8 @@
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
 #   realpods-agent realpods-echo (REAL_PODS=true's node agent and    (hack/tools/realpods)
 #     the live test's program)
+#   openshift-admission + openshift-crds.yaml (OPENSHIFT=true only:  (hack/tools/openshift)
+#     hack/openshift/cluster.sh)
 #
 # Each tools module is its own Go module, so none of this touches the
 # operator's go.mod or vendor/. The first build takes several minutes
@@ -24,6 +26,8 @@
 #
 # Environment:
 #   FORCE=true   rebuild everything, ignoring stamps and the cache
+#   OPENSHIFT=true  also build OpenShift's parts (hack/tools/openshift), from the sources pinned in
+#                hack/openshift/sources.tsv: $OPERAND_SOURCES/<archive> when set, else GitHub
 #   KUBE_VERSION also build that version's control plane (hack/lib/kube-version.sh)
 #   OUTPUT_DIR   default <repo>/_output
 #   CLUSTER_BIN_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/cluster-bin]
@@ -177,6 +181,34 @@ build_realpods() {
   go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-echo" ./cmd/realpods-echo
 }
 
+# OpenShift's parts (OPENSHIFT=true). The module proxy refuses apiserver-library-go, so its tree
+# (hack/openshift/sources.tsv, hack/lib/sources.sh) is put where hack/tools/openshift/go.mod's
+# `replace` points: _output/openshift-src of this checkout (not OUTPUT_DIR: the go.mod's path is
+# fixed), replaced when the pin changes. The pinned commit is an argument, hence part of the
+# stamp and of the cache's key: a cached build needs no tree. Then the program and the CRDs of
+# the OpenShift APIs the operator looks for, from the openshift/api module it builds with.
+build_openshift() {
+  local commit="$1" src="${ROOT}/_output/openshift-src/apiserver-library-go"
+  if [[ "$(cat "${src}/.pinned-commit" 2>/dev/null)" != "${commit}" ]]; then
+    rm -rf "${src}"
+    sources::tree apiserver-library-go "${src}" || return 1
+    echo "${commit}" >"${src}/.pinned-commit"
+  fi
+  GOTOOLCHAIN=local go build -trimpath -ldflags "-s -w" -o "${BIN}/openshift-admission" ./cmd/openshift-admission
+  local api f tmp="${BIN}/openshift-crds.yaml.tmp"
+  api="$(go list -m -f '{{.Dir}}' github.com/openshift/api)"
+  : >"${tmp}"
+  # SCCs (security.openshift.io), the cluster's APIServer config (config.openshift.io: its TLS
+  # profile) and Route (route.openshift.io: OpenShift serves it from openshift-apiserver; this is
+  # the CRD openshift/api generates for clusters without it).
+  for f in security/v1/zz_generated.crd-manifests/0000_03_config-operator_01_securitycontextconstraints.crd.yaml \
+    config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_apiservers-Default.crd.yaml \
+    route/v1/zz_generated.crd-manifests/routes.crd.yaml; do
+    { echo "---"; cat "${api}/${f}"; } >>"${tmp}"
+  done
+  mv "${tmp}" "${BIN}/openshift-crds.yaml"
+}
+
 total_start=${SECONDS}
 kube::use newest
 build_module kube "${KUBE_TOOLS_MODULE}" \
@@ -194,4 +226,12 @@ build_module kwok "${TOOLS}/kwok" "kwok kwokctl" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \
   "cert-manager-runner cert-manager-crds.yaml" build_certmanager
 build_module realpods "${TOOLS}/realpods" "realpods-agent realpods-echo" build_realpods
+if [[ "${OPENSHIFT:-false}" == "true" ]]; then
+  # shellcheck source=hack/lib/sources.sh
+  source "${ROOT}/hack/lib/sources.sh"
+  sources_log() { log "$*"; }
+  sources::load "${ROOT}/hack/openshift/sources.tsv" || exit 1
+  build_module openshift "${TOOLS}/openshift" "openshift-admission openshift-crds.yaml" \
+    build_openshift "$(sources::commit apiserver-library-go)"
+fi
 log "all binaries in ${BIN} ($((SECONDS - total_start))s)"

@@ -37,6 +37,10 @@
 #
 # Environment (defaults in brackets):
 #   WITH_CERT_MANAGER [true]   `up` also runs start-cert-manager
+#   OPENSHIFT [false]          `up` also makes the cluster OpenShift where it matters to the
+#                              operands: OpenShift's SCCs, SCC admission (a webhook on
+#                              OPENSHIFT_ADMISSION_PORT), namespace UID/MCS annotations, the
+#                              APIServer and Route APIs (hack/openshift/cluster.sh)
 #   SKIP_BUILD [false]         `up` does not call the build script (binaries must exist)
 #   KUBE_VERSION [newest]      `up`: the Kubernetes version of kube-apiserver,
 #                              kube-controller-manager and kube-scheduler, from the table of
@@ -86,6 +90,8 @@ source "${ROOT}/hack/lib/instance.sh"
 instance::use "${LOCAL_CLUSTER_INSTANCE:-local}"
 # shellcheck source=hack/lib/kube-version.sh
 source "${ROOT}/hack/lib/kube-version.sh"
+# shellcheck source=hack/openshift/cluster.sh
+source "${ROOT}/hack/openshift/cluster.sh"
 BIN="${OUTPUT_DIR}/bin"
 STATE="${LOCAL_CLUSTER_DIR}"
 LOGS="${STATE}/logs"
@@ -193,7 +199,7 @@ check_started() {
   local c
   for c in "${STARTED[@]}"; do
     case "${c}" in
-      cert-manager | realpods) proc::alive "${PIDS}/${c}.pid" && continue ;;
+      cert-manager | realpods | openshift-admission) proc::alive "${PIDS}/${c}.pid" && continue ;;
       *) [[ ! -f "${KWOK_CLUSTER}/pids/$(kwok_name "${c}").pid" ]] || kwok_pid "${c}" >/dev/null && continue ;;
     esac
     die "${c} exited; see $(log_of "${c}")" "$(log_of "${c}")"
@@ -212,7 +218,7 @@ ready() { check_started && "$@"; }
 
 # Ports: after a process exits the kernel may keep its socket a moment, so `up` right after
 # `down` waits until every port is free instead of failing.
-all_ports() { echo "${ETCD_PORT} ${ETCD_PEER_PORT} ${APISERVER_PORT} ${KCM_PORT} ${SCHEDULER_PORT} ${KWOK_PORT}"; }
+all_ports() { echo "${ETCD_PORT} ${ETCD_PEER_PORT} ${APISERVER_PORT} ${KCM_PORT} ${SCHEDULER_PORT} ${KWOK_PORT} ${OPENSHIFT_ADMISSION_PORT}"; }
 ports_busy() {
   local p
   for p in $(all_ports); do [[ -n "$(ss -Htln "sport = :${p}" 2>/dev/null)" ]] && return 0; done
@@ -237,12 +243,13 @@ wait_ports_free() {
 random_hex() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 token_of() { awk -F, -v u="$1" '$2 == u { print $1 }' "${TOKENS}"; }
 
+TOKEN_USERS=(admin cert-manager realpods openshift-admission)
 gen_tokens() {
-  [[ -f "${TOKENS}" ]] && return 0
+  [[ -f "${TOKENS}" && "$(wc -l <"${TOKENS}")" -eq "${#TOKEN_USERS[@]}" ]] && return 0
   (
     umask 077
     local u
-    for u in admin cert-manager realpods; do echo "$(random_hex),${u},${u},\"system:masters\""; done >"${TOKENS}.tmp"
+    for u in "${TOKEN_USERS[@]}"; do echo "$(random_hex),${u},${u},\"system:masters\""; done >"${TOKENS}.tmp"
   )
   mv "${TOKENS}.tmp" "${TOKENS}"
 }
@@ -576,6 +583,7 @@ cmd_up() {
     if [[ "${WITH_CERT_MANAGER}" == "true" ]] && ! proc::alive "${PIDS}/cert-manager.pid"; then
       cmd_start_cert_manager
     fi
+    if [[ "${OPENSHIFT}" == "true" ]]; then openshift::up; fi
     return 0
   fi
   if [[ "${running}" -gt 0 || -n "$(cmd_pids)" ]]; then
@@ -628,6 +636,7 @@ cmd_up() {
   if [[ "${WITH_CERT_MANAGER}" == "true" ]]; then
     cmd_start_cert_manager
   fi
+  if [[ "${OPENSHIFT}" == "true" ]]; then openshift::up; fi
   if [[ "$(pod_runner)" == "realpods" ]]; then
     log "real pods: images of ${REAL_PODS_IMAGE_TABLE} run as processes (pods ${LOCAL_CLUSTER_POD_CIDR}, Services ${SERVICE_CIDR} also on this host, DNS ${LOCAL_CLUSTER_NODE_IP}); container logs in ${LOGS}/pods"
   fi
@@ -638,6 +647,7 @@ cmd_up() {
 
 cmd_down() {
   "${ROOT}/hack/operands/services.sh" stop
+  openshift::down
   stop_proc cert-manager
   rm -f "${STATE}/cert-manager.ready"
   # Clients before the control plane; the agent stops its pods' processes as it exits.
@@ -679,6 +689,7 @@ cmd_status() {
         fi ;;
     esac
   done
+  openshift::status
   if [[ "${up}" == "true" ]] && apiserver_ready 2>/dev/null; then
     echo "cluster is up, Kubernetes ${KUBE_VERSION}: export KUBECONFIG=${KUBECONFIG_FILE}"
     kc get nodes 2>/dev/null || true
