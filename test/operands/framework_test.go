@@ -50,6 +50,10 @@ type framework struct {
 	samples  string
 	bin      string
 	http     *http.Client
+	// scc: the cluster serves SecurityContextConstraints (OpenShift, or the local cluster with
+	// OPENSHIFT=true): every spec's namespace is checked for pods SCC admission refused or
+	// admitted other than under restricted-v2 with a user from the namespace's range.
+	scc bool
 }
 
 var fw *framework
@@ -64,6 +68,11 @@ var _ = BeforeSuite(func() {
 		samples: envOr("OPERANDS_SAMPLES", "../../hack/operands/samples"),
 		bin:     envOr("OPERANDS_BIN", "../../_output/operands/bin"),
 		http:    &http.Client{Timeout: 30 * time.Second},
+	}
+	fw.scc, err = live.ServesSCC(fw.kube)
+	Expect(err).NotTo(HaveOccurred())
+	if os.Getenv("OPENSHIFT") == "true" {
+		Expect(fw.scc).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve %s", live.SCCGroup)
 	}
 	fw.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg)))
 	path := os.Getenv("OPERANDS_SERVICES_ENV")
@@ -179,7 +188,13 @@ func namespace(ctx context.Context, name string) string {
 		if CurrentSpecReport().Failed() {
 			dumpNamespace(ctx, name)
 		}
-		_ = fw.kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+		defer func() { _ = fw.kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}) }()
+		if fw.scc {
+			By("checking that SCC admission admitted every pod of " + name + " under restricted-v2, as a user of the namespace's range")
+			problems, err := live.SCCProblems(ctx, fw.kube, "restricted-v2", name)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(problems).To(BeEmpty())
+		}
 	})
 	return name
 }

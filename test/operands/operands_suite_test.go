@@ -14,6 +14,10 @@
 //	                        (hack/operands/services.sh writes $LOCAL_CLUSTER_DIR/services/env)
 //	OPERANDS_SAMPLES        the samples' folder [../../hack/operands/samples]
 //	OPERANDS_BIN            the operand builds [../../_output/operands/bin]: upstream's e2e suite
+//	OPENSHIFT               true: the cluster must serve SecurityContextConstraints (the local
+//	                        cluster with OPENSHIFT=true); wherever it does, every spec's pods must
+//	                        have been admitted under restricted-v2 with a user of the namespace's
+//	                        range, and none refused
 package operands
 
 import (
