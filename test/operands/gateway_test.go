@@ -151,20 +151,28 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 		GinkgoWriter.Printf("MCP tools through %s: %v\n", gw, tools)
 
 		// Defect 3: npx on node:lts crashed as user 65532 (no writable HOME or npm cache). The
-		// server's processes on this machine (npx, then node) run as 65532, not root.
+		// server's processes on this machine (npx, then node) run as the pod's user, not root:
+		// 65532 on Kubernetes, the one the SCC assigned from the namespace's range on OpenShift.
 		pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=mcp-server,app.kubernetes.io/instance=mcp-everything"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods.Items).NotTo(BeEmpty())
 		for _, pod := range pods.Items {
+			sc := pod.Spec.SecurityContext
+			Expect(sc).NotTo(BeNil())
+			Expect(sc.RunAsUser).NotTo(BeNil(), "pod %s has no user", pod.Name)
+			user := int(*sc.RunAsUser)
+			if !fw.scc {
+				Expect(user).To(Equal(65532), "pod %s", pod.Name)
+			}
 			procs := podProcesses(pod.Name)
 			Expect(procs).NotTo(BeEmpty(), "no process of pod %s on this machine", pod.Name)
 			var server bool
 			for _, p := range procs {
-				Expect(p.uid).To(Equal(65532), "process %d (%s) of pod %s", p.pid, p.cmdline, pod.Name)
+				Expect(p.uid).To(Equal(user), "process %d (%s) of pod %s", p.pid, p.cmdline, pod.Name)
 				server = server || strings.Contains(p.cmdline, "server-everything")
 			}
 			Expect(server).To(BeTrue(), "no server-everything process among %v", procs)
-			GinkgoWriter.Printf("MCP pod %s: %d processes, all uid 65532\n", pod.Name, len(procs))
+			GinkgoWriter.Printf("MCP pod %s: %d processes, all uid %d\n", pod.Name, len(procs), user)
 		}
 	})
 
