@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./hack/openshift/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -112,6 +112,10 @@ test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION
 .PHONY: fetch-operands
 fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone; OPERANDS_SET=full|short), cached outside the clone; services' tools and packages.
 	hack/fetch-operands.sh
+
+.PHONY: test-openshift-serviceca
+test-openshift-serviceca: ## OpenShift's service CA (hack/openshift/serviceca.sh) on a local cluster: serving certificates and CA bundle injection, live.
+	hack/test-openshift-serviceca.sh
 
 .PHONY: test-operands
 test-operands: ## Run the operands' suite against $$KUBECONFIG (real pods; OPERANDS_SERVICES_ENV names the services).

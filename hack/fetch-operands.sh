@@ -63,6 +63,7 @@ die() { echo "[fetch-operands] ERROR: $*" >&2; exit 1; }
 # shellcheck source=hack/lib/sources.sh
 source "${ROOT}/hack/lib/sources.sh"
 sources_log() { log "$*"; }
+operands_log() { log "$*"; }
 sources::load "${SOURCES_FILE}" || exit 1
 
 mkdir -p "${OPERANDS_CACHE}" "${OUT}/bin"
@@ -90,40 +91,12 @@ key_of() {
   } | sha256sum | cut -c1-16
 }
 
-# cached NAME KEY BINARIES...: the cache folder holds every binary of this key.
-cached() {
-  local dir="${OPERANDS_CACHE}/$1-$2" b; shift 2
-  [[ "${FORCE}" == "true" ]] && return 1
-  [[ -f "${dir}/.complete" ]] || return 1
-  for b in "$@"; do [[ -x "${dir}/${b}" ]] || return 1; done
-}
-
-# build NAME KEY "BINARIES" FUNCTION: unless cached, FUNCTION builds into a temporary folder,
-# which becomes the cache folder only when complete (an interrupted build is redone next time).
-# Then the binaries are linked into $OUT/bin.
+# build NAME KEY "BINARIES" FUNCTION: the cached build of this key (hack/operands/lib.sh), then the
+# binaries linked into $OUT/bin.
 build() {
-  local name="$1" key="$2" bins="$3" fn="$4" dir="${OPERANDS_CACHE}/$1-$2" b
-  # shellcheck disable=SC2086 # bins is a word list
-  if cached "${name}" "${key}" ${bins}; then
-    log "${name}: cached (${dir})"
-  else
-    local tmp="${dir}.tmp.$$" start=${SECONDS}
-    rm -rf "${tmp}" && mkdir -p "${tmp}"
-    log "${name}: building ${bins} ..."
-    "${fn}" "${tmp}"
-    echo "${key}" >"${tmp}/.complete"
-    rm -rf "${dir}" && mv "${tmp}" "${dir}"
-    log "${name}: built in $((SECONDS - start))s"
-  fi
-  for b in ${bins}; do place "${dir}/${b}" "${OUT}/bin/${b}"; done
-}
-
-# place CACHED TARGET: the cached binary at TARGET, as a hard link (a copy when the cache is on
-# another filesystem), never a symbolic link: the pods run these as user 65532, who may not
-# traverse the cache's parents (~ is 0700 for root).
-place() {
-  rm -f "$2"
-  ln "$1" "$2" 2>/dev/null || cp "$1" "$2"
+  local dir="${OPERANDS_CACHE}/$1-$2" b
+  operands::build "$1" "${dir}" "$3" "$4"
+  for b in $3; do operands::place "${dir}/${b}" "${OUT}/bin/${b}"; done
 }
 
 gobuild() { go build -trimpath -ldflags "-s -w" "$@"; }

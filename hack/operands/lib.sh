@@ -7,6 +7,58 @@
 SERVICES_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OPERANDS_CACHE="${OPERANDS_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/operands}"
 
+# Builds of upstream programs are cached outside the clone (fetch-operands.sh, the service CA of
+# hack/openshift/serviceca.sh): OPERANDS_CACHE/<name>-<key>, where the key is the caller's hash of
+# what decides the build (commits, `go version`, the text of the functions that build it). A
+# caller may define operands_log MESSAGE (default: to stderr).
+
+operands::_log() {
+  if declare -F operands_log >/dev/null; then operands_log "$*"; else echo "$*" >&2; fi
+}
+
+# operands::cached DIR BINARIES...: the cache folder DIR holds a complete build with every one of
+# BINARIES (never with FORCE=true).
+operands::cached() {
+  local dir="$1" b
+  shift
+  [[ "${FORCE:-false}" == "true" ]] && return 1
+  [[ -f "${dir}/.complete" ]] || return 1
+  for b in "$@"; do [[ -x "${dir}/${b}" ]] || return 1; done
+}
+
+# operands::build NAME DIR "BINARIES" FUNCTION: unless DIR is cached, `FUNCTION TMP` builds into a
+# temporary folder, which becomes DIR only when complete (an interrupted build is redone next
+# time). FUNCTION is called outside any condition, so a caller under `set -e` stops at its first
+# failing command; one without it gets a non-zero return.
+operands::build() {
+  local name="$1" dir="$2" bins="$3" fn="$4" tmp="$2.tmp.$$" start=${SECONDS} rc
+  # shellcheck disable=SC2086 # bins is a word list
+  if operands::cached "${dir}" ${bins}; then
+    operands::_log "${name}: cached (${dir})"
+    return 0
+  fi
+  rm -rf "${tmp}" && mkdir -p "${tmp}" || return 1
+  operands::_log "${name}: building ${bins} ..."
+  "${fn}" "${tmp}"
+  rc=$?
+  if [[ "${rc}" -ne 0 ]]; then
+    rm -rf "${tmp}"
+    operands::_log "${name}: build failed (status ${rc})"
+    return 1
+  fi
+  basename "${dir}" >"${tmp}/.complete"
+  rm -rf "${dir}" && mv "${tmp}" "${dir}" || return 1
+  operands::_log "${name}: built in $((SECONDS - start))s"
+}
+
+# operands::place CACHED TARGET: the cached file at TARGET, as a hard link (a copy when the cache
+# is on another filesystem), never a symbolic link: the pods run these as user 65532, who may not
+# traverse the cache's parents (~ is 0700 for root).
+operands::place() {
+  rm -f "$2"
+  ln "$1" "$2" 2>/dev/null || cp "$1" "$2"
+}
+
 # The MCP server package the samples and suites run with npx, pinned.
 SERVICES_MCP_PACKAGE="@modelcontextprotocol/server-everything"
 SERVICES_MCP_VERSION="2026.8.31"
