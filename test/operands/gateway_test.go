@@ -157,10 +157,17 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods.Items).NotTo(BeEmpty())
 		for _, pod := range pods.Items {
-			sc := pod.Spec.SecurityContext
-			Expect(sc).NotTo(BeNil())
-			Expect(sc.RunAsUser).NotTo(BeNil(), "pod %s has no user", pod.Name)
-			user := int(*sc.RunAsUser)
+			// The pod's user: the pod's, or its one container's (where SCC admission puts it).
+			Expect(pod.Spec.Containers).To(HaveLen(1))
+			var runAs *int64
+			if sc := pod.Spec.SecurityContext; sc != nil {
+				runAs = sc.RunAsUser
+			}
+			if sc := pod.Spec.Containers[0].SecurityContext; sc != nil && sc.RunAsUser != nil {
+				runAs = sc.RunAsUser
+			}
+			Expect(runAs).NotTo(BeNil(), "pod %s has no user", pod.Name)
+			user := int(*runAs)
 			if !fw.scc {
 				Expect(user).To(Equal(65532), "pod %s", pod.Name)
 			}
