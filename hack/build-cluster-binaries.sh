@@ -233,5 +233,9 @@ if [[ "${OPENSHIFT:-false}" == "true" ]]; then
   sources::load "${ROOT}/hack/openshift/sources.tsv" || exit 1
   build_module openshift "${TOOLS}/openshift" "openshift-admission openshift-crds.yaml" \
     build_openshift "$(sources::commit apiserver-library-go)"
+  # The service CA's controllers (upstream's program, cached with the operands' builds).
+  # shellcheck source=hack/openshift/serviceca.sh
+  source "${ROOT}/hack/openshift/serviceca.sh"
+  OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}" serviceca::build || exit 1
 fi
 log "all binaries in ${BIN} ($((SECONDS - total_start))s)"

@@ -12,11 +12,17 @@
 #   - openshift-admission (the process; port OPENSHIFT_ADMISSION_PORT of hack/lib/instance.sh):
 #     installs OpenShift's default SCCs and their ClusterRoles and bindings, annotates every
 #     namespace with its UID range, supplemental groups and SELinux level, and serves the SCC
-#     admission plugin as the mutating webhook of pods registered here.
+#     admission plugin as the mutating webhook of pods registered here;
+#   - OpenShift's service CA: upstream's service CA controllers (hack/openshift/serviceca.sh):
+#     serving certificates for annotated Services, CA bundles injected, openshift-service-ca.crt
+#     in every namespace.
 #
 # The webhook is registered only once openshift-admission is ready, with failurePolicy Fail as the
 # in-process plugin fails closed: from then on no pod is admitted while it is down, as on
 # OpenShift no pod is admitted without the SCC plugin. `down` stops it before the control plane.
+
+# shellcheck source=hack/openshift/serviceca.sh
+source "$(dirname "${BASH_SOURCE[0]}")/serviceca.sh"
 
 OPENSHIFT="${OPENSHIFT:-false}"
 OPENSHIFT_WEBHOOK="security.openshift.io-scc"
@@ -51,7 +57,8 @@ openshift::up() {
   fi
   openshift::register_webhook
   wait_for "the SCC webhook to admit a pod with restricted-v2" openshift::admits
-  log "OpenShift's SCCs, SCC admission and namespace annotations in $((SECONDS - t0))s"
+  serviceca::start "${KUBECONFIG_FILE}" "${STATE}" || die "the service CA did not start"
+  log "OpenShift's SCCs, SCC admission, namespace annotations and service CA in $((SECONDS - t0))s"
 }
 
 # The plugin's operations (CREATE, UPDATE) on pods and the subresources whose object is a pod
@@ -98,6 +105,7 @@ EOF
 
 # openshift::down: stop openshift-admission (the webhook configuration goes with etcd's data).
 openshift::down() {
+  serviceca::stop "${STATE}" || die "the service CA could not be stopped"
   stop_proc openshift-admission
   rm -f "${STATE}/openshift-admission.ready" "${STATE}/openshift"
 }
@@ -111,4 +119,5 @@ openshift::status() {
   else
     printf '  %-24s stopped\n' openshift-admission
   fi
+  serviceca::status "${STATE}" || true
 }
