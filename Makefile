@@ -113,10 +113,6 @@ test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION
 fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone; OPERANDS_SET=full|short), cached outside the clone; services' tools and packages.
 	hack/fetch-operands.sh
 
-.PHONY: test-openshift-serviceca
-test-openshift-serviceca: ## OpenShift's service CA (hack/openshift/serviceca.sh) on a local cluster: serving certificates and CA bundle injection, live.
-	hack/test-openshift-serviceca.sh
-
 .PHONY: test-operands
 test-operands: ## Run the operands' suite against $$KUBECONFIG (real pods; OPERANDS_SERVICES_ENV names the services).
 	go test ./test/operands/... -count=1 -timeout 60m -v -ginkgo.v
@@ -138,7 +134,7 @@ test-realpods: ## The real-pods agent (hack/tools/realpods): unit tests, then a 
 	hack/test-realpods.sh
 
 .PHONY: test-openshift-cluster
-test-openshift-cluster: ## OPENSHIFT=true's parts (hack/tools/openshift): unit tests, then SCC admission and namespace annotations live on a local cluster started with OPENSHIFT=true.
+test-openshift-cluster: ## OPENSHIFT=true's parts on a local cluster started with OPENSHIFT=true: SCC admission, namespace annotations and the service CA, unit and live (hack/openshift/live-tests.sh).
 	hack/test-openshift-cluster.sh
 
 .PHONY: fuzz
@@ -194,11 +190,12 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the operands' short form on real pods, the upgrade from the previous release's short form, the reliability suites' short form, admission on the oldest Kubernetes.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the operands' short form on real pods (on plain Kubernetes and on the OpenShift-like cluster: OPENSHIFT=true, SCC admission and the service CA, with their own live tests), the upgrade from the previous release's short form, the reliability suites' short form, admission on the oldest Kubernetes.
 	hack/timed.sh verify $(MAKE) verify
 	hack/timed.sh test $(MAKE) test
 	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
 	hack/timed.sh test-operands-short $(MAKE) test-operands-short
+	hack/timed.sh test-operands-short-openshift env OPENSHIFT=true $(MAKE) test-operands-short
 	hack/timed.sh test-upgrade-short $(MAKE) test-upgrade-short
 	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
 	hack/timed.sh test-admission-oldest $(MAKE) test-admission-oldest

@@ -12,6 +12,9 @@
 # Environment: those of hack/local-cluster.sh and hack/lib/operator.sh, and
 #   OPERANDS_SHORT [false]   OPERANDS_TIMEOUT [60m; short 15m]   OPERANDS_ARGS [] (extra go test arguments)
 #   KEEP_CLUSTER [false]     leave the cluster, services and operator running afterwards
+#   OPENSHIFT [false]        true: the cluster as OpenShift where it matters (hack/openshift/cluster.sh):
+#                            hack/openshift/live-tests.sh runs first, then the suite, which then
+#                            checks every pod against SCC admission (restricted-v2)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,6 +49,10 @@ export REAL_PODS=true
 op::cluster_up
 [[ "$(cat "${OP_STATE}/pod-runner" 2>/dev/null)" == "realpods" ]] ||
   op::die "the cluster's pods are simulated (hack/local-cluster.sh said why above): the operands' suite needs real pods"
+if [[ "${OPENSHIFT:-false}" == "true" ]]; then
+  # The cluster's OpenShift parts first, on this cluster, so CI brings up none for them alone.
+  "${ROOT}/hack/openshift/live-tests.sh" "${OP_ADMIN_KUBECONFIG}"
+fi
 op::install
 OPERATOR_SKIP_BUILD=true op::start
 op::log "set up in $((SECONDS - START))s; running the operands' suite"

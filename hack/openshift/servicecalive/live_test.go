@@ -3,7 +3,7 @@
 // (skipped without it), what OpenShift's service CA does for a user: a serving certificate for
 // an annotated Service, the CA bundle injected into a webhook configuration, a CRD's conversion
 // webhook, an APIService and a ConfigMap, and openshift-service-ca.crt in a new namespace.
-// hack/test-openshift-serviceca.sh brings up a cluster, starts the service CA and runs it.
+// hack/openshift/live-tests.sh runs it on a cluster started with OPENSHIFT=true.
 package servicecalive
 
 import (
