@@ -188,12 +188,9 @@ build_realpods() {
 # stamp and of the cache's key: a cached build needs no tree. Then the program and the CRDs of
 # the OpenShift APIs the operator looks for, from the openshift/api module it builds with.
 build_openshift() {
-  local commit="$1" src="${ROOT}/_output/openshift-src/apiserver-library-go"
-  if [[ "$(cat "${src}/.pinned-commit" 2>/dev/null)" != "${commit}" ]]; then
-    rm -rf "${src}"
-    sources::tree apiserver-library-go "${src}" || return 1
-    echo "${commit}" >"${src}/.pinned-commit"
-  fi
+  # $1, the pinned commit, only keys the stamp and the cache (see above).
+  local src="${ROOT}/_output/openshift-src/apiserver-library-go"
+  sources::pinned_tree apiserver-library-go "${src}" || return 1
   GOTOOLCHAIN=local go build -trimpath -ldflags "-s -w" -o "${BIN}/openshift-admission" ./cmd/openshift-admission
   local api f tmp="${BIN}/openshift-crds.yaml.tmp"
   api="$(go list -m -f '{{.Dir}}' github.com/openshift/api)"

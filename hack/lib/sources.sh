@@ -87,3 +87,15 @@ sources::tree() {
   # Only a complete, verified tree takes the name DIR: an interrupted fetch is redone.
   mv "${dir}.tmp" "${dir}"
 }
+
+# sources::pinned_tree NAME DIR: a tree of NAME's pinned commit in DIR, replaced when the pin
+# changes (DIR/.pinned-commit records the commit it holds): for a fixed place, such as the
+# target of a go.mod `replace`, that outlives one pin.
+sources::pinned_tree() {
+  local name="$1" dir="$2" commit
+  commit="$(sources::commit "${name}")" || return 1
+  [[ "$(cat "${dir}/.pinned-commit" 2>/dev/null)" == "${commit}" ]] && return 0
+  rm -rf "${dir}"
+  sources::tree "${name}" "${dir}" || return 1
+  echo "${commit}" >"${dir}/.pinned-commit"
+}

@@ -8,13 +8,20 @@
 # openshift-service-ca.crt, CA bundles injected). Run by make test-openshift-cluster on a
 # cluster of its own and by make test-operands-short with OPENSHIFT=true on the suite's cluster
 # before the suite, so CI brings up no cluster for them alone. Needs the binaries of
-# `OPENSHIFT=true hack/build-cluster-binaries.sh`, which also puts the pinned apiserver-library-go
-# where hack/tools/openshift/go.mod's replace points.
+# `OPENSHIFT=true hack/build-cluster-binaries.sh`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 KUBECONFIG_FILE="$(readlink -f "${1:?usage: $0 KUBECONFIG}")"
 log() { echo "[openshift-live-tests] $*"; }
+
+# The pinned apiserver-library-go where hack/tools/openshift/go.mod's replace points (a cached
+# openshift-admission was built without it).
+# shellcheck source=hack/lib/sources.sh
+source "${ROOT}/hack/lib/sources.sh"
+sources_log() { log "$*"; }
+sources::load "${ROOT}/hack/openshift/sources.tsv"
+sources::pinned_tree apiserver-library-go "${ROOT}/_output/openshift-src/apiserver-library-go"
 
 t0=${SECONDS}
 log "hack/tools/openshift: unit tests and SCC admission live"
