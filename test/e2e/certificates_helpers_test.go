@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -225,6 +226,28 @@ func operatorCABundleData(ctx context.Context, g Gomega) []byte {
 	g.Expect(err).NotTo(HaveOccurred(), "the operator's CA bundle ConfigMap %s", operatorCABundle)
 	g.Expect(cm.Data).To(HaveKeyWithValue("ca-bundle.crt", Not(BeEmpty())))
 	return []byte(cm.Data["ca-bundle.crt"])
+}
+
+// serviceCAConfigMap is the ConfigMap OpenShift publishes in every namespace with its service
+// CA's bundle (key service-ca.crt), which the operator takes as the sign of a service CA.
+const serviceCAConfigMap = "openshift-service-ca.crt"
+
+// serviceCAPublished says whether the operator's namespace has OpenShift's service CA bundle.
+func serviceCAPublished(ctx context.Context) bool {
+	cm, err := fw.kube.CoreV1().ConfigMaps(fw.namespace).Get(ctx, serviceCAConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return cm.Data["service-ca.crt"] != ""
+}
+
+// serviceCABundleData is OpenShift's service CA bundle (source ServiceCA).
+func serviceCABundleData(ctx context.Context, g Gomega) []byte {
+	cm, err := fw.kube.CoreV1().ConfigMaps(fw.namespace).Get(ctx, serviceCAConfigMap, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred(), "the service CA bundle ConfigMap %s", serviceCAConfigMap)
+	g.Expect(cm.Data).To(HaveKeyWithValue("service-ca.crt", Not(BeEmpty())))
+	return []byte(cm.Data["service-ca.crt"])
 }
 
 // setCertificateSource sets spec.certificates.source; empty unsets spec.certificates.

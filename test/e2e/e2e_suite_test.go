@@ -19,6 +19,11 @@
 //	                         it is unchanged; the leader Lease holder is checked in any case)
 //	E2E_OPERATOR_LOG         optional path of the operator's log, tailed on failure
 //	E2E_OPERATOR_METRICS_URL the operator's /metrics as this machine reaches it (monitoring_test.go)
+//	OPENSHIFT                true: the cluster must serve SecurityContextConstraints (the local
+//	                         cluster with OPENSHIFT=true); wherever it does, spec 1 checks that the
+//	                         controller's pods were admitted under restricted-v2, and where
+//	                         OpenShift's service CA is published, spec 11 expects Automatic to
+//	                         pick it while cert-manager is absent
 package e2e
 
 import (

@@ -77,17 +77,23 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		Expect(startCertManager).NotTo(BeEmpty(),
 			"cert-manager is not installed and E2E_START_CERT_MANAGER (a command that installs it) is not set")
 
-		By("Automatic without cert-manager (and without OpenShift's service CA): the operator's own CA")
+		// Without cert-manager, Automatic is OpenShift's service CA where the cluster publishes it
+		// (the local cluster with OPENSHIFT=true runs the real one), else the operator's own CA.
+		withoutCertManager, caBundleOf := lwsoperatorv1.CertificateSourceOperator, operatorCABundleData
+		if serviceCAPublished(ctx) {
+			withoutCertManager, caBundleOf = lwsoperatorv1.CertificateSourceServiceCA, serviceCABundleData
+		}
+		By(fmt.Sprintf("Automatic without cert-manager: %s", withoutCertManager))
 		ensureCR(ctx)
 		start := time.Now()
-		waitServingFrom(ctx, lwsoperatorv1.CertificateSourceOperator)
-		measure("install without cert-manager -> Available (operator's CA)", time.Since(start))
+		waitServingFrom(ctx, withoutCertManager)
+		measure(fmt.Sprintf("install without cert-manager -> Available (%s)", withoutCertManager), time.Since(start))
 		Eventually(ctx, func(g Gomega) {
-			bundle := operatorCABundleData(ctx, g)
+			bundle := caBundleOf(ctx, g)
 			for _, name := range []string{webhookSecretName, metricsSecretName} {
 				s, err := fw.kube.CoreV1().Secrets(fw.namespace).Get(ctx, name, metav1.GetOptions{})
 				g.Expect(err).NotTo(HaveOccurred(), "Secret %s", name)
-				g.Expect(lws.CertificateSignedBy(s, bundle)).To(BeTrue(), "Secret %s is signed by the operator's CA", name)
+				g.Expect(lws.CertificateSignedBy(s, bundle)).To(BeTrue(), "Secret %s is signed by the CA of %s", name, withoutCertManager)
 			}
 			expectCABundles(ctx, g, bundle)
 		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
@@ -98,7 +104,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, "CertManagerMissing")
 			g.Expect(findCondition(cr, operatorv1.OperatorStatusTypeDegraded).Message).To(ContainSubstring("cert-manager"))
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, "")
-			expectCondition(g, cr, lwsoperatorv1.ConditionServingCertificates, operatorv1.ConditionTrue, string(lwsoperatorv1.CertificateSourceOperator))
+			expectCondition(g, cr, lwsoperatorv1.ConditionServingCertificates, operatorv1.ConditionTrue, string(withoutCertManager))
 		})
 
 		start = time.Now()
@@ -142,6 +148,18 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			obj, err := ref.get(ctx)
 			Expect(err).NotTo(HaveOccurred(), "%s must exist", ref)
 			Expect(obj.GetLabels()).To(HaveKeyWithValue(managedByLabel, managedByValue), "%s labels (Certificate secretTemplate)", ref)
+		}
+		// On a cluster with SCC admission (OPENSHIFT=true), the controller's pods were admitted
+		// under restricted-v2 with a user of the namespace's range, and none was refused.
+		scc, err := live.ServesSCC(fw.kube)
+		Expect(err).NotTo(HaveOccurred())
+		if os.Getenv("OPENSHIFT") == "true" {
+			Expect(scc).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve %s", live.SCCGroup)
+		}
+		if scc {
+			problems, err := live.SCCProblems(ctx, fw.kube, "restricted-v2", fw.namespace)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(problems).To(BeEmpty())
 		}
 	}, NodeTimeout(5*time.Minute))
 
