@@ -25,7 +25,9 @@ sources::pinned_tree apiserver-library-go "${ROOT}/_output/openshift-src/apiserv
 
 t0=${SECONDS}
 log "hack/tools/openshift: unit tests and SCC admission live"
-(cd "${ROOT}/hack/tools/openshift" && GOFLAGS=-mod=mod GOWORK=off GOTOOLCHAIN=local \
+# The flags hack/build-cluster-binaries.sh builds openshift-admission with (and -trimpath, which
+# it passes on the command line): the test binaries then reuse the packages that build compiled.
+(cd "${ROOT}/hack/tools/openshift" && GOFLAGS="-mod=mod -buildvcs=false -trimpath" CGO_ENABLED=0 GOWORK=off GOTOOLCHAIN=local \
   OPENSHIFT_LIVE_KUBECONFIG="${KUBECONFIG_FILE}" go test -count=1 -timeout 5m ./...)
 log "the service CA live (servicecatool's unit tests run in make test)"
 (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" SERVICE_CA_KUBECONFIG="${KUBECONFIG_FILE}" \

@@ -128,7 +128,11 @@ serviceca::build() {
   fi
   operands::place "${dir}/${SERVICECA_NAME}" "${bin}/${SERVICECA_NAME}" &&
     rm -rf "${bin}/service-ca-assets" && cp -r "${dir}/service-ca-assets" "${bin}/service-ca-assets" || return 1
-  (cd "${SERVICECA_ROOT}" && GOWORK=off nice -n 10 go build -o "${bin}/servicecatool" ./hack/openshift/servicecatool) ||
+  # With the flags `make test` compiles this repository with (Makefile: GOFLAGS, cgo as the
+  # toolchain defaults it), not a caller's (build-cluster-binaries: -mod=mod, no cgo): the build
+  # then reuses the packages make test compiled, which saves about a minute on a cold CI.
+  (cd "${SERVICECA_ROOT}" && env -u CGO_ENABLED GOFLAGS="-mod=vendor -trimpath" GOWORK=off \
+    nice -n 10 go build -o "${bin}/servicecatool" ./hack/openshift/servicecatool) ||
     { serviceca::_log "ERROR: building servicecatool failed"; return 1; }
 }
 
