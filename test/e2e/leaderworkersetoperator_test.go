@@ -154,7 +154,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		scc, err := live.ServesSCC(fw.kube)
 		Expect(err).NotTo(HaveOccurred())
 		if os.Getenv("OPENSHIFT") == "true" {
-			Expect(scc).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve %s", live.SCCGroup)
+			Expect(scc).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve SecurityContextConstraints")
 		}
 		if scc {
 			problems, err := live.SCCProblems(ctx, fw.kube, "restricted-v2", fw.namespace)

@@ -72,7 +72,7 @@ var _ = BeforeSuite(func() {
 	fw.scc, err = live.ServesSCC(fw.kube)
 	Expect(err).NotTo(HaveOccurred())
 	if os.Getenv("OPENSHIFT") == "true" {
-		Expect(fw.scc).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve %s", live.SCCGroup)
+		Expect(fw.scc).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve SecurityContextConstraints")
 	}
 	fw.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg)))
 	path := os.Getenv("OPERANDS_SERVICES_ENV")

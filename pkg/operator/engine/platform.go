@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	securityv1 "github.com/openshift/api/security/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 )
@@ -21,10 +22,6 @@ const (
 	// pod names neither.
 	OpenShift Platform = "OpenShift"
 )
-
-// openShiftSCCGroup is the API group of OpenShift's SecurityContextConstraints: served on
-// OpenShift, nowhere else.
-const openShiftSCCGroup = "security.openshift.io"
 
 // PlatformProbe says which Platform the cluster is, asked once through discovery and kept: the
 // answer cannot change while the operator runs. A failed request is asked again next time. The
@@ -43,7 +40,8 @@ func NewPlatformProbe(d discovery.ServerGroupsInterface) *PlatformProbe {
 // KnownPlatform is a probe that answers p without asking: renders without a cluster, tests.
 func KnownPlatform(p Platform) *PlatformProbe { return &PlatformProbe{known: &p} }
 
-// Platform is OpenShift when the API server serves security.openshift.io, else Kubernetes. A nil
+// Platform is OpenShift when the API server serves security.openshift.io (the API group of
+// SecurityContextConstraints: served on OpenShift, nowhere else), else Kubernetes. A nil
 // probe (a render without a cluster) answers Kubernetes.
 func (p *PlatformProbe) Platform() (Platform, error) {
 	if p == nil {
@@ -56,10 +54,10 @@ func (p *PlatformProbe) Platform() (Platform, error) {
 	}
 	groups, err := p.discovery.ServerGroups()
 	if err != nil {
-		return "", fmt.Errorf("discover whether the cluster is OpenShift (API group %s): %w", openShiftSCCGroup, err)
+		return "", fmt.Errorf("discover whether the cluster is OpenShift (API group %s): %w", securityv1.GroupName, err)
 	}
 	platform := Kubernetes
-	if slices.ContainsFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == openShiftSCCGroup }) {
+	if slices.ContainsFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == securityv1.GroupName }) {
 		platform = OpenShift
 	}
 	p.known = &platform

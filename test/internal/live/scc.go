@@ -11,19 +11,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
-// SCCGroup is the API group of OpenShift's SecurityContextConstraints: served on OpenShift and
-// on the local cluster with OPENSHIFT=true (hack/openshift), nowhere else.
-const SCCGroup = "security.openshift.io"
-
-// ServesSCC says whether the cluster serves SecurityContextConstraints.
+// ServesSCC says whether the cluster serves SecurityContextConstraints: OpenShift, or the local
+// cluster with OPENSHIFT=true (hack/openshift), as the operator's own platform probe sees it.
 func ServesSCC(kube kubernetes.Interface) (bool, error) {
-	groups, err := kube.Discovery().ServerGroups()
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == SCCGroup }), nil
+	platform, err := engine.NewPlatformProbe(kube.Discovery()).Platform()
+	return platform == engine.OpenShift, err
 }
 
 // sccRejection is what SCC admission's message holds when no SCC admits a pod; the ReplicaSet
