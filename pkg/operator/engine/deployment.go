@@ -47,7 +47,10 @@ func WithPodTemplateAnnotations(annotations map[string]string) DeploymentHook {
 
 // WithRestrictedSecurityContext makes every container of the pod meet the restricted Pod
 // Security profile, whatever the manifest says, so the operand runs in a namespace that
-// enforces it.
+// enforces it. Every container's root filesystem is read-only as well (issue 33): a program
+// writes only where its operand mounts a volume, an emptyDir with a size limit at each path the
+// program is known to write, so a compromised process cannot alter the image's files and a
+// runaway one cannot fill the node's disk through the container's writable layer.
 func WithRestrictedSecurityContext(d *appsv1.Deployment) error {
 	pod := &d.Spec.Template.Spec
 	if pod.SecurityContext == nil {
@@ -55,13 +58,16 @@ func WithRestrictedSecurityContext(d *appsv1.Deployment) error {
 	}
 	pod.SecurityContext.RunAsNonRoot = ptr.To(true)
 	pod.SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
-	for i := range pod.Containers {
-		c := &pod.Containers[i]
-		if c.SecurityContext == nil {
-			c.SecurityContext = &corev1.SecurityContext{}
+	for _, containers := range [][]corev1.Container{pod.InitContainers, pod.Containers} {
+		for i := range containers {
+			c := &containers[i]
+			if c.SecurityContext == nil {
+				c.SecurityContext = &corev1.SecurityContext{}
+			}
+			c.SecurityContext.AllowPrivilegeEscalation = ptr.To(false)
+			c.SecurityContext.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
+			c.SecurityContext.ReadOnlyRootFilesystem = ptr.To(true)
 		}
-		c.SecurityContext.AllowPrivilegeEscalation = ptr.To(false)
-		c.SecurityContext.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
 	}
 	return nil
 }

@@ -37,7 +37,8 @@ func TestWithPodTemplateAnnotations(t *testing.T) {
 
 func TestWithRestrictedSecurityContext(t *testing.T) {
 	d := testDeployment()
-	d.Spec.Template.Spec.Containers[1].SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(true)}
+	d.Spec.Template.Spec.Containers[1].SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(true), ReadOnlyRootFilesystem: ptr.To(false)}
+	d.Spec.Template.Spec.InitContainers = []corev1.Container{{Name: "init"}}
 	if err := WithRestrictedSecurityContext(d); err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,11 @@ func TestWithRestrictedSecurityContext(t *testing.T) {
 	if pod.SecurityContext.SeccompProfile == nil || pod.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
 		t.Error("seccomp RuntimeDefault not set")
 	}
-	for _, c := range pod.Containers {
+	for _, c := range append(append([]corev1.Container{}, pod.InitContainers...), pod.Containers...) {
 		sc := c.SecurityContext
+		if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			t.Errorf("container %s: root filesystem not read-only", c.Name)
+		}
 		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
 			t.Errorf("container %s may escalate privileges", c.Name)
 		}
