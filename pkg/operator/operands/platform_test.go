@@ -16,10 +16,10 @@ import (
 
 // TestPodsOnEachPlatform renders every namespaced kind's admitted CRs (its admission table's
 // accepted cases) on both platforms and checks every pod against what the platform admits
-// (issue 29): the restricted profile everywhere, with a read-only root filesystem (issue 33); on
-// OpenShift no user, group or fsGroup of the pod's own, since restricted-v2 assigns them from the
-// namespace's ranges and rejects any outside them (65532 is); on Kubernetes a non-root user where
-// the image runs as root.
+// (issue 29): the restricted profile everywhere, with a read-only root filesystem and every
+// emptyDir size-limited (issue 33); on OpenShift no user, group or fsGroup of the pod's own,
+// since restricted-v2 assigns them from the namespace's ranges and rejects any outside them
+// (65532 is); on Kubernetes a non-root user where the image runs as root.
 func TestPodsOnEachPlatform(t *testing.T) {
 	env := registry.RenderEnv{Namespace: "operator", Image: func(env string) string { return "example.com/" + strings.ToLower(env) + ":v1" }}
 	for _, r := range All() {
@@ -87,6 +87,13 @@ func podProblems(pod *corev1.PodSpec, platform engine.Platform) []string {
 		}
 		if platform == engine.OpenShift && (csc.RunAsUser != nil || csc.RunAsGroup != nil) {
 			problems = append(problems, fmt.Sprintf("container %s sets user %v, group %v: the SCC assigns them on OpenShift", c.Name, ptr.Deref(csc.RunAsUser, -1), ptr.Deref(csc.RunAsGroup, -1)))
+		}
+	}
+	// The writable places a read-only root leaves are bounded: an emptyDir without a size limit
+	// could fill the node's disk.
+	for _, v := range pod.Volumes {
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit == nil {
+			problems = append(problems, fmt.Sprintf("emptyDir %s has no sizeLimit", v.Name))
 		}
 	}
 	return problems

@@ -7,7 +7,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -31,10 +33,18 @@ const (
 // for HOME and npm's cache instead. The MCP API has no env or volumes: what a user sets reaches
 // the container through command and args only, and wins there (`env HOME=/x npx ...`,
 // `npx --cache /x ...`). An image that relies on its own HOME gets it back the same way.
+//
+// The root filesystem is read-only (engine.WithRestrictedSecurityContext), so this home is the
+// only place the server writes: npx's package cache and installed package, and whatever the
+// server keeps in HOME. Its size limit bounds what a server can put on the node's disk; the
+// kubelet evicts a pod that exceeds it.
 const (
 	mcpHomeVolume = "home"
 	mcpHomeDir    = "/home/mcp"
 )
+
+// mcpHomeSizeLimit is the home's emptyDir sizeLimit.
+const mcpHomeSizeLimit = "1Gi"
 
 // mcpHomeEnv are HOME and npm's cache directory in the writable home.
 var mcpHomeEnv = []corev1.EnvVar{
@@ -134,7 +144,7 @@ func mcpDeployment(mcp *v1alpha1.MCP, d *appsv1.Deployment) error {
 func withMCPHome(c *corev1.Container) engine.DeploymentHook {
 	return func(d *appsv1.Deployment) error {
 		pod := &d.Spec.Template.Spec
-		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: mcpHomeVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: mcpHomeVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse(mcpHomeSizeLimit))}}})
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: mcpHomeVolume, MountPath: mcpHomeDir})
 		c.Env = append(c.Env, mcpHomeEnv...)
 		return nil

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -100,7 +101,7 @@ func TestRenderMCPFields(t *testing.T) {
 	}
 	wantVolumes := []corev1.Volume{
 		{Name: "mcp-tls-volume", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "mcp-tls"}}},
-		{Name: "home", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "home", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
 	}
 	wantMounts := []corev1.VolumeMount{{Name: "mcp-tls-volume", MountPath: "/etc/tls", ReadOnly: true}, {Name: "home", MountPath: "/home/mcp"}}
 	if !reflect.DeepEqual(d.Spec.Template.Spec.Volumes, wantVolumes) || !reflect.DeepEqual(c.VolumeMounts, wantMounts) {
