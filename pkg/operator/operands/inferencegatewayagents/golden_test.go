@@ -153,7 +153,7 @@ var intendedDifferences = func() []intendedDifference {
 			intendedDifference{kinds: []string{"Deployment"}, when: always, path: fmt.Sprintf("spec.template.metadata.labels[%q]", l.key), golden: absent, reason: l.reason})
 	}
 	const ownerReference = "the engine sets the controller owner reference to the CR when it applies an object"
-	return append(out,
+	out = append(out,
 		// The engine stamps the owner reference when it applies; rendering leaves it out.
 		// Upstream's Agent Service had none (deleting the Agent left it behind).
 		intendedDifference{when: anOrchestrator, path: "metadata.ownerReferences[0].*", ours: absent, reason: ownerReference},
@@ -192,6 +192,21 @@ var intendedDifferences = func() []intendedDifference {
 			reason: "mcp.yaml is mounted, as above"},
 		intendedDifference{kinds: []string{"Deployment"}, when: mcpListedOnly, path: "spec.template.spec.containers[0].volumeMounts[0].*", golden: absent,
 			reason: "mcp.yaml is mounted, as above"},
+	)
+	// A read-only root filesystem (issue 33; the engine sets readOnlyRootFilesystem after
+	// rendering, so it is not compared here): the CLI writes to emptyDirs at ~/.infer and /tmp,
+	// with HOME the image's home, since the pod's user has none in the image's /etc/passwd.
+	const readOnlyRoot = "the root filesystem is read-only (issue 33): the CLI writes its pid file, logs, storage and Telegram's files to ~/.infer and os.TempDir(), emptyDirs with a size limit"
+	for _, v := range []struct{ name, path, size string }{{inferDirVolume, inferDirMountPath, inferDirSizeLimit}, {tmpVolume, tmpMountPath, tmpSizeLimit}} {
+		out = append(out,
+			intendedDifference{kinds: []string{"Deployment"}, when: anOrchestrator, path: "spec.template.spec.volumes[*].name", golden: absent, ours: v.name, reason: readOnlyRoot},
+			intendedDifference{kinds: []string{"Deployment"}, when: anOrchestrator, path: "spec.template.spec.volumes[*].emptyDir.sizeLimit", golden: absent, ours: v.size, reason: readOnlyRoot},
+			intendedDifference{kinds: []string{"Deployment"}, when: anOrchestrator, path: "spec.template.spec.containers[0].volumeMounts[*].name", golden: absent, ours: v.name, reason: readOnlyRoot},
+			intendedDifference{kinds: []string{"Deployment"}, when: anOrchestrator, path: "spec.template.spec.containers[0].volumeMounts[*].mountPath", golden: absent, ours: v.path, reason: readOnlyRoot})
+	}
+	return append(out,
+		intendedDifference{kinds: []string{"Deployment"}, when: anOrchestrator, path: "spec.template.spec.containers[0].env.HOME", golden: absent, ours: inferHome,
+			reason: "HOME is the CLI image's home, where ~/.infer is mounted: the pod's user (65532, or the SCC's) has no entry in the image's /etc/passwd, so HOME was /, which is read-only"},
 		intendedDifference{kinds: []string{"Service"}, when: receiver, path: "spec.ports[0].targetPort",
 			golden: fromCR(func(cr goldenCR) any { return int64(receiverPort(&cr.orch.Spec)) }), ours: portReceiver,
 			reason: "the receiver's Service targets the container's port by name"},

@@ -40,6 +40,28 @@ const (
 	mcpsVolume      = "mcps-config"
 )
 
+// Where the Orchestrator's CLI writes, since its root filesystem is read-only (issue 33): each
+// an emptyDir with a size limit (withOrchestratorScratch).
+const (
+	// inferHome is the CLI image's home and working directory (its Dockerfile: user infer,
+	// WORKDIR /home/infer). HOME is set to it: the pod's user (65532 on Kubernetes, the SCC's on
+	// OpenShift) has no entry in the image's /etc/passwd, so HOME would be / and the CLI's
+	// ~/.infer would be /.infer.
+	inferHome = "/home/infer"
+	// inferDirMountPath is ~/.infer, which is also the project directory .infer the CLI resolves
+	// from its working directory: the daemon's pid file (run/), its log files (logs/; without a
+	// writable log directory the CLI's logger discards everything, stdout included), telemetry,
+	// the conversation and schedule storage, Telegram's downloaded images (tmp/). agents.yaml and
+	// mcp.yaml are mounted inside it by subPath.
+	inferDirMountPath = inferHome + "/.infer"
+	inferDirVolume    = "infer"
+	inferDirSizeLimit = "1Gi"
+	// tmpMountPath is os.TempDir(): Telegram's voice messages and sub-agent state files.
+	tmpMountPath = "/tmp"
+	tmpVolume    = "tmp"
+	tmpSizeLimit = "256Mi"
+)
+
 // OrchestratorNames are the names of an Orchestrator's objects: upstream's.
 type OrchestratorNames struct {
 	// Deployment is the Orchestrator's own name.

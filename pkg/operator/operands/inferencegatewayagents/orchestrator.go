@@ -11,7 +11,9 @@ import (
 	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -41,11 +43,15 @@ import (
 //	INFER_TOOLS_ENABLED, _SCHEDULE_ENABLED     spec.tools                                     always
 //	INFER_A2A_ENABLED                          spec.a2a.enabled                               always
 //	INFER_A2A_AGENTS                           spec.a2a.agents, comma-separated               always
+//	HOME                                       /home/infer, the image's home (not upstream's) always
 //
 // The files: ~/.infer/agents.yaml (ConfigMap <name>-agents) with the listed and discovered agents
 // while a2a and its discovery are on; ~/.infer/mcp.yaml (ConfigMap <name>-mcps) with the listed
 // and discovered MCP servers while mcp is on and lists servers or discovers them (upstream wrote
 // it only with discovery, so listed servers alone never reached the CLI).
+//
+// The root filesystem is read-only (engine.WithRestrictedSecurityContext): HOME and the
+// emptyDirs at ~/.infer and /tmp (withOrchestratorScratch) are where the CLI writes.
 //
 // Differences from upstream: an entry of spec.env named like one of the operator's replaces it,
 // as an Agent's; the receiver's port and Service exist only while telemetry is enabled, when the
@@ -172,6 +178,7 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		}})
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: volume, MountPath: path, SubPath: key})
 	}
+	withOrchestratorScratch(pod, c)
 	// The CLI reads the files when it starts, and a file mounted by subPath is never updated in
 	// place: a change of either rolls the pod.
 	hashes, err := engine.ConfigHashAnnotations(mounted, nil)
@@ -187,6 +194,22 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		out.receiver.Spec.Ports[0].Port = port
 	}
 	return out, nil
+}
+
+// withOrchestratorScratch mounts the emptyDirs where the CLI writes, the root filesystem being
+// read-only: ~/.infer and /tmp (names.go says what goes where). They come after the config
+// files' volumes, so the mounts upstream declared keep their places; the runtime mounts a
+// parent before the files inside it whatever the order.
+func withOrchestratorScratch(pod *corev1.PodSpec, c *corev1.Container) {
+	for _, v := range []struct{ name, path, size string }{
+		{inferDirVolume, inferDirMountPath, inferDirSizeLimit},
+		{tmpVolume, tmpMountPath, tmpSizeLimit},
+	} {
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: v.name, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse(v.size))},
+		}})
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.name, MountPath: v.path})
+	}
 }
 
 // orchestratorEnv is the Orchestrator container's environment.
@@ -246,6 +269,7 @@ func orchestratorEnv(cr *v1alpha1.Orchestrator) []corev1.EnvVar {
 		flag("INFER_TOOLS_SCHEDULE_ENABLED", spec.Tools.Schedule),
 		flag("INFER_A2A_ENABLED", spec.A2A.Enabled),
 		str("INFER_A2A_AGENTS", strings.Join(spec.A2A.Agents, ",")),
+		str("HOME", inferHome),
 	)
 	return userEnvFirst(spec.Env, managed)
 }

@@ -1,6 +1,7 @@
 package inferencegatewayagents
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -177,6 +178,48 @@ func TestOrchestratorListedMCPServersWithoutDiscovery(t *testing.T) {
 	}
 	if objs.want[bindata.OrchestratorAgentsConfigMap] || mounts(objs.deployment, agentsMountPath) {
 		t.Error("agents.yaml without A2A discovery")
+	}
+}
+
+// TestOrchestratorWritesOnlyToItsEmptyDirs: with the root read-only (issue 33), the CLI's pod
+// has HOME at the image's home and a size-limited emptyDir at ~/.infer and /tmp, the places the
+// CLI writes, with the config files mounted inside ~/.infer; nothing else is writable. A
+// spec.env HOME replaces the operator's, like any managed variable.
+func TestOrchestratorWritesOnlyToItsEmptyDirs(t *testing.T) {
+	o := orchestrator(t, `{spec: {mcp: {enabled: true, servers: ["https://mcp.example.com/v1/mcp"]}}}`)
+	objs, err := renderOrchestrator(orchestratorInput{cr: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := engine.ContainerOf(objs.deployment, orchestratorContainer)
+	if home := envOf(c)["HOME"].Value; home != "/home/infer" {
+		t.Errorf("HOME = %q, want the image's home /home/infer", home)
+	}
+	emptyDirs := map[string]string{}
+	for _, v := range objs.deployment.Spec.Template.Spec.Volumes {
+		if v.EmptyDir != nil {
+			emptyDirs[v.Name] = v.EmptyDir.SizeLimit.String()
+		}
+	}
+	writable := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		if size, ok := emptyDirs[m.Name]; ok {
+			writable[m.MountPath] = size
+		}
+	}
+	if want := map[string]string{"/home/infer/.infer": "1Gi", "/tmp": "256Mi"}; !reflect.DeepEqual(writable, want) {
+		t.Errorf("emptyDirs mounted at %v, want %v", writable, want)
+	}
+	if !mounts(objs.deployment, mcpsMountPath) || !strings.HasPrefix(mcpsMountPath, inferDirMountPath+"/") {
+		t.Errorf("mcp.yaml at %s, not inside the ~/.infer emptyDir", mcpsMountPath)
+	}
+
+	o.Spec.Env = &[]corev1.EnvVar{{Name: "HOME", Value: "/data"}}
+	if objs, err = renderOrchestrator(orchestratorInput{cr: o}); err != nil {
+		t.Fatal(err)
+	}
+	if home := envOf(engine.ContainerOf(objs.deployment, orchestratorContainer))["HOME"].Value; home != "/data" {
+		t.Errorf("spec.env HOME: HOME = %q, want /data", home)
 	}
 }
 
