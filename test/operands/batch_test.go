@@ -213,6 +213,10 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 		b := runBatch(ctx, c, 3, "s3")
 		// The input and the output are objects of the bucket.
 		Expect(len(s3Keys(ctx))).To(BeNumerically(">=", before+2), "batch %s left no objects in S3", b.ID)
+		// Issue 33: the apiserver, processor and gc completed it with read-only roots, the
+		// processor writing its work directory (an emptyDir).
+		writable := expectWritableOnlyAtVolumes(ctx, ns)
+		Expect(writable).To(HaveKeyWithValue(HavePrefix(batchCR+"-processor-"), ContainElement("/var/lib/batch-gateway/processor")))
 	})
 
 	It("serves every metric and label its dashboards query (apiserver, processor with AIMD, gc)", func(ctx SpecContext) {

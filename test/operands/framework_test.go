@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -335,4 +336,101 @@ func podProcesses(pod string) []hostProcess {
 		out = append(out, p)
 	}
 	return out
+}
+
+// expectWritableOnlyAtVolumes: every container of the operator's pods in ns (those labelled
+// app.kubernetes.io/part-of) asks for a read-only root filesystem, and every process of those
+// pods on this machine has one (issue 33): in its mount namespace the root is mounted read-only
+// and every writable mount is one of the pod's volumes, /proc, the pod's private /dev/shm, or a
+// file the kubelet itself mounts writable (/etc/hosts, /etc/resolv.conf, /etc/hostname, as
+// Kubernetes does). So a spec that passes proves the program works writing nothing but its
+// volumes: the real-pod agent applies readOnlyRootFilesystem, and a write elsewhere fails with
+// EROFS (or EACCES). Returns, by pod checked, the writable volume mounts its processes have
+// (none: an empty list).
+func expectWritableOnlyAtVolumes(ctx context.Context, ns string) map[string][]string {
+	pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/part-of"})
+	Expect(err).NotTo(HaveOccurred())
+	seen := map[string][]string{}
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
+			continue
+		}
+		allowed := map[string]bool{"/dev/shm": true, "/etc/hosts": true, "/etc/resolv.conf": true, "/etc/hostname": true}
+		for _, c := range pod.Spec.Containers {
+			Expect(c.SecurityContext).NotTo(BeNil(), "pod %s container %s", pod.Name, c.Name)
+			Expect(c.SecurityContext.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()), "pod %s container %s: readOnlyRootFilesystem", pod.Name, c.Name)
+			for _, m := range c.VolumeMounts {
+				allowed[m.MountPath] = true
+			}
+		}
+		procs := podProcesses(pod.Name)
+		Expect(procs).NotTo(BeEmpty(), "no process of pod %s on this machine", pod.Name)
+		seen[pod.Name] = []string{}
+		for _, p := range procs {
+			rootRO, writable, err := mountsOf(p.pid)
+			if errors.Is(err, os.ErrNotExist) {
+				continue // the process ended meanwhile
+			}
+			Expect(err).NotTo(HaveOccurred())
+			Expect(rootRO).To(BeTrue(), "process %d (%s) of pod %s: its root is writable", p.pid, p.cmdline, pod.Name)
+			for _, m := range writable {
+				if m == "/proc" || strings.HasPrefix(m, "/proc/") {
+					continue
+				}
+				Expect(allowed).To(HaveKey(m), "process %d (%s) of pod %s may write at %s, which is none of its volumes", p.pid, p.cmdline, pod.Name, m)
+				if m != "/dev/shm" && !strings.HasPrefix(m, "/etc/") && !slices.Contains(seen[pod.Name], m) {
+					seen[pod.Name] = append(seen[pod.Name], m)
+				}
+			}
+		}
+	}
+	for pod, ms := range seen {
+		GinkgoWriter.Printf("pod %s: root read-only, writable volumes %v\n", pod, ms)
+	}
+	return seen
+}
+
+// mountsOf reads /proc/<pid>/mountinfo: whether the process's root is mounted read-only (the
+// last mount on "/", the one it sees) and the mount points of its writable mounts (mount points
+// are relative to the process's root).
+func mountsOf(pid int) (rootRO bool, writable []string, err error) {
+	data, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "mountinfo"))
+	if err != nil {
+		return false, nil, err
+	}
+	unescape := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
+	rootSeen := false
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			return false, nil, fmt.Errorf("mountinfo of %d: %q", pid, line)
+		}
+		point, options := unescape.Replace(f[4]), strings.Split(f[5], ",")
+		ro := slices.Contains(options, "ro")
+		if point == "/" {
+			rootRO, rootSeen = ro, true
+		}
+		if !ro && !slices.Contains(writable, point) {
+			writable = append(writable, point)
+		}
+	}
+	if !rootSeen {
+		return false, nil, fmt.Errorf("mountinfo of %d has no root", pid)
+	}
+	return rootRO, writable, nil
+}
+
+// dirSize is the bytes of the regular files under dir (as the kubelet counts an emptyDir
+// against its sizeLimit, roughly).
+func dirSize(dir string) int64 {
+	var total int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return total
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -129,6 +130,8 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 		Expect(code).To(Equal(http.StatusOK))
 		Expect(string(body)).To(ContainSubstring(simModel))
 		GinkgoWriter.Printf("chat completion through %s: %q\n", gw, answer)
+		// Issue 33: the gateway runs with a read-only root and no writable volume.
+		Expect(expectWritableOnlyAtVolumes(ctx, ns)).To(HaveKeyWithValue(HavePrefix(gatewayCR+"-"), BeEmpty()))
 	})
 
 	It("lists the tools of an npx MCP server discovered from an MCP CR", Label("short"), func(ctx SpecContext) {
@@ -179,7 +182,14 @@ var _ = Describe("Inference gateway on real pods", Ordered, func() {
 				server = server || strings.Contains(p.cmdline, "server-everything")
 			}
 			Expect(server).To(BeTrue(), "no server-everything process among %v", procs)
-			GinkgoWriter.Printf("MCP pod %s: %d processes, all uid %d\n", pod.Name, len(procs), user)
+			GinkgoWriter.Printf("MCP pod %s: %d processes, all uid %d; its home holds %d bytes (npx's cache and package)\n",
+				pod.Name, len(procs), user, dirSize(filepath.Join("/proc", fmt.Sprint(procs[0].pid), "root/home/mcp")))
+		}
+		// Issue 33: npx and the server write only to the MCP's home (an emptyDir), the
+		// Gateways nowhere; every root is read-only.
+		writable := expectWritableOnlyAtVolumes(ctx, ns)
+		for _, pod := range pods.Items {
+			Expect(writable[pod.Name]).To(ContainElement("/home/mcp"), "pod %s", pod.Name)
 		}
 	})
 

@@ -35,7 +35,8 @@ const (
 // `npx --cache /x ...`). An image that relies on its own HOME gets it back the same way.
 //
 // The root filesystem is read-only (engine.WithRestrictedSecurityContext), so this home is the
-// only place the server writes: npx's package cache and installed package, and whatever the
+// only place the server writes: npx's package cache and installed package (38.6 MB for the
+// pinned server-everything, measured on a real pod by the operands' suite), and whatever the
 // server keeps in HOME. Its size limit bounds what a server can put on the node's disk; the
 // kubelet evicts a pod that exceeds it.
 const (
