@@ -34,6 +34,17 @@ spec:
 	{Name: "tls disabled", Base: BaseMCP, Patch: `{spec: {server: {tls: {enabled: false, secretName: unused}}}}`},
 	{Name: "empty spec", Base: BaseMCP, Patch: `{spec: null}`},
 	{Name: "name of 55 characters (the bound)", Base: BaseMCP, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(55))},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "at the size bounds", Base: BaseMCP, Patch: fmt.Sprintf(`
+spec:
+  hpa:
+    config:
+      maxReplicas: 3
+      behavior: {scaleDown: {policies: %s, selectPolicy: Max}}
+      metrics: [{type: Pods, pods: {metric: {name: %s}, target: {type: AverageValue, averageValue: "1"}}}]
+`, admission.Items(16, "{type: Percent, value: 10, periodSeconds: 60}"), admission.Long(1024))},
+	{Name: "path of 2048 characters (the bound)", Base: BaseMCP, Patch: fmt.Sprintf(`{spec: {server: {path: /%s}}}`, admission.Long(2047))},
 }
 
 // MCPRejected are invalid MCP objects, with the errors the API server returns.
@@ -67,4 +78,10 @@ var MCPRejected = []Case{
 		Errors: []string{admission.Invalid("spec.hpa.config.scaleTargetRef", v1alpha1.MessageMCPScaleTargetRef)}},
 	{Name: "hpa minReplicas above maxReplicas", Base: BaseMCP, Patch: `{spec: {hpa: {config: {minReplicas: 4, maxReplicas: 2}}}}`,
 		Errors: []string{admission.Invalid("spec.hpa.config.minReplicas", v1alpha1.MessageHPAMinAboveMax)}},
+
+	// Size bounds (issue 33).
+	{Name: "17 HPA scale-down policies", Base: BaseMCP, Patch: `{spec: {hpa: {config: {maxReplicas: 3, behavior: {scaleDown: {policies: ` + admission.Items(17, "{type: Pods, value: 1, periodSeconds: 60}") + `}}}}}}`,
+		Errors: []string{admission.TooMany("spec.hpa.config.behavior.scaleDown.policies", 17, 16), RulesNotChecked}},
+	{Name: "HPA metric name of 1025", Base: BaseMCP, Patch: fmt.Sprintf(`{spec: {hpa: {config: {maxReplicas: 3, metrics: [{type: Pods, pods: {metric: {name: %s}, target: {type: AverageValue, averageValue: "1"}}}]}}}}`, admission.Long(1025)),
+		Errors: []string{admission.TooLong("spec.hpa.config.metrics[0].pods.metric.name", 1024), RulesNotChecked}},
 }
