@@ -237,4 +237,6 @@ func TestCRDShape(t *testing.T) {
 
 	// Every field is documented: kubectl explain shows these descriptions.
 	crd.ExpectDescribed(t)
+	// Every string, list and map of the spec has a size bound (issue 33).
+	crd.ExpectBounded(t)
 }

@@ -44,6 +44,7 @@ type AsyncProcessorSpec struct {
 	// duration such as 2m. Default 2m.
 	// +optional
 	// +kubebuilder:default="2m"
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	DrainTimeout string `json:"drainTimeout,omitempty"`
 
@@ -62,6 +63,7 @@ type AsyncProcessorSpec struct {
 	// workerPools are named groups of workers, each admitting requests through its own gate; a
 	// queue selects one with workerPoolID.
 	// +optional
+	// +kubebuilder:validation:MaxItems=64
 	WorkerPools []AsyncWorkerPool `json:"workerPools,omitempty"`
 
 	// prometheusURL is the Prometheus the prometheus-* gates query, for example
@@ -72,6 +74,7 @@ type AsyncProcessorSpec struct {
 
 	// prometheusCacheTTL is how long a gate reuses a Prometheus query result, for example 30s.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	PrometheusCacheTTL string `json:"prometheusCacheTTL,omitempty"`
 
@@ -123,12 +126,14 @@ type AsyncRedisSpec struct {
 	// gateParams are the parameters of gateType, for example query and fallback for
 	// prometheus-query.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	GateParams map[string]string `json:"gateParams,omitempty"`
 
 	// queuesConfig lists the queues to consume, each with its own gateway URL, path and gate.
 	// The processor writes each model's requests to llm-d-async:requests:<inferencePoolName>, so
 	// name the queues after the pools of spec.processor.modelGateways.
 	// +optional
+	// +kubebuilder:validation:MaxItems=64
 	QueuesConfig []AsyncQueueConfig `json:"queuesConfig,omitempty"`
 }
 
@@ -141,6 +146,7 @@ type AsyncQueueConfig struct {
 
 	// workerPoolID is the name of the workerPools entry whose workers serve this queue.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	WorkerPoolID string `json:"workerPoolID,omitempty"`
 
 	// igwBaseURL is the gateway URL for this queue's requests, instead of
@@ -163,6 +169,7 @@ type AsyncQueueConfig struct {
 
 	// gateParams are the parameters of this queue's gate.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	GateParams map[string]string `json:"gateParams,omitempty"`
 }
 
@@ -186,6 +193,7 @@ type AsyncWorkerPool struct {
 	// gateParams are the parameters of the pool's gate, for example limit for
 	// local-max-concurrency.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	GateParams map[string]string `json:"gateParams,omitempty"`
 }
 
@@ -222,6 +230,7 @@ type AsyncTLSSpec struct {
 type AsyncTransformConfig struct {
 	// requestTransforms are applied in order to every request body.
 	// +optional
+	// +kubebuilder:validation:MaxItems=32
 	RequestTransforms []AsyncRequestTransform `json:"requestTransforms,omitempty"`
 }
 
@@ -240,6 +249,7 @@ type AsyncRequestTransform struct {
 	// parameters of the rewrite. A value that parses as JSON other than a string (a number,
 	// true, an object) is passed on as that JSON value.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	Parameters map[string]string `json:"parameters,omitempty"`
 }
 
@@ -251,6 +261,7 @@ type AsyncModelServerMonitorSpec struct {
 
 	// selector is the label selector of the model server pods.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	Selector map[string]string `json:"selector,omitempty"`
 
 	// port is the name of the model server pods' metrics port. Default modelserver.
@@ -268,6 +279,7 @@ type AsyncModelServerMonitorSpec struct {
 	// interval is the scrape interval, for example 15s (the default).
 	// +optional
 	// +kubebuilder:default="15s"
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	Interval string `json:"interval,omitempty"`
 }

@@ -234,12 +234,14 @@ type FileRetrySpec struct {
 	// maxBackoff. A duration such as 500ms, 1s or 1m30s. Default 1s.
 	// +optional
 	// +kubebuilder:default="1s"
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	InitialBackoff string `json:"initialBackoff,omitempty"`
 
 	// maxBackoff is the longest wait between two retries. A duration such as 10s. Default 10s.
 	// +optional
 	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	MaxBackoff string `json:"maxBackoff,omitempty"`
 }
@@ -303,6 +305,7 @@ type APIServerConfigSpec struct {
 	// X-MaaS-Username takes the tenant from that header. Merged with the default
 	// {tenant: X-MaaS-Username}.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	InputHeaders map[string]string `json:"inputHeaders,omitempty"`
 
 	// batchAPI tunes /v1/batches.
@@ -331,6 +334,8 @@ type BatchAPIConfig struct {
 	// passThroughHeaders are the request headers forwarded with every inference request of a
 	// batch. Set, the list replaces the default [Authorization].
 	// +optional
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=256
 	PassThroughHeaders []string `json:"passThroughHeaders,omitempty"`
 }
@@ -383,6 +388,7 @@ type GCSpec struct {
 	// 30m or 1h. Default 30m.
 	// +optional
 	// +kubebuilder:default="30m"
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	Interval string `json:"interval,omitempty"`
 
@@ -430,6 +436,7 @@ type PrometheusRuleSpec struct {
 	// labels are added to the PrometheusRules, so that a Prometheus whose ruleSelector needs
 	// them picks the rules up.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	Labels map[string]string `json:"labels,omitempty"`
 }
 
@@ -507,6 +514,7 @@ type CertManagerSpec struct {
 	// for example <service>.<namespace>.svc.
 	// +optional
 	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:MaxItems=100
 	DNSNames []string `json:"dnsNames,omitempty"`
 }
 
@@ -518,12 +526,14 @@ type HTTPRouteSpec struct {
 
 	// annotations are added to the HTTPRoute.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	Annotations map[string]string `json:"annotations,omitempty"`
 
 	// parentRefs are the Gateways the route attaches to. Unset, the route attaches to the
 	// Gateway llm-d-inference-gateway in the object's namespace.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
 	ParentRefs []ParentReference `json:"parentRefs,omitempty"`
 }
 

@@ -143,6 +143,13 @@ func TestAgentKindsDescribed(t *testing.T) {
 	gpuCRD(t).ExpectDescribed(t)
 }
 
+// TestAgentKindsBounded: every string, list and map of the spec has a size bound (issue 33).
+func TestAgentKindsBounded(t *testing.T) {
+	agentCRD(t).ExpectBounded(t)
+	orchestratorCRD(t).ExpectBounded(t)
+	gpuCRD(t).ExpectBounded(t)
+}
+
 // TestAgentKindsDefaults: nested defaults apply only inside a block that is present, as
 // upstream's.
 func TestAgentKindsDefaults(t *testing.T) {

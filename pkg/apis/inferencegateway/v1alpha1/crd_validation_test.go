@@ -408,6 +408,8 @@ func TestCRDShape(t *testing.T) {
 			}
 			// Every field is documented: kubectl explain shows these descriptions.
 			tc.crd.ExpectDescribed(t)
+			// Every string, list and map of the spec has a size bound (issue 33).
+			tc.crd.ExpectBounded(t)
 		})
 	}
 }

@@ -452,10 +452,11 @@ type MCPServer struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 
-	// url of the server's MCP endpoint, http or https.
+	// url of the server's MCP endpoint, http or https, without white space or a comma: the
+	// gateway gets every server's URL in MCP_SERVERS, comma-separated.
 	// +required
 	// +kubebuilder:validation:MaxLength=2048
-	// +kubebuilder:validation:Pattern=`^https?://.+$`
+	// +kubebuilder:validation:Pattern=`^https?://[^\s,]+$`
 	URL string `json:"url"`
 
 	// healthCheck is upstream's per-server health check, which the gateway does not have: it

@@ -71,6 +71,7 @@ const DefaultMCPServerTimeout = "30s"
 // MCPServerSpec is the MCP server's process and endpoint.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.timeout) || self.timeout == '30s'",fieldPath=".timeout",message="spec.server.timeout is not supported: an MCP server's timeouts are settings of its image (pass them with command or args), and a Gateway's MCP client timeouts are its spec.mcp.timeouts; remove timeout"
+// +kubebuilder:validation:XValidation:rule=`!has(self.path) || self.path.matches("^(/([-A-Za-z0-9._~!$&'()*+;=:@]|%([2-689A-Fa-f][0-9A-Fa-f]|7[0-9A-Ea-e]))*)+$")`,fieldPath=".path",message="spec.server.path must be a URL path: / followed by letters, digits, - . _ ~ ! $ & ' ( ) * + ; = : @ / and percent-encoded bytes other than control characters (%00-%1F, %7F); no comma, #, ?, space or other whitespace, since the MCP's URL is joined into the comma-separated server lists of the Gateways that discover it"
 type MCPServerSpec struct {
 	// port the server listens on: the container port named http, the Service's port and
 	// status.url's. Default 8080.
@@ -80,11 +81,12 @@ type MCPServerSpec struct {
 	// +kubebuilder:validation:Maximum=65535
 	Port int32 `json:"port,omitempty"`
 
-	// path the server serves MCP on, appended to status.url. Default /mcp.
+	// path the server serves MCP on, appended to status.url: a URL path (RFC 3986) without a
+	// comma, query or fragment, since discovering Gateways join the URL into MCP_SERVERS, a
+	// comma-separated list. Default /mcp.
 	// +optional
 	// +kubebuilder:default="/mcp"
 	// +kubebuilder:validation:MaxLength=2048
-	// +kubebuilder:validation:Pattern=`^/.*`
 	Path string `json:"path,omitempty"`
 
 	// command replaces the image's entrypoint.

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -52,7 +53,13 @@ const (
 	// The MCP's rules.
 	MessageMCPScaleTargetRef = "spec.hpa.config.scaleTargetRef can only name this MCP's own Deployment (apps/v1 Deployment named like the MCP), which is what the HorizontalPodAutoscaler always scales: remove scaleTargetRef"
 	MessageMCPServerTimeout  = "spec.server.timeout is not supported: an MCP server's timeouts are settings of its image (pass them with command or args), and a Gateway's MCP client timeouts are its spec.mcp.timeouts; remove timeout"
+	MessageMCPServerPath     = "spec.server.path must be a URL path: / followed by letters, digits, - . _ ~ ! $ & ' ( ) * + ; = : @ / and percent-encoded bytes other than control characters (%00-%1F, %7F); no comma, #, ?, space or other whitespace, since the MCP's URL is joined into the comma-separated server lists of the Gateways that discover it"
 )
+
+// mcpServerPath is the CEL rule's pattern of an MCP's spec.server.path: RFC 3986's path
+// characters (pchar and "/") except the comma, which would split the URL in MCP_SERVERS, and
+// percent-encoded control characters, which a server or proxy may decode into a line break.
+var mcpServerPath = regexp.MustCompile(`^(/([-A-Za-z0-9._~!$&'()*+;=:@]|%([2-689A-Fa-f][0-9A-Fa-f]|7[0-9A-Ea-e]))*)+$`)
 
 // ValidateSpec checks the CEL rules of the Gateway CRD and returns the errors the API server
 // returns for them (same paths, types and messages), and one rule the CRD cannot check
@@ -111,6 +118,9 @@ func (in *MCP) ValidateSpec() field.ErrorList {
 	errs = append(errs, validateScaleTargetRef(in.Spec.HPA, in.Name, path, MessageMCPScaleTargetRef)...)
 	if s := in.Spec.Server; s != nil && s.Timeout != "" && s.Timeout != DefaultMCPServerTimeout {
 		errs = append(errs, field.Invalid(path.Child("server", "timeout"), field.OmitValueType{}, MessageMCPServerTimeout))
+	}
+	if s := in.Spec.Server; s != nil && s.Path != "" && !mcpServerPath.MatchString(s.Path) {
+		errs = append(errs, field.Invalid(path.Child("server", "path"), field.OmitValueType{}, MessageMCPServerPath))
 	}
 	errs = append(errs, in.Spec.HPA.validate(path.Child("hpa"))...)
 	return errs

@@ -89,6 +89,25 @@ func Items(n int, item string) string {
 	return "[" + strings.TrimSuffix(strings.Repeat(item+", ", n), ", ") + "]"
 }
 
+// Numbered is a YAML list of n items, item i being format with i for its %d (for lists keyed by
+// a field, whose items must differ).
+func Numbered(n int, format string) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(format, i)
+	}
+	return "[" + strings.Join(items, ", ") + "]"
+}
+
+// Props is a YAML map of n entries k0..k<n-1>, each with value.
+func Props(n int, value string) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf("k%d: %s", i, value)
+	}
+	return "{" + strings.Join(entries, ", ") + "}"
+}
+
 // Texts of the errors of CEL rules, as field.Error prints them.
 
 // Required is a CEL rule's error with reason FieldValueRequired.

@@ -107,6 +107,33 @@ func (c *CRD) ExpectDescribed(t testing.TB) {
 	})
 }
 
+// ExpectBounded fails t for every string, list and map of the CRD's spec without a size bound
+// (maxLength, maxItems, maxProperties), except at the paths of exempt (as Walk writes them,
+// ".spec.x"). A bound keeps what one field holds small and lets the API server estimate the
+// cost of the CEL rules that read it (issue 33). A string with an enum is bounded by it; an
+// int-or-string (a quantity) by its pattern. The fields inside k8s.io/api's types get theirs
+// from hack/crdbounds, the others from their markers.
+func (c *CRD) ExpectBounded(t testing.TB, exempt ...string) {
+	t.Helper()
+	spec, ok := c.version.Schema.OpenAPIV3Schema.Properties["spec"]
+	if !ok {
+		t.Fatal("the CRD has no spec")
+	}
+	Walk(&spec, ".spec", func(path string, s *apiextensionsv1.JSONSchemaProps) {
+		if slices.Contains(exempt, path) || s.XIntOrString {
+			return
+		}
+		switch {
+		case s.Type == "string" && len(s.Enum) == 0 && s.MaxLength == nil:
+			t.Errorf("%s: a string without maxLength", path)
+		case s.Type == "array" && s.MaxItems == nil:
+			t.Errorf("%s: a list without maxItems", path)
+		case s.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties != nil && s.MaxProperties == nil:
+			t.Errorf("%s: a map without maxProperties", path)
+		}
+	})
+}
+
 // Walk calls visit on s and every schema under it, with its path.
 func Walk(s *apiextensionsv1.JSONSchemaProps, path string, visit func(string, *apiextensionsv1.JSONSchemaProps)) {
 	visit(path, s)

@@ -91,6 +91,13 @@ func TestCRDShape(t *testing.T) {
 	}
 }
 
+// TestCRDBounded: every string, list and map of the spec has a size bound (issue 33), but
+// openshift/api's OperatorSpec's: managementState is bounded by its pattern (four words), and
+// observedConfig and unsupportedConfigOverrides are free-form objects, as in openshift/lws-operator.
+func TestCRDBounded(t *testing.T) {
+	loadCRD(t).ExpectBounded(t, ".spec.managementState")
+}
+
 // loadCRD also checks the deploy/ copy and that the API server accepts the CRD.
 func loadCRD(t *testing.T) *crdtest.CRD {
 	t.Helper()

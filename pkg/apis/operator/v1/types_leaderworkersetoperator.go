@@ -118,6 +118,7 @@ type NodePlacement struct {
 	// the pod runs only on nodes carrying every one of these labels. An empty map leaves
 	// upstream's node selector in place.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 
 	// tolerations, when set (even to an empty list), replace the controller pod's tolerations,

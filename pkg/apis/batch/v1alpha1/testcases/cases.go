@@ -137,6 +137,20 @@ spec:
 	{Name: "replicas 0 everywhere", Base: BaseAsync, Patch: `{spec: {apiServer: {replicas: 0}, processor: {replicas: 0, asyncConfig: {replicas: 0}}, gc: {replicas: 0}}}`},
 	{Name: "empty modelGateways beside globalInferenceGateway", Base: BaseSync, Patch: `{spec: {processor: {modelGateways: {}}}}`},
 	{Name: "name of 63 characters (the bound)", Base: BaseSync, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, long(63))},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "at the size bounds", Base: BaseSync, Patch: fmt.Sprintf(`
+spec:
+  secretRef: {name: %s, namespace: %s}
+  apiServer:
+    resources: {claims: %s}
+    config:
+      inputHeaders: %s
+      batchAPI: {passThroughHeaders: %s}
+  gc: {interval: %s}
+  tls: {certManager: {issuerName: ca, dnsNames: %s}}
+  prometheusRule: {labels: %s}
+`, long(253), long(63), numbered(16, "{name: c%d}"), props(64, long(8192)), items(64, long(256)), "1111111111111111111111111111111s", items(100, "a.example.com"), props(64, long(63)))},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
@@ -293,4 +307,24 @@ var Rejected = []Case{
 	{Name: "aimd.min above perEndpoint", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 8, aimd: {min: 9}}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
 	{Name: "default aimd.min above a low perEndpoint", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 3}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
 	{Name: "aimd.min above the default perEndpoint, AIMD enabled", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {aimd: {enabled: true, min: 11}}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
+
+	// Size bounds (issue 33): one past each bound, refused.
+	{Name: "65 passThroughHeaders", Base: BaseSync, Patch: `{spec: {apiServer: {config: {batchAPI: {passThroughHeaders: ` + items(65, "X-A") + `}}}}}`,
+		Errors: []string{tooMany("spec.apiServer.config.batchAPI.passThroughHeaders", 65, 64), RulesNotChecked}},
+	{Name: "a passThroughHeader of 257", Base: BaseSync, Patch: fmt.Sprintf(`{spec: {apiServer: {config: {batchAPI: {passThroughHeaders: [%s]}}}}}`, long(257)),
+		Errors: []string{tooLong("spec.apiServer.config.batchAPI.passThroughHeaders[0]", 256), RulesNotChecked}},
+	{Name: "65 inputHeaders", Base: BaseSync, Patch: `{spec: {apiServer: {config: {inputHeaders: ` + props(65, "v") + `}}}}`,
+		Errors: []string{tooMany("spec.apiServer.config.inputHeaders", 65, 64), RulesNotChecked}},
+	{Name: "an inputHeader of 8193", Base: BaseSync, Patch: fmt.Sprintf(`{spec: {apiServer: {config: {inputHeaders: {X-A: %s}}}}}`, long(8193)),
+		Errors: []string{tooLong("spec.apiServer.config.inputHeaders.X-A", 8192), RulesNotChecked}},
+	{Name: "secretRef name of 254", Base: BaseSync, Patch: fmt.Sprintf(`{spec: {secretRef: {name: %s}}}`, long(254)),
+		Errors: []string{tooLong("spec.secretRef.name", 253), RulesNotChecked}},
+	{Name: "17 resource claims", Base: BaseSync, Patch: `{spec: {gc: {resources: {claims: ` + numbered(17, "{name: c%d}") + `}}}}`,
+		Errors: []string{tooMany("spec.gc.resources.claims", 17, 16), RulesNotChecked}},
+	{Name: "101 dnsNames", Base: BaseSync, Patch: `{spec: {tls: {certManager: {issuerName: ca, dnsNames: ` + items(101, "a.example.com") + `}}}}`,
+		Errors: []string{tooMany("spec.tls.certManager.dnsNames", 101, 100), RulesNotChecked}},
+	{Name: "gc interval of 33", Base: BaseSync, Patch: `{spec: {gc: {interval: 11111111111111111111111111111111s}}}`,
+		Errors: []string{tooLong("spec.gc.interval", 32), RulesNotChecked}},
+	{Name: "65 workerPools", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {workerPools: ` + items(65, "{name: p}") + `}}}}`,
+		Errors: []string{tooMany("spec.processor.asyncConfig.workerPools", 65, 64), RulesNotChecked}},
 }

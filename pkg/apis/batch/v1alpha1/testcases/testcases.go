@@ -94,6 +94,9 @@ var (
 	unsupported = admission.Unsupported
 	pattern     = admission.Pattern
 	tooLong     = admission.TooLong
+	tooMany     = admission.TooMany
+	props       = admission.Props
+	numbered    = admission.Numbered
 	minimum     = admission.Minimum
 	maximum     = admission.Maximum
 	missing     = admission.Missing

@@ -109,6 +109,17 @@ spec:
 	{Name: "traces and metrics on one OTLP endpoint", Base: BaseAgent, Patch: `{spec: {telemetry: {traces: {exporter: {otlp: {endpoint: "http://c:4318"}}}, metrics: {exporter: {otlp: {endpoint: "http://c:4318"}}}}}}`},
 	{Name: "model without a provider", Base: BaseAgent, Patch: `{spec: {agent: {llm: {model: gpt-4o-mini}}}}`},
 	{Name: "name of 63 characters (the bound)", Base: BaseAgent, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(63))},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "at the size bounds", Base: BaseAgent, Patch: fmt.Sprintf(`
+spec:
+  env:
+  - {name: %s, value: %s}
+  - name: FROM_FIELD
+    valueFrom: {fieldRef: {fieldPath: %s}}
+  resources: {claims: %s, limits: %s}
+  agent: {llm: {apiKeySecretRef: {name: %s, key: %s}}}
+`, admission.Long(253), admission.Long(65536), admission.Long(1024), admission.Numbered(16, "{name: c%d}"), admission.Props(32, `"1"`), admission.Long(253), admission.Long(253))},
 }
 
 // AgentRejected are invalid Agent objects, with the errors the API server returns.
@@ -160,4 +171,14 @@ var AgentRejected = []Case{
 		Errors: []string{admission.Invalid("spec.telemetry.metrics.port", v1alpha1.MessageWorkloadMetricsPort)}},
 	{Name: "two metrics exporters", Base: BaseAgent, Patch: `{spec: {telemetry: {metrics: {exporter: {otlp: {}, prometheus: {}}}}}}`,
 		Errors: []string{admission.Invalid("spec.telemetry.metrics.exporter", v1alpha1.MessageMetricsExporterExclusive)}},
+
+	// Size bounds (issue 33): one past each bound, refused.
+	{Name: "env value of 65537", Base: BaseAgent, Patch: fmt.Sprintf(`{spec: {env: [{name: X, value: %s}]}}`, admission.Long(65537)),
+		Errors: []string{admission.TooLong("spec.env[0].value", 65536), RulesNotChecked}},
+	{Name: "17 resource claims", Base: BaseAgent, Patch: `{spec: {resources: {claims: ` + admission.Numbered(17, "{name: c%d}") + `}}}`,
+		Errors: []string{admission.TooMany("spec.resources.claims", 17, 16), RulesNotChecked}},
+	{Name: "33 resource limits", Base: BaseAgent, Patch: `{spec: {resources: {limits: ` + admission.Props(33, `"1"`) + `}}}`,
+		Errors: []string{admission.TooMany("spec.resources.limits", 33, 32), RulesNotChecked}},
+	{Name: "apiKeySecretRef key of 254", Base: BaseAgent, Patch: fmt.Sprintf(`{spec: {agent: {llm: {apiKeySecretRef: {name: s, key: %s}}}}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.agent.llm.apiKeySecretRef.key", 253), RulesNotChecked}},
 }

@@ -140,6 +140,29 @@ spec:
 	// costly for CEL.
 	{Name: "name of 63 characters (the bound)", Base: BaseGateway, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(63))},
 	{Name: "the same variable in two providers", Base: BaseGateway, Patch: `{spec: {providers: [{name: a, env: [{name: ALLOWED_MODELS, value: gpt-4o}]}, {name: b, env: [{name: ALLOWED_MODELS, value: llama}]}]}}`},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "at the size bounds", Base: BaseGateway, Patch: fmt.Sprintf(`
+spec:
+  providers:
+  - name: openai
+    env:
+    - {name: %s, value: %s}
+    - name: OPENAI_API_KEY
+      valueFrom:
+        secretKeyRef: {name: %s, key: %s}
+  mcp:
+    enabled: true
+    serviceDiscovery:
+      enabled: true
+      selector:
+        matchLabels: %s
+        matchExpressions: %s
+  server:
+    tls: {enabled: true, certificateRef: {name: %s, key: tls.crt}, keyRef: {name: tls, key: tls.key}}
+    host: 0.0.0.0
+`, admission.Long(253), admission.Long(65536), admission.Long(253), admission.Long(253),
+		admission.Props(64, admission.Long(63)), admission.Items(32, fmt.Sprintf("{key: %s, operator: In, values: %s}", admission.Long(317), admission.Items(256, admission.Long(63)))), admission.Long(253))},
 }
 
 // GatewayRejected are invalid Gateways, with the errors the API server returns.
@@ -196,7 +219,9 @@ var GatewayRejected = []Case{
 	{Name: "guardrails externalUrl without scheme", Base: BaseGateway, Patch: `{spec: {guardrails: {externalUrl: "opa:8181"}}}`, Errors: []string{admission.Pattern("spec.guardrails.externalUrl", "opa:8181", admission.URLPattern)}},
 	{Name: "otlp endpoint grpc scheme", Base: BaseGateway, Patch: `{spec: {telemetry: {traces: {exporter: {otlp: {endpoint: "grpc://collector:4317"}}}}}}`, Errors: []string{admission.Pattern("spec.telemetry.traces.exporter.otlp.endpoint", "grpc://collector:4317", admission.URLPattern)}},
 	{Name: "oidc issuerUrl without scheme", Base: BaseGateway, Patch: `{spec: {auth: {oidc: {issuerUrl: keycloak/realms/x}}}}`, Errors: []string{admission.Pattern("spec.auth.oidc.issuerUrl", "keycloak/realms/x", admission.URLPattern)}},
-	{Name: "MCP server url without scheme", Base: BaseGateway, Patch: `{spec: {mcp: {servers: [{name: s, url: "mcp.svc:8080"}]}}}`, Errors: []string{admission.Pattern("spec.mcp.servers[0].url", "mcp.svc:8080", admission.URLPattern)}},
+	{Name: "MCP server url without scheme", Base: BaseGateway, Patch: `{spec: {mcp: {servers: [{name: s, url: "mcp.svc:8080"}]}}}`, Errors: []string{admission.Pattern("spec.mcp.servers[0].url", "mcp.svc:8080", ListedURLPattern)}},
+	{Name: "MCP server url with a comma", Base: BaseGateway, Patch: `{spec: {mcp: {servers: [{name: s, url: "http://a:8080,http://b:8080"}]}}}`, Errors: []string{admission.Pattern("spec.mcp.servers[0].url", "http://a:8080,http://b:8080", ListedURLPattern)}},
+	{Name: "MCP server url with a space", Base: BaseGateway, Patch: `{spec: {mcp: {servers: [{name: s, url: "http://a:8080/m cp"}]}}}`, Errors: []string{admission.Pattern("spec.mcp.servers[0].url", "http://a:8080/m cp", ListedURLPattern)}},
 	{Name: "cpu request in words", Base: BaseGateway, Patch: `{spec: {resources: {requests: {cpu: lots}}}}`, Errors: []string{admission.Pattern("spec.resources.requests.cpu", "lots", quantityPattern)}},
 	{Name: "memory limit 1GB", Base: BaseGateway, Patch: `{spec: {resources: {limits: {memory: 1GB}}}}`, Errors: []string{admission.Pattern("spec.resources.limits.memory", "1GB", quantityPattern)}},
 	{Name: "negative cpu limit", Base: BaseGateway, Patch: `{spec: {resources: {limits: {cpu: "-1"}}}}`, Errors: []string{admission.Pattern("spec.resources.limits.cpu", "-1", quantityPattern), admission.Invalid("spec.resources.requests", v1alpha1.MessageCPURequestAboveLimit)}},
@@ -327,6 +352,24 @@ var GatewayRejected = []Case{
 		Errors: []string{admission.Required("spec.guardrails.configMapRef.name", v1alpha1.MessageGuardrailsConfigMapName)}},
 	{Name: "ingress enabled without host", Base: BaseGateway, Patch: `{spec: {ingress: {enabled: true, tls: {enabled: true}}}}`, Errors: []string{admission.Required("spec.ingress.host", v1alpha1.MessageIngressNeedsHost)}},
 	{Name: "hpa minReplicas above maxReplicas", Base: BaseGateway, Patch: `{spec: {hpa: {enabled: true, config: {minReplicas: 5, maxReplicas: 3}}}}`, Errors: []string{admission.Invalid("spec.hpa.config.minReplicas", v1alpha1.MessageHPAMinAboveMax)}},
+
+	// Size bounds (issue 33): one past each bound, refused.
+	{Name: "provider env name of 254", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {providers: [{name: p, env: [{name: %s, value: v}]}]}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.providers[0].env[0].name", 253), RulesNotChecked}},
+	{Name: "provider env value of 65537", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {providers: [{name: p, env: [{name: X, value: %s}]}]}}`, admission.Long(65537)),
+		Errors: []string{admission.TooLong("spec.providers[0].env[0].value", 65536), RulesNotChecked}},
+	{Name: "secretKeyRef key of 254", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {providers: [{name: p, env: [{name: X, valueFrom: {secretKeyRef: {name: s, key: %s}}}]}]}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.providers[0].env[0].valueFrom.secretKeyRef.key", 253), RulesNotChecked}},
+	{Name: "65 matchLabels of discovery", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchLabels: ` + admission.Props(65, "v") + `}}}}}`,
+		Errors: []string{admission.TooMany("spec.mcp.serviceDiscovery.selector.matchLabels", 65, 64), RulesNotChecked}},
+	{Name: "33 matchExpressions of discovery", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: ` + admission.Items(33, "{key: k, operator: Exists}") + `}}}}}`,
+		Errors: []string{admission.TooMany("spec.mcp.serviceDiscovery.selector.matchExpressions", 33, 32), RulesNotChecked}},
+	{Name: "a matchLabels value of 64", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchLabels: {app: %s}}}}}}`, admission.Long(64)),
+		Errors: []string{admission.TooLong("spec.mcp.serviceDiscovery.selector.matchLabels.app", 63), RulesNotChecked}},
+	{Name: "17 HPA scale-up policies", Base: BaseGateway, Patch: `{spec: {hpa: {config: {maxReplicas: 3, behavior: {scaleUp: {policies: ` + admission.Items(17, "{type: Pods, value: 1, periodSeconds: 60}") + `}}}}}}`,
+		Errors: []string{admission.TooMany("spec.hpa.config.behavior.scaleUp.policies", 17, 16), RulesNotChecked}},
+	{Name: "tls certificateRef name of 254", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {server: {host: 0.0.0.0, tls: {enabled: true, certificateRef: {name: %s, key: tls.crt}, keyRef: {name: tls, key: tls.key}}}}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.server.tls.certificateRef.name", 253), RulesNotChecked}},
 }
 
 // annotations is a map of n annotations, as YAML.

@@ -62,6 +62,9 @@ var GPUAccepted = []Case{
 	{Name: "credentials not optional", Base: BaseGPU, Patch: `{spec: {credentialsRef: {optional: false}}}`},
 	{Name: "maxRuntime of minutes and seconds", Base: BaseGPU, Patch: `{spec: {maxRuntime: 1h30m15s}}`},
 	{Name: "name of 63 characters (the bound)", Base: BaseGPU, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(63))},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "credentialsRef at the size bounds", Base: BaseGPU, Patch: fmt.Sprintf(`{spec: {credentialsRef: {name: %s, key: %s}}}`, admission.Long(253), admission.Long(253))},
 }
 
 // GPURejected are invalid GPU objects, with the errors the API server returns.
@@ -84,6 +87,12 @@ var GPURejected = []Case{
 	{Name: "maxRuntime 0s", Base: BaseGPU, Patch: `{spec: {maxRuntime: 0s}}`, Errors: []string{admission.Invalid("spec.maxRuntime", v1alpha1.MessageGPUMaxRuntime)}},
 	{Name: "optional credentials", Base: BaseGPU, Patch: `{spec: {credentialsRef: {optional: true}}}`,
 		Errors: []string{admission.Forbidden("spec.credentialsRef.optional", v1alpha1.MessageGPUCredentialsOptional)}},
+
+	// Size bounds (issue 33): one past each bound, refused.
+	{Name: "credentialsRef name of 254", Base: BaseGPU, Patch: fmt.Sprintf(`{spec: {credentialsRef: {name: %s}}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.credentialsRef.name", 253), RulesNotChecked}},
+	{Name: "credentialsRef key of 254", Base: BaseGPU, Patch: fmt.Sprintf(`{spec: {credentialsRef: {key: %s}}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.credentialsRef.key", 253), RulesNotChecked}},
 }
 
 // GPUUpdatesWithAllocation are changes to a stored GPU (BaseGPU) that holds an allocation (its

@@ -7,8 +7,9 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
 )
 
-// ListedURLPattern is the pattern of the URLs an Agent's and an Orchestrator's lists hold: no
-// white space and no comma, since the lists are passed comma-separated and written into YAML.
+// ListedURLPattern is the pattern of the URLs an Agent's and an Orchestrator's lists and a
+// Gateway's spec.mcp.servers[].url hold: no white space and no comma, since the lists are passed
+// comma-separated and written into YAML.
 const ListedURLPattern = `^https?://[^\s,]+$`
 
 // BaseOrchestrator is a small Orchestrator: only the required fields.
@@ -121,6 +122,14 @@ spec:
     receiver: {enabled: true, port: 14318}
 `},
 	{Name: "name of 54 characters (the bound)", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(54))},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "at the size bounds", Base: BaseOrchestrator, Patch: fmt.Sprintf(`
+spec:
+  channels: {telegram: {tokenSecretRef: {name: %s, key: %s}}}
+  env: [{name: %s, value: v}]
+  a2a: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: %s, operator: In, values: %s}]}}}
+`, admission.Long(253), admission.Long(253), admission.Long(253), admission.Long(317), admission.Items(256, admission.Long(63)))},
 }
 
 // OrchestratorRejected are invalid Orchestrator objects, with the errors the API server returns.
@@ -173,4 +182,14 @@ var OrchestratorRejected = []Case{
 		Errors: []string{admission.Forbidden("spec.telemetry.metrics.enabled", v1alpha1.MessageWorkloadMetricsOn)}},
 	{Name: "metrics port", Base: BaseOrchestrator, Patch: `{spec: {telemetry: {metrics: {port: 9100}}}}`,
 		Errors: []string{admission.Invalid("spec.telemetry.metrics.port", v1alpha1.MessageWorkloadMetricsPort)}},
+
+	// Size bounds (issue 33): one past each bound, refused.
+	{Name: "tokenSecretRef name of 254", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{spec: {channels: {telegram: {tokenSecretRef: {name: %s}}}}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.channels.telegram.tokenSecretRef.name", 253), RulesNotChecked}},
+	{Name: "env name of 254", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{spec: {env: [{name: %s, value: v}]}}`, admission.Long(254)),
+		Errors: []string{admission.TooLong("spec.env[0].name", 253), RulesNotChecked}},
+	{Name: "257 values of a discovery expression", Base: BaseOrchestrator, Patch: `{spec: {a2a: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: k, operator: In, values: ` + admission.Items(257, "v") + `}]}}}}}`,
+		Errors: []string{admission.TooMany("spec.a2a.serviceDiscovery.selector.matchExpressions[0].values", 257, 256), RulesNotChecked}},
+	{Name: "a discovery expression's key of 318", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: %s, operator: Exists}]}}}}}`, admission.Long(318)),
+		Errors: []string{admission.TooLong("spec.mcp.serviceDiscovery.selector.matchExpressions[0].key", 317), RulesNotChecked}},
 }

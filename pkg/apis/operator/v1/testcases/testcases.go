@@ -67,6 +67,10 @@ status:
 	{Name: "empty nodePlacement", Base: Base, Patch: `{spec: {nodePlacement: {}}}`},
 	{Name: "a toleration of every taint (no key, Exists)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{operator: Exists}]}}}`},
 	{Name: "a toleration without operator (Equal)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, value: b, effect: PreferNoSchedule}]}}}`},
+
+	// Size bounds (issue 33): at each bound, admitted.
+	{Name: "at the size bounds", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {nodeSelector: %s, tolerations: [{key: %s, operator: Equal, value: %s, effect: NoSchedule}]}}}`,
+		admission.Props(64, admission.Long(63)), admission.Long(317), admission.Long(63))},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
@@ -127,4 +131,14 @@ var Rejected = []Case{
 	{Name: "unknown spec field", Base: Base, Patch: `{spec: {replicas: 2}}`, Errors: []string{`unknown field "spec.replicas"`}},
 	{Name: "tolerationSeconds as a string", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: soon}]}}}`,
 		Errors: []string{fmt.Sprintf(`spec.nodePlacement.tolerations[0].tolerationSeconds: Invalid value: "string": %s in body must be of type integer`, "spec.nodePlacement.tolerations[0].tolerationSeconds"), RulesNotChecked}},
+
+	// Size bounds (issue 33): one past each bound, refused.
+	{Name: "65 nodeSelector labels", Base: Base, Patch: `{spec: {nodePlacement: {nodeSelector: ` + admission.Props(65, "v") + `}}}`,
+		Errors: []string{admission.TooMany("spec.nodePlacement.nodeSelector", 65, 64), RulesNotChecked}},
+	{Name: "a nodeSelector value of 64", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {nodeSelector: {a: %s}}}}`, admission.Long(64)),
+		Errors: []string{admission.TooLong("spec.nodePlacement.nodeSelector.a", 63), RulesNotChecked}},
+	{Name: "a toleration key of 318", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {tolerations: [{key: %s, operator: Exists}]}}}`, admission.Long(318)),
+		Errors: []string{admission.TooLong("spec.nodePlacement.tolerations[0].key", 317), RulesNotChecked}},
+	{Name: "a toleration value of 64", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {tolerations: [{key: a, value: %s}]}}}`, admission.Long(64)),
+		Errors: []string{admission.TooLong("spec.nodePlacement.tolerations[0].value", 63), RulesNotChecked}},
 }

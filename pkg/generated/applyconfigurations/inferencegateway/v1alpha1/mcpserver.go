@@ -25,7 +25,8 @@ package v1alpha1
 type MCPServerApplyConfiguration struct {
 	// name of the server, for people.
 	Name *string `json:"name,omitempty"`
-	// url of the server's MCP endpoint, http or https.
+	// url of the server's MCP endpoint, http or https, without white space or a comma: the
+	// gateway gets every server's URL in MCP_SERVERS, comma-separated.
 	URL *string `json:"url,omitempty"`
 	// healthCheck is upstream's per-server health check, which the gateway does not have: it
 	// polls every MCP server itself (MCP_POLLING_*). Only enabled: false is accepted.

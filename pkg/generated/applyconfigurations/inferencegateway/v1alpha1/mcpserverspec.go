@@ -26,7 +26,9 @@ type MCPServerSpecApplyConfiguration struct {
 	// port the server listens on: the container port named http, the Service's port and
 	// status.url's. Default 8080.
 	Port *int32 `json:"port,omitempty"`
-	// path the server serves MCP on, appended to status.url. Default /mcp.
+	// path the server serves MCP on, appended to status.url: a URL path (RFC 3986) without a
+	// comma, query or fragment, since discovering Gateways join the URL into MCP_SERVERS, a
+	// comma-separated list. Default /mcp.
 	Path *string `json:"path,omitempty"`
 	// command replaces the image's entrypoint.
 	Command []string `json:"command,omitempty"`
