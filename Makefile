@@ -106,8 +106,12 @@ test-e2e: ## Run the e2e suite against $$KUBECONFIG, where the operator runs.
 	go test ./test/e2e/... -count=1 -timeout 40m -v -ginkgo.v
 
 .PHONY: test-e2e-local
-test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION=oldest|1.30|newest: hack/lib/kube-version.sh].
+test-e2e-local: ## Local cluster + operator + e2e suite + teardown [KUBE_VERSION=oldest|1.30|newest: hack/lib/kube-version.sh; OPENSHIFT=true: the OpenShift-like cluster].
 	hack/test-e2e-local.sh
+
+.PHONY: test-e2e-short-openshift
+test-e2e-short-openshift: ## The short form `ci` runs on the OpenShift-like cluster: the e2e specs labelled platform (Automatic picks the service CA, the controller's pods under restricted-v2).
+	OPENSHIFT=true E2E_ARGS="-ginkgo.label-filter=platform" hack/test-e2e-local.sh
 
 .PHONY: fetch-operands
 fetch-operands: ## Build the operands' programs from the pinned sources (OPERAND_SOURCES=<archives> or clone; OPERANDS_SET=full|short), cached outside the clone; services' tools and packages.
@@ -190,10 +194,11 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster, the operands' short form on real pods (on plain Kubernetes and on the OpenShift-like cluster: OPENSHIFT=true, SCC admission and the service CA, with their own live tests), the upgrade from the previous release's short form, the reliability suites' short form, admission on the oldest Kubernetes.
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster (and its platform specs on the OpenShift-like cluster), the operands' short form on real pods (on plain Kubernetes and on the OpenShift-like cluster: OPENSHIFT=true, SCC admission and the service CA, with their own live tests), the upgrade from the previous release's short form, the reliability suites' short form, admission on the oldest Kubernetes.
 	hack/timed.sh verify $(MAKE) verify
 	hack/timed.sh test $(MAKE) test
 	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
+	hack/timed.sh test-e2e-short-openshift $(MAKE) test-e2e-short-openshift
 	hack/timed.sh test-operands-short $(MAKE) test-operands-short
 	hack/timed.sh test-operands-short-openshift env OPENSHIFT=true $(MAKE) test-operands-short
 	hack/timed.sh test-upgrade-short $(MAKE) test-upgrade-short

@@ -57,6 +57,12 @@ const (
 	certManagerCRD = "certificates.cert-manager.io"
 	// serviceMonitorCRD decides whether the operand has a ServiceMonitor.
 	serviceMonitorCRD = "servicemonitors.monitoring.coreos.com"
+	// platformLabel marks the specs whose outcome depends on the platform (which certificate
+	// source Automatic picks, which SCC admits the controller's pods): the short form on the
+	// OpenShift-like cluster runs only them (make test-e2e-short-openshift,
+	// -ginkgo.label-filter=platform) after make test-e2e-local ran every spec on plain
+	// Kubernetes; OPENSHIFT=true make test-e2e-local runs every spec there.
+	platformLabel = "platform"
 )
 
 // Timeouts. The operator is watch-driven, so everything but rollouts and cert-manager's work

@@ -69,7 +69,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		return waitSettled(ctx)
 	}
 
-	It("L11. without cert-manager, Automatic has the operator issue the certificates; CertManager is Degraded until cert-manager is installed, then switches to it without a restart", func(ctx SpecContext) {
+	It("L11. without cert-manager, Automatic has the operator issue the certificates; CertManager is Degraded until cert-manager is installed, then switches to it without a restart", Label(platformLabel), func(ctx SpecContext) {
 		if certManagerAtStart {
 			Skip(fmt.Sprintf("cert-manager is installed (CRD %s exists) at suite start: its absence cannot be observed here", certManagerCRD))
 		}
@@ -125,7 +125,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		Expect(after).To(Equal(before), "the operator process must be the same one (no restart): before %+v, after %+v", before, after)
 	}, NodeTimeout(10*time.Minute))
 
-	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRDs (LeaderWorkerSet, DisaggregatedSet, DisaggregatedSetRoleScaler) not owned", func(ctx SpecContext) {
+	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRDs (LeaderWorkerSet, DisaggregatedSet, DisaggregatedSetRoleScaler) not owned", Label(platformLabel), func(ctx SpecContext) {
 		ensureCR(ctx)
 		cr := waitSettled(ctx)
 		Expect(cr.Finalizers).To(ContainElement("operator.llm-infra.io/lws-cleanup"), "the cleanup finalizer")
