@@ -40,6 +40,8 @@ type testOperand struct {
 	gateways   igwlisters.GatewayLister
 	mcps       igwlisters.MCPLister
 	gatewayCtl *engine.Namespaced[*v1alpha1.Gateway, *gatewayState]
+	// gatewayRelated is the Gateway kind's Related: which Gateways an event queues.
+	gatewayRelated func(obj runtime.Object, crs func() []*v1alpha1.Gateway) ([]string, bool)
 	mcpCtl     *engine.Namespaced[*v1alpha1.MCP, *mcpState]
 }
 
@@ -87,6 +89,7 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
 		GatewayAPIGatewayGVR: "GatewayList", HTTPRouteGVR: "HTTPRouteList", BackendTLSPolicyGVR: "BackendTLSPolicyList", ServiceMonitorGVR: "ServiceMonitorList",
+		engine.ReferenceGrantGVR: "ReferenceGrantList",
 	})
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 	crs := crfake.NewSimpleClientset()
@@ -117,7 +120,9 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 		mcps:     igwlisters.NewMCPLister(env.mcps.GetIndexer()),
 	}
 	var err error
-	if env.op.gatewayCtl, err = engine.NewNamespaced(ctx, GatewayKind(deps), deps.NamespacedDeps); err != nil {
+	gatewayKind := GatewayKind(deps)
+	env.op.gatewayRelated = gatewayKind.Related
+	if env.op.gatewayCtl, err = engine.NewNamespaced(ctx, gatewayKind, deps.NamespacedDeps); err != nil {
 		t.Fatal(err)
 	}
 	if env.op.mcpCtl, err = engine.NewNamespaced(ctx, MCPKind(deps), deps.NamespacedDeps); err != nil {

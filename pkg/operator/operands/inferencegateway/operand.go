@@ -112,7 +112,12 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		// MCP events reach the Gateways that discover the MCP before and after the change: one
 		// relabelled out of a selector leaves that Gateway's MCP_SERVERS at once.
 		k.RelatedInformers = []cache.SharedIndexInformer{mcpInformer.Informer()}
+		// A ReferenceGrant's event reaches the Gateways that discover in its namespace from
+		// another: it may allow or forbid their MCPs there.
 		k.Related = func(obj runtime.Object, gateways func() []*v1alpha1.Gateway) ([]string, bool) {
+			if namespace, ok := engine.IsReferenceGrant(obj); ok {
+				return engine.CrossNamespaceKeys(gateways(), mcpSelections, namespace), true
+			}
 			mcp, ok := obj.(*v1alpha1.MCP)
 			if !ok {
 				return nil, false
