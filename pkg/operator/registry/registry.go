@@ -161,7 +161,10 @@ type Deps struct {
 	CRDWatch func(name string) *engine.CRDWatch
 	// Image returns the image of an Image's Env ("" when it is not set).
 	Image func(env string) string
-	Clock clock.Clock
+	// Policy is what the administrator allows CRs to name (the operator's environment); the
+	// zero Policy allows everything.
+	Policy engine.Policy
+	Clock  clock.Clock
 	// Recorder is the operator's event recorder.
 	Recorder events.Recorder
 	Resync   time.Duration

@@ -42,7 +42,7 @@ type testOperand struct {
 	gatewayCtl *engine.Namespaced[*v1alpha1.Gateway, *gatewayState]
 	// gatewayRelated is the Gateway kind's Related: which Gateways an event queues.
 	gatewayRelated func(obj runtime.Object, crs func() []*v1alpha1.Gateway) ([]string, bool)
-	mcpCtl     *engine.Namespaced[*v1alpha1.MCP, *mcpState]
+	mcpCtl         *engine.Namespaced[*v1alpha1.MCP, *mcpState]
 }
 
 func (o *testOperand) syncGateway(ctx context.Context, _ factory.SyncContext, key string) error {
@@ -74,6 +74,13 @@ type fakeEnv struct {
 }
 
 func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
+	t.Helper()
+	return newFakeEnvWithPolicy(t, engine.Policy{}, crds, objs...)
+}
+
+// newFakeEnvWithPolicy is newFakeEnv with the administrator's allowlists of the operator's
+// environment.
+func newFakeEnvWithPolicy(t *testing.T, policy engine.Policy, crds []string, objs ...runtime.Object) *fakeEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -114,6 +121,7 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 		},
 		CR:          crs,
 		CRInformers: crInformers,
+		Policy:      policy,
 	}
 	env.op = &testOperand{
 		gateways: igwlisters.NewGatewayLister(env.gateways.GetIndexer()),

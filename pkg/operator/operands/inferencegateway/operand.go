@@ -88,10 +88,11 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		Steps: []engine.Step[*gatewayRun]{
 			{Name: "referenced Secrets and ConfigMaps", Apply: watchReferences},
 			{Name: "MCP server discovery", Apply: discoverMCPServers},
+			{Name: "the administrator's allowlists", Apply: checkPolicy},
 		},
 		Render: func(run *gatewayRun) ([]engine.Rendered, error) {
 			return toRendered(renderAll(renderInput{cr: run.CR, mcpServers: run.State.mcpServers,
-				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run))}))
+				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run)), policy: run.State.policy}))
 		},
 		PrepareDeployment: prepareGatewayDeployment,
 		PodSecurity:       engine.PodSecurityRestrictedNonRoot,
@@ -126,7 +127,7 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		}
 	}
 	k.NewState = func(gw *v1alpha1.Gateway) *gatewayState {
-		return &gatewayState{mcps: mcps, names: NamesFor(gw), mcpServers: mcpServerURLs(gw, nil), inputs: gatewayPodInputs(gw)}
+		return &gatewayState{mcps: mcps, names: NamesFor(gw), mcpServers: mcpServerURLs(gw, nil), inputs: gatewayPodInputs(gw), policy: deps.Policy}
 	}
 	return k
 }

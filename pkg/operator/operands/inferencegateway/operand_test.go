@@ -342,6 +342,47 @@ func TestGatewayAPIWithoutItsCRDsIsNamed(t *testing.T) {
 	}
 }
 
+// TestGatewayClassNotAllowed: a Gateway API Gateway of a class the administrator does not
+// allow is not created (not wanted: one made before goes as a feature turned off); the HTTPRoute
+// stays; Degraded and a Warning event name the class and the variable that lists the allowed
+// ones (issue 33).
+func TestGatewayClassNotAllowed(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.GatewayAPI = &v1alpha1.RoutingSpec{Enabled: true, Gateway: &v1alpha1.RoutingGatewaySpec{GatewayClassName: "public-lb"}}
+	crds := []string{engine.CRDName(GatewayAPIGatewayGVR), engine.CRDName(HTTPRouteGVR)}
+	allowed := newFakeEnv(t, crds, key)
+	allowed.createGateway(gw.DeepCopy())
+	if err := allowed.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if !allowed.exists(GatewayAPIGatewayGVR, gw.Name) {
+		t.Fatal("without allowlists the Gateway API Gateway is created, as upstream")
+	}
+
+	env := newFakeEnvWithPolicy(t, policyOf(str("internal"), nil), crds, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if env.exists(GatewayAPIGatewayGVR, gw.Name) {
+		t.Error("a Gateway API Gateway of a class not allowed was created")
+	}
+	if !env.exists(HTTPRouteGVR, gw.Name) {
+		t.Error("the HTTPRoute is not governed by the class and must be applied")
+	}
+	c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, "GatewayClassNotAllowed")
+	for _, want := range []string{`"public-lb"`, engine.AllowedGatewayClassesEnv, "[internal]"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("Degraded %q lacks %q", c.Message, want)
+		}
+	}
+	if !slices.ContainsFunc(env.recorder.Events(), func(ev *corev1.Event) bool {
+		return ev.Type == corev1.EventTypeWarning && ev.Reason == "GatewayClassNotAllowed"
+	}) {
+		t.Error("no Warning event GatewayClassNotAllowed")
+	}
+}
+
 // TestServiceAnnotationTakenOutOfTheSpecIsRemoved: library-go's apply merges annotations, so
 // the operator must itself remove one the spec no longer has, and only those it set.
 func TestServiceAnnotationTakenOutOfTheSpecIsRemoved(t *testing.T) {
