@@ -125,6 +125,11 @@ type Admission struct {
 	// their verdicts: they exercise the rules that compare with the stored object (oldSelf),
 	// which a create never evaluates.
 	Updates []testcases.Case
+	// UpdatesWithStatus are changes to a stored Base whose status was then set to Status
+	// (YAML, written through the status subresource), for the rules that read the status (a
+	// GPU's credentialsRef is fixed while it holds an allocation).
+	Status            string
+	UpdatesWithStatus []testcases.Case
 }
 
 // RenderEnv is what a render without a cluster is given in place of the operator's

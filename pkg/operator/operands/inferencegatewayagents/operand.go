@@ -86,7 +86,7 @@ func Registrations() []registry.Registration {
 		registry.Namespaced(registry.Registration{
 			APIPackage: api, OperandPackage: operand,
 			Admission: registry.Admission{Base: testcases.BaseGPU, Rejected: testcases.GPURejected, Accepted: testcases.GPUAccepted,
-				Updates: testcases.GPUUpdates},
+				Updates: testcases.GPUUpdates, Status: testcases.GPUAllocatedStatus, UpdatesWithStatus: testcases.GPUUpdatesWithAllocation},
 			Example: "gpu_ornith.yaml",
 		}, gpus.kind),
 	}
