@@ -4,6 +4,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -105,6 +106,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	if missing := images.MissingOptional(); len(missing) > 0 {
 		klog.Warningf("The images %v are not set: the CRs that need them report it in their conditions", missing)
 	}
+	policy := engine.PolicyFromEnv(os.LookupEnv)
+	klog.Infof("Allowed GatewayClasses: %s; allowed ClusterIssuers: %s", policy.GatewayClasses, policy.ClusterIssuers)
 	deps := func(r registry.Registration) *registry.Deps {
 		layer := caches.Layer()
 		return &registry.Deps{
@@ -130,6 +133,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 			Namespaced:  namespaced,
 			CRDWatch:    func(name string) *engine.CRDWatch { return crdWatches[name] },
 			Image:       images.Of,
+			Policy:      policy,
 			Clock:       cc.Clock,
 			Recorder:    cc.EventRecorder,
 			Resync:      resync,

@@ -430,6 +430,55 @@ var _ = Describe("Gateway", Ordered, ContinueOnFailure, func() {
 		})
 	})
 
+	It("G18. uses the MCPs of another namespace only while a ReferenceGrant there allows it, naming the grant to create; drops them when it goes (issue 33)", func(ctx SpecContext) {
+		if !crdExists(ctx, "referencegrants.gateway.networking.k8s.io") {
+			installOptionalCRDs(ctx, crdSetGatewayAPI)
+		}
+		tools, consumer := igwNamespacePrefix+"tools", igwNamespacePrefix+"consumer"
+		ensureRestrictedNamespace(ctx, tools)
+		ensureRestrictedNamespace(ctx, consumer)
+		createMCP(ctx, tools, "apiVersion: core.inference-gateway.com/v1alpha1\nkind: MCP\nmetadata: {name: shared-time}\nspec: {image: registry.example/mcp:v1, server: {port: 3000, path: /sse}}\n")
+		timeURL := "http://shared-time-service." + tools + ".svc.cluster.local:3000/sse"
+		igwGateways(consumer).createYAML(ctx, fmt.Sprintf(`
+apiVersion: core.inference-gateway.com/v1alpha1
+kind: Gateway
+metadata: {name: cross}
+spec:
+  mcp:
+    enabled: true
+    serviceDiscovery: {enabled: true, namespace: %s}
+`, tools))
+		waitGateway(ctx, consumer, "cross", "no MCP without the grant; Degraded names it and the grant", func(g Gomega, gw *igwv1alpha1.Gateway) {
+			summary := gatewayConditions(gw)
+			degraded := expectIGWCondition(g, gw.Status.Conditions, summary, igwv1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonReferenceNotPermitted)
+			g.Expect(degraded.Message).To(And(ContainSubstring("skipped [shared-time]"), ContainSubstring("a ReferenceGrant in namespace "+tools+" from group core.inference-gateway.com, kind Gateway, namespace "+consumer)), summary)
+			g.Expect(gw.Status.MCPServers).To(BeEmpty())
+		})
+
+		By("granting the Gateways of " + consumer + " every MCP of " + tools)
+		grant := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "gateway.networking.k8s.io/v1beta1", "kind": "ReferenceGrant",
+			"metadata": map[string]any{"name": "gateways-of-consumer", "namespace": tools},
+			"spec": map[string]any{
+				"from": []any{map[string]any{"group": igwv1alpha1.GroupVersion.Group, "kind": "Gateway", "namespace": consumer}},
+				"to":   []any{map[string]any{"group": igwv1alpha1.GroupVersion.Group, "kind": "MCP"}},
+			},
+		}}
+		_, err := fw.dynamic.Resource(gvrReferenceGrant).Namespace(tools).Create(ctx, grant, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		waitGateway(ctx, consumer, "cross", "the granted MCP used, not Degraded", func(g Gomega, gw *igwv1alpha1.Gateway) {
+			expectIGWCondition(g, gw.Status.Conditions, gatewayConditions(gw), igwv1alpha1.ConditionDegraded, metav1.ConditionFalse, "")
+			g.Expect(gw.Status.MCPServers).To(Equal([]string{timeURL}))
+		})
+
+		By("deleting the grant: the MCP leaves at once (the grant's event, long before the periodic resync)")
+		Expect(fw.dynamic.Resource(gvrReferenceGrant).Namespace(tools).Delete(ctx, grant.GetName(), metav1.DeleteOptions{})).To(Succeed())
+		waitGateway(ctx, consumer, "cross", "the MCP dropped with its grant", func(g Gomega, gw *igwv1alpha1.Gateway) {
+			expectIGWCondition(g, gw.Status.Conditions, gatewayConditions(gw), igwv1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonReferenceNotPermitted)
+			g.Expect(gw.Status.MCPServers).To(BeEmpty())
+		})
+	})
+
 	It("G11. reports the missing Gateway API CRDs by name, then creates the Gateway and HTTPRoute once they are installed", func(ctx SpecContext) {
 		if crdExists(ctx, gatewayAPIGWCRD) {
 			uninstallOptionalCRDs(ctx, crdSetGatewayAPI)

@@ -28,6 +28,9 @@ const (
 	ReasonObjectNotOwned        = "ObjectNotOwned"
 	ReasonSecretMissing         = "SecretMissing"
 	ReasonSecretKeysMissing     = "SecretMissingKeys"
+	// ReasonReferenceNotPermitted: a CR discovers objects of another namespace that no
+	// ReferenceGrant there allows, or the ReferenceGrant CRD is not installed.
+	ReasonReferenceNotPermitted = "ReferenceNotPermitted"
 )
 
 // StepError says what a failed or unfinished step means for the CR's conditions. Steps return

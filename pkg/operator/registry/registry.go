@@ -125,6 +125,11 @@ type Admission struct {
 	// their verdicts: they exercise the rules that compare with the stored object (oldSelf),
 	// which a create never evaluates.
 	Updates []testcases.Case
+	// UpdatesWithStatus are changes to a stored Base whose status was then set to Status
+	// (YAML, written through the status subresource), for the rules that read the status (a
+	// GPU's credentialsRef is fixed while it holds an allocation).
+	Status            string
+	UpdatesWithStatus []testcases.Case
 }
 
 // RenderEnv is what a render without a cluster is given in place of the operator's
@@ -161,7 +166,10 @@ type Deps struct {
 	CRDWatch func(name string) *engine.CRDWatch
 	// Image returns the image of an Image's Env ("" when it is not set).
 	Image func(env string) string
-	Clock clock.Clock
+	// Policy is what the administrator allows CRs to name (the operator's environment); the
+	// zero Policy allows everything.
+	Policy engine.Policy
+	Clock  clock.Clock
 	// Recorder is the operator's event recorder.
 	Recorder events.Recorder
 	Resync   time.Duration

@@ -6,7 +6,9 @@
 // a case's message is useful when it holds every error the case names (the field path with the
 // allowed values or limit, or the rule's message). The valid CRs of the tables must be
 // accepted. The update cases (changes to a stored CR, for the rules that compare with it) are
-// sent as dry-run updates of a CR stored for them, and judged alike. It writes the suite "admission" (test/reliability/result) to -out.
+// sent as dry-run updates of a CR stored for them, and judged alike; those for the rules that
+// read the status (a GPU holding an allocation) once its status is set as the operator writes
+// it. It writes the suite "admission" (test/reliability/result) to -out.
 //
 // First, every CRD of deploy/ (00_*.crd.yaml) must be served as the file says: Established, its
 // names accepted, each version as written (an older API server drops what it does not know),
@@ -58,9 +60,13 @@ type table struct {
 	gvr                schema.GroupVersionResource
 	namespaced         bool
 	rejected, accepted []lwscases.Case
-	// base and updates: changes to a stored base CR, sent as updates (registry Updates).
-	base    string
-	updates []lwscases.Case
+	// base and updates: changes to a stored base CR, sent as updates (registry Updates);
+	// statusUpdates, the same once the stored CR's status is status (registry
+	// UpdatesWithStatus).
+	base          string
+	updates       []lwscases.Case
+	status        string
+	statusUpdates []lwscases.Case
 }
 
 // tables are every CRD the operator serves, each with its table: from the registry.
@@ -69,7 +75,8 @@ var tables = func() []table {
 	for _, r := range operands.All() {
 		out = append(out, table{kind: r.GVK.Kind, gvr: r.GVR(), namespaced: r.Namespaced,
 			rejected: r.Admission.Rejected, accepted: r.Admission.Accepted,
-			base: r.Admission.Base, updates: r.Admission.Updates})
+			base: r.Admission.Base, updates: r.Admission.Updates,
+			status: r.Admission.Status, statusUpdates: r.Admission.UpdatesWithStatus})
 	}
 	return out
 }()
@@ -138,27 +145,23 @@ func TestInvalidCRsAreRejectedWithUsefulMessages(t *testing.T) {
 			}
 			c.accepted++
 		}
-		if len(tb.updates) > 0 {
+		if len(tb.updates) > 0 || len(tb.statusUpdates) > 0 {
 			stored, err := storeBase(ctx, client, tb)
 			if err != nil {
 				suite.Fail("%s: storing the base CR for the update cases: %v", tb.kind, err)
 			}
-			for _, tc := range tb.updates {
-				if stored == nil {
-					break
-				}
-				err := update(ctx, client, tb, stored, tc)
+			judgeUpdate := func(prefix string, tc lwscases.Case, err error) {
 				v := verdictOf(tb.kind, tc, err)
-				v.Case = "update: " + tc.Name
+				v.Case = prefix + tc.Name
 				verdicts = append(verdicts, v)
 				if len(tc.Errors) == 0 {
 					c.valid++
 					if err != nil {
-						suite.Fail("%s update %q (valid) was rejected: %v", tb.kind, tc.Name, err)
-						continue
+						suite.Fail("%s %s%q (valid) was rejected: %v", tb.kind, prefix, tc.Name, err)
+						return
 					}
 					c.accepted++
-					continue
+					return
 				}
 				c.tried++
 				ok, older, detail := judgeRejected(tc, err, minor)
@@ -169,7 +172,25 @@ func TestInvalidCRsAreRejectedWithUsefulMessages(t *testing.T) {
 					c.rejected++
 					c.useful++
 				} else {
-					suite.Fail("%s update %q: %s", tb.kind, tc.Name, detail)
+					suite.Fail("%s %s%q: %s", tb.kind, prefix, tc.Name, detail)
+				}
+			}
+			for _, tc := range tb.updates {
+				if stored == nil {
+					break
+				}
+				judgeUpdate("update: ", tc, update(ctx, client, tb, stored, tc))
+			}
+			if stored != nil && len(tb.statusUpdates) > 0 {
+				withStatus, err := setStatus(ctx, client, tb, stored)
+				if err != nil {
+					suite.Fail("%s: setting the stored CR's status for the update cases: %v", tb.kind, err)
+				}
+				for _, tc := range tb.statusUpdates {
+					if withStatus == nil {
+						break
+					}
+					judgeUpdate("update with status "+tb.status+": ", tc, update(ctx, client, tb, withStatus, tc))
 				}
 			}
 			if stored != nil {
@@ -443,6 +464,20 @@ func storeBase(ctx context.Context, client dynamic.Interface, tb table) (*unstru
 	u.SetNamespace(namespace)
 	u.SetName("admission-updates")
 	return client.Resource(tb.gvr).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
+}
+
+// setStatus writes the table's status to the stored CR through the status subresource, as the
+// operator does, and returns the CR as stored then.
+func setStatus(ctx context.Context, client dynamic.Interface, tb table, stored *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	var status map[string]any
+	if err := yaml.Unmarshal([]byte(tb.status), &status); err != nil {
+		return nil, err
+	}
+	withStatus := stored.DeepCopy()
+	if err := unstructured.SetNestedMap(withStatus.Object, status, "status"); err != nil {
+		return nil, err
+	}
+	return client.Resource(tb.gvr).Namespace(namespace).UpdateStatus(ctx, withStatus, metav1.UpdateOptions{FieldValidation: metav1.FieldValidationStrict})
 }
 
 // update sends the stored object with c's Patch applied as a dry-run update with strict field

@@ -106,7 +106,11 @@ func TestGPUUpdatesWithAllocation(t *testing.T) {
 	crd := gpuCRD(t)
 	old := stored(t, crd, testcases.Case{Base: testcases.BaseGPU})
 	// The status as the operator writes it (through the status subresource) after leasing.
-	if err := unstructured.SetNestedMap(old, map[string]any{"phase": "Ready", "instanceID": "pod-1"}, "status"); err != nil {
+	var status map[string]any
+	if err := yaml.Unmarshal([]byte(testcases.GPUAllocatedStatus), &status); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedMap(old, status, "status"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range testcases.GPUUpdatesWithAllocation {

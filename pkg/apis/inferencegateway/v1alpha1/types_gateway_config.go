@@ -391,7 +391,12 @@ type MCPServiceDiscoverySpec struct {
 	// +required
 	Enabled bool `json:"enabled"`
 
-	// namespace the MCP objects are in. Unset, the Gateway's namespace.
+	// namespace the MCP objects are in. Unset, the Gateway's namespace. Another namespace
+	// must consent: its MCPs are used only while a Gateway API ReferenceGrant there allows
+	// Gateways of this namespace to reference them (from group core.inference-gateway.com,
+	// kind Gateway, this namespace; to group core.inference-gateway.com, kind MCP); the others
+	// are skipped and named in the Degraded condition. Without the ReferenceGrant CRD,
+	// discovery in another namespace is off.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`

@@ -201,7 +201,12 @@ type OrchestratorServiceDiscoverySpec struct {
 	// +required
 	Enabled bool `json:"enabled"`
 
-	// namespace the objects are in. Unset, the Orchestrator's namespace.
+	// namespace the objects are in. Unset, the Orchestrator's namespace. Another namespace
+	// must consent: its objects are used only while a Gateway API ReferenceGrant there allows
+	// Orchestrators of this namespace to reference them (from group
+	// core.inference-gateway.com, kind Orchestrator, this namespace; to the same group, kind
+	// Agent or MCP); the others are skipped and named in the Degraded condition. Without the
+	// ReferenceGrant CRD, discovery in another namespace is off.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`

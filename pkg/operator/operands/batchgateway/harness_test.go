@@ -95,6 +95,8 @@ type envSetup struct {
 	objects []runtime.Object
 	custom  []runtime.Object
 	images  Images
+	// policy is the administrator's allowlists (the operator's environment).
+	policy engine.Policy
 	// listGate, when set, holds the first list of every reference watch until it is closed.
 	listGate <-chan struct{}
 }
@@ -116,6 +118,8 @@ func withCustomObjects(objs ...runtime.Object) envOption {
 }
 
 func withImages(images Images) envOption { return func(s *envSetup) { s.images = images } }
+
+func withPolicy(policy engine.Policy) envOption { return func(s *envSetup) { s.policy = policy } }
 
 // withReferenceListsHeldUntil holds the first list of every reference watch until release is
 // closed (a watch that has not synced yet, as on an operator's start with many CRs), and makes
@@ -193,6 +197,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		CR:          crs,
 		CRInformers: crInformers,
 		Image:       func(env string) string { return images[env] },
+		Policy:      setup.policy,
 	}
 	ctl, err := engine.NewNamespaced(ctx, Kind(deps), deps.NamespacedDeps)
 	if err != nil {

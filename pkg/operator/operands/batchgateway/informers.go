@@ -14,7 +14,7 @@ func OptionalAPIs() []engine.OptionalAPI {
 		{GVR: ServiceMonitorGVR},
 		{GVR: PodMonitorGVR},
 		{GVR: PrometheusRuleGVR},
-		{GVR: ReferenceGrantGVR, AllObjects: true},
+		engine.ReferenceGrantAPI,
 	}
 }
 

@@ -54,6 +54,8 @@ type syncRun = engine.Run[*batchv1alpha1.LLMBatchGateway, *state]
 type state struct {
 	images Images
 	names  Names
+	// policy is what the administrator allows the CR to name.
+	policy engine.Policy
 	// credentialsSecret is the Secret in the CR's namespace that the pods mount.
 	credentialsSecret string
 	// credentials is the referenced Secret (the source of a cross-namespace copy), once read;
@@ -96,10 +98,13 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 			return nil
 		},
 		NewState: func(cr *batchv1alpha1.LLMBatchGateway) *state {
-			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr)}
+			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr), policy: deps.Policy}
 		},
 		// The credentials Secret comes first: every object depends on it.
-		Steps:  []engine.Step[*syncRun]{{Name: "credentials Secret", Apply: applyCredentials}},
+		Steps: []engine.Step[*syncRun]{
+			{Name: "credentials Secret", Apply: applyCredentials},
+			{Name: "the administrator's allowlists", Apply: checkPolicy},
+		},
 		Render: renderRun,
 		RenderFailed: func(err error) *engine.StepError {
 			var pe *platformError
@@ -150,7 +155,7 @@ func renderRun(run *syncRun) ([]engine.Rendered, error) {
 		openShift = platform == engine.OpenShift
 	}
 	objs, err := renderAll(renderInput{cr: run.CR, images: run.State.images, credentialsSecret: run.State.credentialsSecret,
-		backendCA: backendCA(run), openShift: openShift})
+		backendCA: backendCA(run), openShift: openShift, policy: run.State.policy})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ type renderInput struct {
 	backendCA string
 	// openShift: the cluster is OpenShift, whose SCC sets the pods' fsGroup (withFSGroup).
 	openShift bool
+	// policy is what the administrator allows the CR to name: a Certificate from a
+	// ClusterIssuer it refuses is not wanted (notAllowed).
+	policy engine.Policy
 }
 
 // renderedObject is one asset of bindata.BatchGatewayAssets rendered for a CR.
@@ -113,6 +116,9 @@ func (r *renderer) render(asset string) (runtime.Object, bool, error) {
 		return nil, false, err
 	}
 	wanted := ar.wanted(r.spec())
+	if allowed, governed := allowedByPolicy[asset]; governed && wanted {
+		wanted = allowed(r)
+	}
 	obj, err := ar.build(r, content, wanted)
 	return obj, wanted, err
 }
@@ -168,6 +174,12 @@ var assetRenderers = map[string]assetRenderer{
 	bindata.BatchGatewayAsyncProcessorModelServerPodMonitor: {modelServerMonitorEnabled, unstructuredWith(modelServerPodMonitor)},
 	bindata.BatchGatewayPrometheusRule:                      {prometheusRuleEnabled, unstructuredWith(prometheusRuleLabels)},
 	bindata.BatchGatewayAsyncProcessorPrometheusRule:        {both(asyncEnabled, prometheusRuleEnabled), unstructuredWith(prometheusRuleLabels)},
+}
+
+// allowedByPolicy says, for the assets the administrator's allowlists govern, whether the policy
+// allows a wanted object: refused, it is not wanted (and one made before is deleted).
+var allowedByPolicy = map[string]func(*renderer) bool{
+	bindata.BatchGatewayAPIServerCertificate: issuerAllowed,
 }
 
 // typed builds a built-in kind from its manifest and applies the CR with the given functions,
@@ -253,6 +265,9 @@ func tlsEnabled(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
 func backendTLSWanted(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
 	return httpRouteEnabled(spec) && tlsEnabled(spec)
 }
+
+// issuerAllowed: the administrator allows the certificate's issuer (notAllowed).
+func issuerAllowed(r *renderer) bool { return len(notAllowed(r.cr, r.policy)) == 0 }
 
 // certManagerEnabled: cert-manager issues the apiserver's certificate.
 func certManagerEnabled(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
@@ -203,9 +202,10 @@ func checkCopySource(run *syncRun, source types.NamespacedName) error {
 }
 
 // checkReferenceGrant looks for a ReferenceGrant in the Secret's namespace that lets
-// LLMBatchGateways of the CR's namespace reference it.
+// LLMBatchGateways of the CR's namespace reference it (engine.ReferenceGrants).
 func checkReferenceGrant(run *syncRun, source types.NamespacedName) error {
-	grants, err := run.Optional().List(ReferenceGrantGVR, source.Namespace)
+	ref := engine.Reference{From: groupKind, FromNamespace: run.CR.Namespace, To: schema.GroupKind{Kind: "Secret"}, ToNamespace: source.Namespace, Name: source.Name}
+	grants, err := run.Optional().ReferenceGrants(source.Namespace)
 	var missing *engine.MissingCRDsError
 	switch {
 	case errors.As(err, &missing):
@@ -214,32 +214,11 @@ func checkReferenceGrant(run *syncRun, source types.NamespacedName) error {
 	case err != nil:
 		return err
 	}
-	for _, g := range grants {
-		if u, ok := g.(*unstructured.Unstructured); ok && grantAllows(u, run.CR.Namespace, source.Name) {
-			return nil
-		}
+	if grants.Allow(ref) {
+		return nil
 	}
 	return readyProblem(batchv1alpha1.ReasonReferenceNotPermitted, true,
-		"spec.secretRef names the Secret %s in another namespace, and no ReferenceGrant in %s allows it: create one from group %s, kind %s, namespace %s to kind Secret (name %s, or any)",
-		source, source.Namespace, groupKind.Group, groupKind.Kind, run.CR.Namespace, source.Name)
-}
-
-// grantAllows says whether a ReferenceGrant lets LLMBatchGateways of namespace reference the
-// Secret name: a "from" entry for them, and a "to" entry for Secrets with that name or none.
-func grantAllows(grant *unstructured.Unstructured, namespace, name string) bool {
-	from, _, _ := unstructured.NestedSlice(grant.Object, "spec", "from")
-	to, _, _ := unstructured.NestedSlice(grant.Object, "spec", "to")
-	fromOK := slices.ContainsFunc(from, func(e any) bool {
-		m, _ := e.(map[string]any)
-		return m["group"] == groupKind.Group && m["kind"] == groupKind.Kind && m["namespace"] == namespace
-	})
-	toOK := slices.ContainsFunc(to, func(e any) bool {
-		m, _ := e.(map[string]any)
-		group, _ := m["group"].(string)
-		target, _ := m["name"].(string)
-		return group == "" && m["kind"] == "Secret" && (target == "" || target == name)
-	})
-	return fromOK && toOK
+		"spec.secretRef names the Secret %s in another namespace, and no ReferenceGrant in %s allows it: create %s", source, source.Namespace, ref.GrantToCreate())
 }
 
 // missingKeys lists the keys the Secret lacks (or holds empty).

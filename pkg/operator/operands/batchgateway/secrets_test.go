@@ -32,31 +32,6 @@ func referenceGrant(namespace, fromNamespace, name string) runtime.Object {
 	}}
 }
 
-func TestGrantAllows(t *testing.T) {
-	tests := []struct {
-		name   string
-		grant  runtime.Object
-		allows bool
-	}{
-		{name: "exact name", grant: referenceGrant("shared", ns, "creds"), allows: true},
-		{name: "any Secret", grant: referenceGrant("shared", ns, ""), allows: true},
-		{name: "another Secret", grant: referenceGrant("shared", ns, "other")},
-		{name: "another from-namespace", grant: referenceGrant("shared", "elsewhere", "creds")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := grantAllows(tt.grant.(*unstructured.Unstructured), ns, "creds"); got != tt.allows {
-				t.Errorf("grantAllows = %v, want %v", got, tt.allows)
-			}
-		})
-	}
-	wrongKind := referenceGrant("shared", ns, "creds").(*unstructured.Unstructured)
-	_ = unstructured.SetNestedSlice(wrongKind.Object, []any{map[string]any{"group": "batch.llm-d.ai", "kind": "Other", "namespace": ns}}, "spec", "from")
-	if grantAllows(wrongKind, ns, "creds") {
-		t.Error("a grant for another kind must not allow the reference")
-	}
-}
-
 func crossNamespaceCR(t *testing.T) *batchv1alpha1.LLMBatchGateway {
 	cr := minimalCR(t, "gw")
 	cr.Spec.SecretRef = corev1.SecretReference{Name: "creds", Namespace: "shared"}

@@ -40,7 +40,9 @@ type testOperand struct {
 	gateways   igwlisters.GatewayLister
 	mcps       igwlisters.MCPLister
 	gatewayCtl *engine.Namespaced[*v1alpha1.Gateway, *gatewayState]
-	mcpCtl     *engine.Namespaced[*v1alpha1.MCP, *mcpState]
+	// gatewayRelated is the Gateway kind's Related: which Gateways an event queues.
+	gatewayRelated func(obj runtime.Object, crs func() []*v1alpha1.Gateway) ([]string, bool)
+	mcpCtl         *engine.Namespaced[*v1alpha1.MCP, *mcpState]
 }
 
 func (o *testOperand) syncGateway(ctx context.Context, _ factory.SyncContext, key string) error {
@@ -73,6 +75,13 @@ type fakeEnv struct {
 
 func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 	t.Helper()
+	return newFakeEnvWithPolicy(t, engine.Policy{}, crds, objs...)
+}
+
+// newFakeEnvWithPolicy is newFakeEnv with the administrator's allowlists of the operator's
+// environment.
+func newFakeEnvWithPolicy(t *testing.T, policy engine.Policy, crds []string, objs ...runtime.Object) *fakeEnv {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	kube := kubefake.NewSimpleClientset(enginetest.Versioned(objs...)...)
@@ -87,6 +96,7 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
 		GatewayAPIGatewayGVR: "GatewayList", HTTPRouteGVR: "HTTPRouteList", BackendTLSPolicyGVR: "BackendTLSPolicyList", ServiceMonitorGVR: "ServiceMonitorList",
+		engine.ReferenceGrantGVR: "ReferenceGrantList",
 	})
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 	crs := crfake.NewSimpleClientset()
@@ -111,13 +121,16 @@ func newFakeEnv(t *testing.T, crds []string, objs ...runtime.Object) *fakeEnv {
 		},
 		CR:          crs,
 		CRInformers: crInformers,
+		Policy:      policy,
 	}
 	env.op = &testOperand{
 		gateways: igwlisters.NewGatewayLister(env.gateways.GetIndexer()),
 		mcps:     igwlisters.NewMCPLister(env.mcps.GetIndexer()),
 	}
 	var err error
-	if env.op.gatewayCtl, err = engine.NewNamespaced(ctx, GatewayKind(deps), deps.NamespacedDeps); err != nil {
+	gatewayKind := GatewayKind(deps)
+	env.op.gatewayRelated = gatewayKind.Related
+	if env.op.gatewayCtl, err = engine.NewNamespaced(ctx, gatewayKind, deps.NamespacedDeps); err != nil {
 		t.Fatal(err)
 	}
 	if env.op.mcpCtl, err = engine.NewNamespaced(ctx, MCPKind(deps), deps.NamespacedDeps); err != nil {

@@ -13,7 +13,8 @@ var (
 	ServiceMonitorGVR    = engine.ServiceMonitorGVR
 )
 
-// OptionalAPIs are the optional APIs a Gateway uses, in every namespace.
+// OptionalAPIs are the optional APIs a Gateway uses, in every namespace, and users'
+// ReferenceGrants, which allow the discovery of MCPs of another namespace.
 func OptionalAPIs() []engine.OptionalAPI {
-	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: BackendTLSPolicyGVR}, {GVR: ServiceMonitorGVR}}
+	return []engine.OptionalAPI{{GVR: GatewayAPIGatewayGVR}, {GVR: HTTPRouteGVR}, {GVR: BackendTLSPolicyGVR}, {GVR: ServiceMonitorGVR}, engine.ReferenceGrantAPI}
 }

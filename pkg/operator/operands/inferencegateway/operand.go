@@ -88,10 +88,11 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		Steps: []engine.Step[*gatewayRun]{
 			{Name: "referenced Secrets and ConfigMaps", Apply: watchReferences},
 			{Name: "MCP server discovery", Apply: discoverMCPServers},
+			{Name: "the administrator's allowlists", Apply: checkPolicy},
 		},
 		Render: func(run *gatewayRun) ([]engine.Rendered, error) {
 			return toRendered(renderAll(renderInput{cr: run.CR, mcpServers: run.State.mcpServers,
-				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run))}))
+				backendCA: backendCAOf(&run.CR.Spec, secretNamed(run)), policy: run.State.policy}))
 		},
 		PrepareDeployment: prepareGatewayDeployment,
 		PodSecurity:       engine.PodSecurityRestrictedNonRoot,
@@ -112,7 +113,12 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		// MCP events reach the Gateways that discover the MCP before and after the change: one
 		// relabelled out of a selector leaves that Gateway's MCP_SERVERS at once.
 		k.RelatedInformers = []cache.SharedIndexInformer{mcpInformer.Informer()}
+		// A ReferenceGrant's event reaches the Gateways that discover in its namespace from
+		// another: it may allow or forbid their MCPs there.
 		k.Related = func(obj runtime.Object, gateways func() []*v1alpha1.Gateway) ([]string, bool) {
+			if namespace, ok := engine.IsReferenceGrant(obj); ok {
+				return engine.CrossNamespaceKeys(gateways(), mcpSelections, namespace), true
+			}
 			mcp, ok := obj.(*v1alpha1.MCP)
 			if !ok {
 				return nil, false
@@ -121,7 +127,7 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		}
 	}
 	k.NewState = func(gw *v1alpha1.Gateway) *gatewayState {
-		return &gatewayState{mcps: mcps, names: NamesFor(gw), mcpServers: mcpServerURLs(gw, nil), inputs: gatewayPodInputs(gw)}
+		return &gatewayState{mcps: mcps, names: NamesFor(gw), mcpServers: mcpServerURLs(gw, nil), inputs: gatewayPodInputs(gw), policy: deps.Policy}
 	}
 	return k
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -214,6 +215,93 @@ func TestMCPDiscoveryFollowsMCPServers(t *testing.T) {
 	}
 }
 
+// TestCrossNamespaceMCPDiscoveryNeedsAReferenceGrant: a Gateway uses the MCPs of another
+// namespace only while a ReferenceGrant there allows it (issue 33); the others are named in
+// Degraded with the grant to create, and without the ReferenceGrant CRD cross-namespace
+// discovery is off and says so. The grant's events reach the Gateway.
+func TestCrossNamespaceMCPDiscoveryNeedsAReferenceGrant(t *testing.T) {
+	grant := func(name string) *unstructured.Unstructured {
+		to := map[string]any{"group": v1alpha1.GroupVersion.Group, "kind": "MCP"}
+		if name != "" {
+			to["name"] = name
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "gateway.networking.k8s.io/v1beta1", "kind": "ReferenceGrant",
+			"metadata": map[string]any{"name": "gateways-of-llm", "namespace": "tools"},
+			"spec": map[string]any{
+				"from": []any{map[string]any{"group": v1alpha1.GroupVersion.Group, "kind": "Gateway", "namespace": ns}},
+				"to":   []any{to},
+			},
+		}}
+	}
+	tests := []struct {
+		name    string
+		crds    []string
+		grant   *unstructured.Unstructured
+		servers int
+		// degraded is a text of Degraded's message; "": not Degraded.
+		degraded string
+	}{
+		{name: "no ReferenceGrant CRD", degraded: "cross-namespace discovery is off"},
+		{name: "no grant", crds: []string{engine.CRDName(engine.ReferenceGrantGVR)},
+			degraded: "skipped [files time]; to use them, create a ReferenceGrant in namespace tools from group core.inference-gateway.com, kind Gateway, namespace llm to group core.inference-gateway.com, kind MCP"},
+		{name: "a grant for one", crds: []string{engine.CRDName(engine.ReferenceGrantGVR)}, grant: grant("time"), servers: 1, degraded: "skipped [files]"},
+		{name: "a grant for every MCP", crds: []string{engine.CRDName(engine.ReferenceGrantGVR)}, grant: grant(""), servers: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gw, key := minimalGateway(t)
+			gw.Spec.MCP = &v1alpha1.MCPServersSpec{Enabled: true, ServiceDiscovery: &v1alpha1.MCPServiceDiscoverySpec{Enabled: true, Namespace: "tools"}}
+			env := newFakeEnv(t, tt.crds, key)
+			env.createGateway(gw)
+			for _, name := range []string{"time", "files"} {
+				if _, err := env.crs.CoreV1alpha1().MCPs("tools").Create(env.ctx, &v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "tools"}}, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			enginetest.WaitFor(t, "the MCPs in the informer", func() bool { l, _ := env.op.mcps.MCPs("tools").List(labels.Everything()); return len(l) == 2 })
+			if tt.grant != nil {
+				if keys, ok := env.op.gatewayRelated(tt.grant, env.op.gatewayCtl.List); !ok || !slices.Equal(keys, []string{ns + "/" + gw.Name}) {
+					t.Errorf("the grant's event queues %v, %v; want the Gateway", keys, ok)
+				}
+				if _, err := env.dynamic.Resource(engine.ReferenceGrantGVR).Namespace("tools").Create(env.ctx, tt.grant, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				enginetest.WaitFor(t, "the grant in the informer", func() bool { g, err := env.optional.ReferenceGrants("tools"); return err == nil && len(g) == 1 })
+			}
+			if err := env.syncGateway(gw.Name); err != nil {
+				t.Fatal(err)
+			}
+			got := env.gateway(gw.Name).Status
+			if int(got.MCPServerCount) != tt.servers {
+				t.Errorf("mcpServers = %v, want %d", got.MCPServers, tt.servers)
+			}
+			if tt.degraded == "" {
+				env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionFalse, engine.ReasonAsExpected)
+				return
+			}
+			c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, engine.ReasonReferenceNotPermitted)
+			if !strings.Contains(c.Message, tt.degraded) {
+				t.Errorf("Degraded %q lacks %q", c.Message, tt.degraded)
+			}
+			if tt.grant == nil {
+				return
+			}
+			// The grant goes: the next sync drops what it allowed.
+			if err := env.dynamic.Resource(engine.ReferenceGrantGVR).Namespace("tools").Delete(env.ctx, tt.grant.GetName(), metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WaitFor(t, "the grant gone", func() bool { g, err := env.optional.ReferenceGrants("tools"); return err == nil && len(g) == 0 })
+			if err := env.syncGateway(gw.Name); err != nil {
+				t.Fatal(err)
+			}
+			if got := env.gateway(gw.Name).Status; got.MCPServerCount != 0 {
+				t.Errorf("mcpServers after the grant went = %v", got.MCPServers)
+			}
+		})
+	}
+}
+
 func TestForeignObjectIsReportedNotOverwritten(t *testing.T) {
 	gw, key := minimalGateway(t)
 	foreign := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: gw.Name, Namespace: ns, Annotations: map[string]string{"owner": "someone"}}}
@@ -251,6 +339,47 @@ func TestGatewayAPIWithoutItsCRDsIsNamed(t *testing.T) {
 	}
 	if strings.Contains(c.Message, "servicemonitors") {
 		t.Errorf("the skipped ServiceMonitor is not a problem: %q", c.Message)
+	}
+}
+
+// TestGatewayClassNotAllowed: a Gateway API Gateway of a class the administrator does not
+// allow is not created (not wanted: one made before goes as a feature turned off); the HTTPRoute
+// stays; Degraded and a Warning event name the class and the variable that lists the allowed
+// ones (issue 33).
+func TestGatewayClassNotAllowed(t *testing.T) {
+	gw, key := minimalGateway(t)
+	gw.Spec.GatewayAPI = &v1alpha1.RoutingSpec{Enabled: true, Gateway: &v1alpha1.RoutingGatewaySpec{GatewayClassName: "public-lb"}}
+	crds := []string{engine.CRDName(GatewayAPIGatewayGVR), engine.CRDName(HTTPRouteGVR)}
+	allowed := newFakeEnv(t, crds, key)
+	allowed.createGateway(gw.DeepCopy())
+	if err := allowed.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if !allowed.exists(GatewayAPIGatewayGVR, gw.Name) {
+		t.Fatal("without allowlists the Gateway API Gateway is created, as upstream")
+	}
+
+	env := newFakeEnvWithPolicy(t, policyOf(str("internal"), nil), crds, key)
+	env.createGateway(gw)
+	if err := env.syncGateway(gw.Name); err != nil {
+		t.Fatal(err)
+	}
+	if env.exists(GatewayAPIGatewayGVR, gw.Name) {
+		t.Error("a Gateway API Gateway of a class not allowed was created")
+	}
+	if !env.exists(HTTPRouteGVR, gw.Name) {
+		t.Error("the HTTPRoute is not governed by the class and must be applied")
+	}
+	c := env.expectCondition(gw.Name, v1alpha1.ConditionDegraded, metav1.ConditionTrue, "GatewayClassNotAllowed")
+	for _, want := range []string{`"public-lb"`, engine.AllowedGatewayClassesEnv, "[internal]"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("Degraded %q lacks %q", c.Message, want)
+		}
+	}
+	if !slices.ContainsFunc(env.recorder.Events(), func(ev *corev1.Event) bool {
+		return ev.Type == corev1.EventTypeWarning && ev.Reason == "GatewayClassNotAllowed"
+	}) {
+		t.Error("no Warning event GatewayClassNotAllowed")
 	}
 }
 

@@ -32,6 +32,9 @@ type renderInput struct {
 	// backendCA is the CA of the server certificate (backendCAOf), for the BackendTLSPolicy;
 	// "" while the certificate's Secret does not exist.
 	backendCA string
+	// policy is what the administrator allows the Gateway to name: what it refuses is left
+	// out (notAllowed).
+	policy engine.Policy
 }
 
 // renderedObject is one asset of bindata.InferenceGatewayAssets or bindata.MCPAssets rendered
@@ -184,7 +187,7 @@ func backendTLSWanted(r *gatewayRenderer) bool {
 // gatewayAPIGatewayWanted: the operator creates a Gateway API Gateway unless the HTTPRoute
 // attaches to parents the user names.
 func gatewayAPIGatewayWanted(r *gatewayRenderer) bool {
-	return gatewayAPIEnabled(r.spec) && len(parentRefsOf(r.spec.GatewayAPI)) == 0
+	return gatewayAPIEnabled(r.spec) && len(parentRefsOf(r.spec.GatewayAPI)) == 0 && r.policy.GatewayClasses.Allows(gatewayClassOf(r.spec))
 }
 
 func ingressEnabled(spec *v1alpha1.GatewaySpec) bool {
@@ -512,8 +515,14 @@ func applyHPAConfig(hpa *autoscalingv2.HorizontalPodAutoscaler, config *v1alpha1
 // "<gateway>-tls") and, with an issuer, cert-manager's annotation to issue it.
 func gatewayIngress(r *gatewayRenderer, ing *networkingv1.Ingress) error {
 	spec := r.spec.Ingress
-	annotations := map[string]string{}
-	maps.Copy(annotations, spec.Annotations)
+	// The spec's annotations and tls.issuer's, less cert-manager's that name a ClusterIssuer
+	// the administrator does not allow (notAllowed reports them).
+	annotations := ingressAnnotationsOf(r.spec)
+	for key, issuer := range engine.AnnotatedClusterIssuers(annotations) {
+		if !r.policy.ClusterIssuers.Allows(issuer) {
+			delete(annotations, key)
+		}
+	}
 	rule := &ing.Spec.Rules[0]
 	rule.Host = spec.Host
 	rule.HTTP.Paths[0].Backend.Service.Port.Number = servicePort(r.spec)
@@ -535,9 +544,6 @@ func gatewayIngress(r *gatewayRenderer, ing *networkingv1.Ingress) error {
 			entry.Hosts = []string{spec.Host}
 		}
 		ing.Spec.TLS = []networkingv1.IngressTLS{entry}
-		if tls.Issuer != "" {
-			annotations[certManagerIssuerAnnotation] = tls.Issuer
-		}
 	}
 	if len(annotations) > 0 {
 		ing.Annotations = annotations
@@ -556,10 +562,6 @@ var httpsBackendAnnotations = map[string]string{
 	"route.openshift.io/termination":               "reencrypt",
 }
 
-// certManagerIssuerAnnotation makes cert-manager issue a listener's or an Ingress's certificate
-// from a ClusterIssuer.
-const certManagerIssuerAnnotation = "cert-manager.io/cluster-issuer"
-
 // --- Gateway API ---
 
 // gatewayAPIGateway sets the class, the listener and the issuer annotation of the Gateway API
@@ -567,22 +569,17 @@ const certManagerIssuerAnnotation = "cert-manager.io/cluster-issuer"
 // "<gateway>-tls"); the first HTTPRoute hostname is the listener's hostname.
 func gatewayAPIGateway(r *gatewayRenderer, gw *unstructured.Unstructured) error {
 	spec := r.spec.GatewayAPI
-	class := "envoy"
-	var tls *v1alpha1.RoutingTLSSpec
-	if g := spec.Gateway; g != nil {
-		class = orDefault(g.GatewayClassName, class)
-		tls = g.TLS
-	}
+	class := gatewayClassOf(r.spec)
 	listener := map[string]interface{}{"name": "http", "protocol": "HTTP", "port": int64(80)}
-	if tls != nil && tls.Enabled {
+	if tls := listenerTLSOf(r.spec); tls != nil {
 		listener = map[string]interface{}{
 			"name": "https", "protocol": "HTTPS", "port": int64(443),
 			"tls": map[string]interface{}{"certificateRefs": []interface{}{
 				map[string]interface{}{"name": orDefault(tls.SecretName, r.names.ListenerTLSSecret)},
 			}},
 		}
-		if tls.Issuer != "" {
-			gw.SetAnnotations(map[string]string{certManagerIssuerAnnotation: tls.Issuer})
+		if tls.Issuer != "" && r.policy.ClusterIssuers.Allows(tls.Issuer) {
+			gw.SetAnnotations(map[string]string{engine.CertManagerClusterIssuerAnnotation: tls.Issuer})
 		}
 	}
 	if hostnames := hostnamesOf(spec); len(hostnames) > 0 {

@@ -25,6 +25,9 @@ type gatewayState struct {
 	mcpReady []string
 	// inputs are what the pods read at start-up, watched one by one.
 	inputs podInputs
+	// policy is what the administrator allows the Gateway to name (the zero Policy, every
+	// name, in a render without a cluster).
+	policy engine.Policy
 }
 
 // mcpState is what the steps of one MCP's sync produce.

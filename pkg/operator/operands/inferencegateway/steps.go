@@ -123,7 +123,9 @@ func watchMCPReferences(ctx context.Context, run *mcpRun, _ []string) error {
 }
 
 // discoverMCPServers lists the MCP servers the Gateway's service discovery selects, from the
-// MCP informer.
+// MCP informer. Those of another namespace count only while a ReferenceGrant there allows the
+// Gateway's namespace to use them (engine.GrantedObjects): the others are skipped and named in
+// Degraded, with the grant to create.
 func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 	var discovered []v1alpha1.MCP
 	namespace, selector, enabled, err := mcpDiscovery(run.CR)
@@ -133,8 +135,13 @@ func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 		run.State.mcpServers = mcpServerURLs(run.CR, nil)
 		return engine.Problem(engine.ReasonApplyFailed, "%v", err)
 	}
+	var problem *engine.StepError
 	if enabled {
 		mcps, err := run.State.mcps.MCPs(namespace).List(selector)
+		if err != nil {
+			return err
+		}
+		mcps, problem, err = engine.GrantedObjects(run.Optional(), run.CR, gatewayGVK.GroupKind(), mcpGVK.GroupKind(), namespace, "spec.mcp.serviceDiscovery", mcps)
 		if err != nil {
 			return err
 		}
@@ -144,6 +151,9 @@ func discoverMCPServers(_ context.Context, run *gatewayRun, _ []string) error {
 	}
 	run.State.mcpServers = mcpServerURLs(run.CR, discovered)
 	run.State.mcpReady = readyMCPServers(discovered)
+	if problem != nil {
+		return problem
+	}
 	return nil
 }
 

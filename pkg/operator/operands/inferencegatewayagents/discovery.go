@@ -46,6 +46,12 @@ func mcpSelections(o *v1alpha1.Orchestrator) []engine.LabelSelection {
 	return selections(mcpSelection(o))
 }
 
+// discoverySelections are both: a ReferenceGrant's event reaches the Orchestrators that discover
+// Agents or MCPs in its namespace.
+func discoverySelections(o *v1alpha1.Orchestrator) []engine.LabelSelection {
+	return append(agentSelections(o), mcpSelections(o)...)
+}
+
 func selections(s engine.LabelSelection, on bool, _ error) []engine.LabelSelection {
 	if !on {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +43,8 @@ var (
 	agentGVK        = v1alpha1.GroupVersion.WithKind("Agent")
 	orchestratorGVK = v1alpha1.GroupVersion.WithKind("Orchestrator")
 	gpuGVK          = v1alpha1.GroupVersion.WithKind("GPU")
+	// mcpGVK: an Orchestrator discovers MCPs, which the inference gateway operand serves.
+	mcpGVK = v1alpha1.GroupVersion.WithKind("MCP")
 )
 
 // Registrations are the inference gateway's Agent, Orchestrator and GPU kinds. Each CR syncs in
@@ -83,7 +86,7 @@ func Registrations() []registry.Registration {
 		registry.Namespaced(registry.Registration{
 			APIPackage: api, OperandPackage: operand,
 			Admission: registry.Admission{Base: testcases.BaseGPU, Rejected: testcases.GPURejected, Accepted: testcases.GPUAccepted,
-				Updates: testcases.GPUUpdates},
+				Updates: testcases.GPUUpdates, Status: testcases.GPUAllocatedStatus, UpdatesWithStatus: testcases.GPUUpdatesWithAllocation},
 			Example: "gpu_ornith.yaml",
 		}, gpus.kind),
 	}
@@ -399,7 +402,9 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		Manifests:      bindata.FS,
 		Assets:         engine.AssetTable(bindata.OrchestratorAssets, nil),
 		References:     []schema.GroupResource{engine.Secrets, engine.ConfigMaps},
-		Validate:       func(o *v1alpha1.Orchestrator) field.ErrorList { return o.ValidateSpec() },
+		// Users' ReferenceGrants allow the discovery of Agents and MCPs of another namespace.
+		OptionalAPIs: []engine.OptionalAPI{engine.ReferenceGrantAPI},
+		Validate:     func(o *v1alpha1.Orchestrator) field.ErrorList { return o.ValidateSpec() },
 		Steps: []engine.Step[*orchestratorRun]{
 			{Name: "referenced Secrets and ConfigMaps", Apply: func(ctx context.Context, run *orchestratorRun, _ []string) error {
 				return watchInputs(ctx, run, run.State.inputs, orchestratorOptionalRefs(run.CR), "the orchestrator's pod reads")
@@ -438,7 +443,12 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		// An Agent's or MCP's event reaches the Orchestrators whose discovery selects it before
 		// or after the change: one relabelled out of a selector leaves their lists at once.
 		k.RelatedInformers = []cache.SharedIndexInformer{agentInformer.Informer(), mcpInformer.Informer()}
+		// A ReferenceGrant's event reaches the Orchestrators that discover in its namespace from
+		// another: it may allow or forbid their Agents and MCPs there.
 		k.Related = func(obj runtime.Object, crs func() []*v1alpha1.Orchestrator) ([]string, bool) {
+			if namespace, ok := engine.IsReferenceGrant(obj); ok {
+				return engine.CrossNamespaceKeys(crs(), discoverySelections, namespace), true
+			}
 			list := func() ([]*v1alpha1.Orchestrator, error) { return crs(), nil }
 			switch obj.(type) {
 			case *v1alpha1.Agent:
@@ -477,18 +487,27 @@ func orchestratorOptionalRefs(o *v1alpha1.Orchestrator) map[types.NamespacedName
 }
 
 // discoverAgentsAndMCPs lists the Agents and MCPs the Orchestrator's discovery selects, from
-// the informers. A selector that does not parse (admission rejects one; an older stored one) is
-// reported, and the listed agents and servers are still configured.
+// the informers. Those of another namespace count only while a ReferenceGrant there allows the
+// Orchestrator's namespace to use them (engine.GrantedObjects): the others are skipped and named
+// in Degraded, with the grant to create. A selector that does not parse (admission rejects one;
+// an older stored one) is reported, and the listed agents and servers are still configured.
 func discoverAgentsAndMCPs(_ context.Context, run *orchestratorRun, _ []string) error {
 	st := run.State
-	var problems []string
+	var problems []*engine.StepError
 	if s, on, err := agentSelection(run.CR); err != nil {
 		st.agentsErr = err
-		problems = append(problems, err.Error())
+		problems = append(problems, engine.Problem(engine.ReasonApplyFailed, "discovery: %v", err))
 	} else if on && st.agents != nil {
 		agents, err := st.agents.Agents(s.Namespace).List(s.Selector)
 		if err != nil {
 			return err
+		}
+		agents, problem, err := engine.GrantedObjects(run.Optional(), run.CR, orchestratorGVK.GroupKind(), agentGVK.GroupKind(), s.Namespace, "spec.a2a.serviceDiscovery", agents)
+		if err != nil {
+			return err
+		}
+		if problem != nil {
+			problems = append(problems, problem)
 		}
 		for _, a := range agents {
 			st.input.agents = append(st.input.agents, *a)
@@ -496,20 +515,36 @@ func discoverAgentsAndMCPs(_ context.Context, run *orchestratorRun, _ []string) 
 	}
 	if s, on, err := mcpSelection(run.CR); err != nil {
 		st.mcpsErr = err
-		problems = append(problems, err.Error())
+		problems = append(problems, engine.Problem(engine.ReasonApplyFailed, "discovery: %v", err))
 	} else if on && st.mcps != nil {
 		mcps, err := st.mcps.MCPs(s.Namespace).List(s.Selector)
 		if err != nil {
 			return err
 		}
+		mcps, problem, err := engine.GrantedObjects(run.Optional(), run.CR, orchestratorGVK.GroupKind(), mcpGVK.GroupKind(), s.Namespace, "spec.mcp.serviceDiscovery", mcps)
+		if err != nil {
+			return err
+		}
+		if problem != nil {
+			problems = append(problems, problem)
+		}
 		for _, m := range mcps {
 			st.input.mcps = append(st.input.mcps, *m)
 		}
 	}
-	if len(problems) > 0 {
-		return engine.Problem(engine.ReasonApplyFailed, "discovery: %v", problems)
+	return joinedProblems(problems)
+}
+
+// joinedProblems is one step's problems as one: the first's reason, every message.
+func joinedProblems(problems []*engine.StepError) error {
+	if len(problems) == 0 {
+		return nil
 	}
-	return nil
+	messages := make([]string, len(problems))
+	for i, p := range problems {
+		messages[i] = p.Message
+	}
+	return engine.Problem(problems[0].Reason, "%s", strings.Join(messages, "; "))
 }
 
 // orchestratorStatus is an Orchestrator's status after a sync: upstream's Ready (its

@@ -14,6 +14,7 @@ import (
 	apiextfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -48,6 +49,7 @@ type fakeEnv struct {
 	t           *testing.T
 	ctx         context.Context
 	kube        *kubefake.Clientset
+	dynamic     *dynamicfake.FakeDynamicClient
 	crs         *crfake.Clientset
 	recorder    events.InMemoryRecorder
 	deps        *registry.Deps
@@ -61,16 +63,18 @@ func newFakeEnv(t *testing.T, objs ...runtime.Object) *fakeEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	kube := kubefake.NewSimpleClientset(enginetest.Versioned(objs...)...)
-	apiext := apiextfake.NewSimpleClientset()
+	// Gateway API's ReferenceGrant CRD is installed: an Orchestrator's cross-namespace discovery
+	// asks for grants.
+	apiext := apiextfake.NewSimpleClientset(enginetest.EstablishedCRD(engine.CRDName(engine.ReferenceGrantGVR)))
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	dyn := dynamicfake.NewSimpleDynamicClient(scheme)
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{engine.ReferenceGrantGVR: "ReferenceGrantList"})
 	enginetest.ServeBuiltInsFromTracker(dyn, kube.Tracker())
 	crs := crfake.NewSimpleClientset()
 	enginetest.VersionObjects(kube, apiext, dyn, crs)
-	e := &fakeEnv{t: t, ctx: ctx, kube: kube, crs: crs, recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), caches: engine.NewCaches()}
+	e := &fakeEnv{t: t, ctx: ctx, kube: kube, dynamic: dyn, crs: crs, recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), caches: engine.NewCaches()}
 	e.managed = informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
 	e.crInformers = crinformers.NewSharedInformerFactory(crs, 0)
@@ -78,7 +82,7 @@ func newFakeEnv(t *testing.T, objs ...runtime.Object) *fakeEnv {
 		NamespacedDeps: engine.NamespacedDeps{
 			Clients:          &engine.CachedClients{Kube: kube, APIExt: apiext, Dynamic: dyn, Caches: e.caches},
 			Managed:          e.managed,
-			Optional:         engine.NewOptionalAPIs(ctx, dyn, apiext, 0, e.caches),
+			Optional:         engine.NewOptionalAPIs(ctx, dyn, apiext, 0, e.caches, engine.ReferenceGrantAPI),
 			ReferenceSources: engine.NewTypedReferenceSources(kube),
 			Events:           func(schema.GroupVersionKind, metav1.Object) events.Recorder { return e.recorder },
 			Recorder:         e.recorder,
@@ -95,6 +99,10 @@ func (e *fakeEnv) start() {
 	e.managed.WaitForCacheSync(e.ctx.Done())
 	e.crInformers.Start(e.ctx.Done())
 	e.crInformers.WaitForCacheSync(e.ctx.Done())
+	for _, w := range e.deps.Optional.CRDWatches() {
+		go w.Informer.Run(e.ctx.Done())
+		cache.WaitForCacheSync(e.ctx.Done(), w.Informer.HasSynced)
+	}
 }
 
 // waitCached waits until an informer holds the object at its stored resourceVersion.
@@ -328,7 +336,32 @@ func TestOrchestratorController(t *testing.T) {
 		return cm.Data[agentsKey]
 	}
 
+	// The Agents are in another namespace, which has not consented: none is used, and Degraded
+	// names them and the ReferenceGrant to create (issue 33).
 	got := sync()
+	if got.Status.DiscoveredAgentCount != 0 || strings.Contains(agentsYAML(), "name: mock") {
+		t.Errorf("discovered without a ReferenceGrant: %v, agents.yaml:\n%s", got.Status.DiscoveredAgents, agentsYAML())
+	}
+	if c := condition(got.Status.Conditions, engine.ConditionDegraded); c.Reason != engine.ReasonReferenceNotPermitted ||
+		!strings.Contains(c.Message, "skipped [calendar mock]") || !strings.Contains(c.Message, "a ReferenceGrant in namespace agents from group core.inference-gateway.com, kind Orchestrator, namespace llm to group core.inference-gateway.com, kind Agent") {
+		t.Errorf("Degraded without a ReferenceGrant: %+v", c)
+	}
+	if !hasWarning(e.recorder, engine.ReasonReferenceNotPermitted) {
+		t.Errorf("no Warning %s event", engine.ReasonReferenceNotPermitted)
+	}
+	// The grant's event reaches the Orchestrator; then both are used.
+	grant := agentsGrant()
+	if keys, ok := k.Related(grant, ctl.List); !ok || len(keys) != 1 || keys[0] != testNS+"/orchestrator" {
+		t.Errorf("Related(ReferenceGrant) = %v, %v", keys, ok)
+	}
+	if _, err := e.dynamic.Resource(engine.ReferenceGrantGVR).Namespace("agents").Create(e.ctx, grant, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the ReferenceGrant in the informer", func() bool {
+		grants, err := e.deps.Optional.ReferenceGrants("agents")
+		return err == nil && len(grants) == 1
+	})
+	got = sync()
 	if got.Status.DiscoveredAgentCount != 2 || !strings.Contains(agentsYAML(), "name: mock") || strings.Contains(agentsYAML(), "name: other") {
 		t.Errorf("discovered %v, agents.yaml:\n%s", got.Status.DiscoveredAgents, agentsYAML())
 	}
@@ -359,6 +392,18 @@ func TestOrchestratorController(t *testing.T) {
 	}
 	if before.Spec.Template.Annotations["operator.llm-infra.io/hash-configmap-orchestrator-agents"] == after.Spec.Template.Annotations["operator.llm-infra.io/hash-configmap-orchestrator-agents"] {
 		t.Errorf("agents.yaml changed and the pod does not roll: %v", after.Spec.Template.Annotations)
+	}
+
+	// The grant goes: the next sync drops what it allowed.
+	if err := e.dynamic.Resource(engine.ReferenceGrantGVR).Namespace("agents").Delete(e.ctx, grant.GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the ReferenceGrant gone from the informer", func() bool {
+		grants, err := e.deps.Optional.ReferenceGrants("agents")
+		return err == nil && len(grants) == 0
+	})
+	if got = sync(); got.Status.DiscoveredAgentCount != 0 || strings.Contains(agentsYAML(), "name: calendar") {
+		t.Errorf("after the grant went: %v, agents.yaml:\n%s", got.Status.DiscoveredAgents, agentsYAML())
 	}
 
 	// The token Secret goes: reported by name, what runs keeps running.
@@ -491,4 +536,27 @@ func TestGPUController(t *testing.T) {
 	if !warned {
 		t.Errorf("no Warning event %s naming allocation %s: %v", v1alpha1.ReasonGPUAllocationAbandoned, kept.Status.InstanceID, e.recorder.Events())
 	}
+}
+
+// agentsGrant lets the Orchestrators of testNS use every Agent of the namespace agents.
+func agentsGrant() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1beta1",
+		"kind":       "ReferenceGrant",
+		"metadata":   map[string]any{"name": "orchestrators-of-llm", "namespace": "agents"},
+		"spec": map[string]any{
+			"from": []any{map[string]any{"group": v1alpha1.GroupVersion.Group, "kind": "Orchestrator", "namespace": testNS}},
+			"to":   []any{map[string]any{"group": v1alpha1.GroupVersion.Group, "kind": "Agent"}},
+		},
+	}}
+}
+
+// hasWarning says whether the recorder holds a Warning event of the reason.
+func hasWarning(recorder events.InMemoryRecorder, reason string) bool {
+	for _, ev := range recorder.Events() {
+		if ev.Type == corev1.EventTypeWarning && ev.Reason == reason {
+			return true
+		}
+	}
+	return false
 }

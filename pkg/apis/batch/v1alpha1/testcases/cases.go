@@ -138,6 +138,10 @@ spec:
 	{Name: "empty modelGateways beside globalInferenceGateway", Base: BaseSync, Patch: `{spec: {processor: {modelGateways: {}}}}`},
 	{Name: "name of 63 characters (the bound)", Base: BaseSync, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, long(63))},
 
+	// Admitted, and decided by the operator: the administrator's allowlist of ClusterIssuers
+	// (issue 33, docs/cluster-policy.md).
+	{Name: "a certificate from any ClusterIssuer", Base: BaseSync, Patch: `{spec: {tls: {enabled: true, certManager: {issuerName: letsencrypt-prod, issuerKind: ClusterIssuer, dnsNames: [batch.example.com]}}}}`},
+
 	// Size bounds (issue 33): at each bound, admitted.
 	{Name: "at the size bounds", Base: BaseSync, Patch: fmt.Sprintf(`
 spec:

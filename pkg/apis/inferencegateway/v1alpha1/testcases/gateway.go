@@ -141,6 +141,13 @@ spec:
 	{Name: "name of 63 characters (the bound)", Base: BaseGateway, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(63))},
 	{Name: "the same variable in two providers", Base: BaseGateway, Patch: `{spec: {providers: [{name: a, env: [{name: ALLOWED_MODELS, value: gpt-4o}]}, {name: b, env: [{name: ALLOWED_MODELS, value: llama}]}]}}`},
 
+	// Admitted, and decided by the operator (issue 33): another namespace's consent to
+	// discovery (a ReferenceGrant there), the administrator's allowlists of GatewayClasses and
+	// ClusterIssuers (docs/cluster-policy.md); the unit tests of the operand check what it does.
+	{Name: "MCP discovery in another namespace", Base: BaseGateway, Patch: `{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, namespace: tools}}}}`},
+	{Name: "any GatewayClass and listener ClusterIssuer", Base: BaseGateway, Patch: `{spec: {gatewayAPI: {enabled: true, gateway: {gatewayClassName: public-lb, tls: {enabled: true, issuer: letsencrypt-prod}}}}}`},
+	{Name: "any Ingress ClusterIssuer, by field and by annotation", Base: BaseGateway, Patch: `{spec: {ingress: {enabled: true, host: api.example.com, annotations: {cert-manager.io/issuer: other, cert-manager.io/issuer-kind: ClusterIssuer}, tls: {enabled: true, issuer: letsencrypt-prod}}}}`},
+
 	// Size bounds (issue 33): at each bound, admitted.
 	{Name: "at the size bounds", Base: BaseGateway, Patch: fmt.Sprintf(`
 spec:

@@ -95,9 +95,12 @@ var GPURejected = []Case{
 		Errors: []string{admission.TooLong("spec.credentialsRef.key", 253), RulesNotChecked}},
 }
 
+// GPUAllocatedStatus is the status of a GPU that holds an allocation, as the operator writes it
+// (through the status subresource) once it leased one.
+const GPUAllocatedStatus = `{phase: Ready, instanceID: pod-1}`
+
 // GPUUpdatesWithAllocation are changes to a stored GPU (BaseGPU) that holds an allocation (its
-// status has an instanceID, as the operator writes it once it leased one). Only the schema's
-// unit test sends them: the live admission suite's stored base has no status.
+// status is GPUAllocatedStatus): the schema's unit test and the live admission suite send them.
 var GPUUpdatesWithAllocation = []Case{
 	{Name: "maxRuntime changed", Patch: `{spec: {maxRuntime: 4h}}`},
 	{Name: "credentials unchanged, other fields of the object changed", Patch: `{metadata: {labels: {team: a}}}`},

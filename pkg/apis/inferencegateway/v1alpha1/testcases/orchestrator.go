@@ -123,6 +123,10 @@ spec:
 `},
 	{Name: "name of 54 characters (the bound)", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(54))},
 
+	// Admitted, and decided by the operator: the other namespace's consent to discovery, a
+	// ReferenceGrant there (issue 33).
+	{Name: "Agent and MCP discovery in another namespace", Base: BaseOrchestrator, Patch: `{spec: {a2a: {enabled: true, serviceDiscovery: {enabled: true, namespace: agents}}, mcp: {enabled: true, serviceDiscovery: {enabled: true, namespace: tools}}}}`},
+
 	// Size bounds (issue 33): at each bound, admitted.
 	{Name: "at the size bounds", Base: BaseOrchestrator, Patch: fmt.Sprintf(`
 spec:

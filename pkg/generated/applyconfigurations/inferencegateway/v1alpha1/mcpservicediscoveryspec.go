@@ -29,7 +29,12 @@ import (
 type MCPServiceDiscoverySpecApplyConfiguration struct {
 	// enabled turns discovery on.
 	Enabled *bool `json:"enabled,omitempty"`
-	// namespace the MCP objects are in. Unset, the Gateway's namespace.
+	// namespace the MCP objects are in. Unset, the Gateway's namespace. Another namespace
+	// must consent: its MCPs are used only while a Gateway API ReferenceGrant there allows
+	// Gateways of this namespace to reference them (from group core.inference-gateway.com,
+	// kind Gateway, this namespace; to group core.inference-gateway.com, kind MCP); the others
+	// are skipped and named in the Degraded condition. Without the ReferenceGrant CRD,
+	// discovery in another namespace is off.
 	Namespace *string `json:"namespace,omitempty"`
 	// selector matches the labels of the MCP objects. Unset or empty, every MCP object of the
 	// namespace.

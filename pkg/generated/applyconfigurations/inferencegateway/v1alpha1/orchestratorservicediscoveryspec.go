@@ -29,7 +29,12 @@ import (
 type OrchestratorServiceDiscoverySpecApplyConfiguration struct {
 	// enabled turns discovery on.
 	Enabled *bool `json:"enabled,omitempty"`
-	// namespace the objects are in. Unset, the Orchestrator's namespace.
+	// namespace the objects are in. Unset, the Orchestrator's namespace. Another namespace
+	// must consent: its objects are used only while a Gateway API ReferenceGrant there allows
+	// Orchestrators of this namespace to reference them (from group
+	// core.inference-gateway.com, kind Orchestrator, this namespace; to the same group, kind
+	// Agent or MCP); the others are skipped and named in the Degraded condition. Without the
+	// ReferenceGrant CRD, discovery in another namespace is off.
 	Namespace *string `json:"namespace,omitempty"`
 	// selector matches the objects' labels. Unset or empty, every object of the namespace.
 	Selector *v1.LabelSelectorApplyConfiguration `json:"selector,omitempty"`
