@@ -267,9 +267,9 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, 
 		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
 			_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil)
 		}
-	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress, *policyv1.PodDisruptionBudget:
+	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress, *policyv1.PodDisruptionBudget, *networkingv1.NetworkPolicy:
 		// resourceapply has no typed function for the first two, and its PodDisruptionBudget
-		// function reads through a policy client the cached clients do not have; its unstructured apply compares the
+		// and NetworkPolicy functions read through clients the cached clients do not have; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
 		modified, err = a.applyAsUnstructured(ctx, obj)
 	default:
