@@ -55,6 +55,7 @@ const (
 	LWSWebhookCertificate            = "assets/lws/webhook-certificate.yaml"
 	LWSMetricsCertificate            = "assets/lws/metrics-certificate.yaml"
 	LWSServiceMonitor                = "assets/lws/servicemonitor.yaml"
+	LWSNetworkPolicy                 = "assets/lws/networkpolicy.yaml"
 	LWSDeployment                    = "assets/lws/deployment.yaml"
 )
 

@@ -43,6 +43,7 @@ var allAssets = []asset{
 	{LWSWebhookCertificate, "cert-manager.io/v1", "Certificate", "lws-serving-cert", true, false},
 	{LWSMetricsCertificate, "cert-manager.io/v1", "Certificate", "lws-metrics-cert", true, false},
 	{LWSServiceMonitor, "monitoring.coreos.com/v1", "ServiceMonitor", "lws-controller-manager-metrics-monitor", true, false},
+	{LWSNetworkPolicy, "networking.k8s.io/v1", "NetworkPolicy", "lws-controller-manager", true, false},
 	{LWSDeployment, "apps/v1", "Deployment", "lws-controller-manager", true, false},
 }
 

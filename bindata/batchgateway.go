@@ -59,6 +59,11 @@ const (
 	BatchGatewayGCDeployment             = "assets/batchgateway/gc-deployment.yaml"
 	BatchGatewayAsyncProcessorDeployment = "assets/batchgateway/async-processor-deployment.yaml"
 
+	BatchGatewayAPIServerPodDisruptionBudget      = "assets/batchgateway/apiserver-poddisruptionbudget.yaml"
+	BatchGatewayProcessorPodDisruptionBudget      = "assets/batchgateway/processor-poddisruptionbudget.yaml"
+	BatchGatewayGCPodDisruptionBudget             = "assets/batchgateway/gc-poddisruptionbudget.yaml"
+	BatchGatewayAsyncProcessorPodDisruptionBudget = "assets/batchgateway/async-processor-poddisruptionbudget.yaml"
+
 	BatchGatewayAPIServerCertificate                = "assets/batchgateway/apiserver-certificate.yaml"
 	BatchGatewayAPIServerHTTPRoute                  = "assets/batchgateway/apiserver-httproute.yaml"
 	BatchGatewayAPIServerBackendTLSPolicy           = "assets/batchgateway/apiserver-backendtlspolicy.yaml"
@@ -73,8 +78,9 @@ const (
 
 // BatchGatewayAssets is every manifest of the LLM batch gateway operand in apply order:
 // ServiceAccounts, ConfigMaps, the Service and the Deployments (each after what it mounts or
-// runs as), then the kinds whose CRDs are optional (cert-manager, Gateway API, Prometheus
-// operator). Removal walks it backwards. Code and tests use this one list.
+// runs as), their PodDisruptionBudgets, then the kinds whose CRDs are optional (cert-manager,
+// Gateway API, Prometheus operator). Removal walks it backwards. Code and tests use this one
+// list.
 var BatchGatewayAssets = []string{
 	BatchGatewayAPIServerServiceAccount,
 	BatchGatewayProcessorServiceAccount,
@@ -95,6 +101,11 @@ var BatchGatewayAssets = []string{
 	BatchGatewayProcessorDeployment,
 	BatchGatewayGCDeployment,
 	BatchGatewayAsyncProcessorDeployment,
+
+	BatchGatewayAPIServerPodDisruptionBudget,
+	BatchGatewayProcessorPodDisruptionBudget,
+	BatchGatewayGCPodDisruptionBudget,
+	BatchGatewayAsyncProcessorPodDisruptionBudget,
 
 	BatchGatewayAPIServerCertificate,
 	BatchGatewayAPIServerHTTPRoute,

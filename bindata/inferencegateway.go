@@ -32,6 +32,7 @@ const (
 	InferenceGatewayService          = "assets/inferencegateway/service.yaml"
 	InferenceGatewayDeployment       = "assets/inferencegateway/deployment.yaml"
 	InferenceGatewayHPA              = "assets/inferencegateway/hpa.yaml"
+	InferenceGatewayPDB              = "assets/inferencegateway/poddisruptionbudget.yaml"
 	InferenceGatewayIngress          = "assets/inferencegateway/ingress.yaml"
 	// InferenceGatewayGatewayAPIGateway is a gateway.networking.k8s.io Gateway, not this API's.
 	InferenceGatewayGatewayAPIGateway = "assets/inferencegateway/gateway.yaml"
@@ -45,12 +46,13 @@ const (
 	MCPService    = "assets/inferencegateway/mcp-service.yaml"
 	MCPDeployment = "assets/inferencegateway/mcp-deployment.yaml"
 	MCPHPA        = "assets/inferencegateway/mcp-hpa.yaml"
+	MCPPDB        = "assets/inferencegateway/mcp-poddisruptionbudget.yaml"
 )
 
 // InferenceGatewayAssets is every manifest of a Gateway in apply order: the ServiceAccount
 // before the pods that run as it (upstream created it after the Deployment, so the first pods
 // could be refused), the ConfigMap they mount, the Service and the Deployment, its
-// HorizontalPodAutoscaler and Ingress, then the kinds whose CRDs are optional (Gateway API,
+// HorizontalPodAutoscaler, PodDisruptionBudget and Ingress, then the kinds whose CRDs are optional (Gateway API,
 // Prometheus operator). Removal walks it backwards. Code and tests use this one list.
 var InferenceGatewayAssets = []string{
 	InferenceGatewayServiceAccount,
@@ -59,6 +61,7 @@ var InferenceGatewayAssets = []string{
 	InferenceGatewayService,
 	InferenceGatewayDeployment,
 	InferenceGatewayHPA,
+	InferenceGatewayPDB,
 	InferenceGatewayIngress,
 	InferenceGatewayGatewayAPIGateway,
 	InferenceGatewayHTTPRoute,
@@ -66,10 +69,11 @@ var InferenceGatewayAssets = []string{
 	InferenceGatewayServiceMonitor,
 }
 
-// MCPAssets is every manifest of an MCP in apply order: the Service, the Deployment and its
-// HorizontalPodAutoscaler.
+// MCPAssets is every manifest of an MCP in apply order: the Service, the Deployment, its
+// HorizontalPodAutoscaler and its PodDisruptionBudget.
 var MCPAssets = []string{
 	MCPService,
 	MCPDeployment,
 	MCPHPA,
+	MCPPDB,
 }

@@ -24,6 +24,7 @@ func inferenceGatewayStage(kind string) int {
 		"Service":                 2,
 		"Deployment":              3,
 		"HorizontalPodAutoscaler": 4,
+		"PodDisruptionBudget":     4,
 		"Ingress":                 4,
 	}
 	if stage, ok := stages[kind]; ok {

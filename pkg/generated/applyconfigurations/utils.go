@@ -292,6 +292,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1.LeaderWorkerSetOperatorSpecApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("LeaderWorkerSetOperatorStatus"):
 		return &operatorv1.LeaderWorkerSetOperatorStatusApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("NetworkPolicy"):
+		return &operatorv1.NetworkPolicyApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("NodePlacement"):
 		return &operatorv1.NodePlacementApplyConfiguration{}
 

@@ -12,6 +12,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -266,8 +267,9 @@ func (a Applier) apply(ctx context.Context, obj runtime.Object) (modified bool, 
 		if gvr, err = ResourceFor(t.GroupVersionKind()); err == nil {
 			_, modified, err = resourceapply.ApplyUnstructuredResourceImproved(ctx, c.DynamicClient(), rec, t, cache, gvr, nil, nil)
 		}
-	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress:
-		// resourceapply has no typed function for these; its unstructured apply compares the
+	case *autoscalingv2.HorizontalPodAutoscaler, *networkingv1.Ingress, *policyv1.PodDisruptionBudget, *networkingv1.NetworkPolicy:
+		// resourceapply has no typed function for the first two, and its PodDisruptionBudget
+		// and NetworkPolicy functions read through clients the cached clients do not have; its unstructured apply compares the
 		// spec, and its resource cache skips an object unchanged since the last apply.
 		modified, err = a.applyAsUnstructured(ctx, obj)
 	default:

@@ -36,6 +36,8 @@ var (
 	Secrets                         = schema.GroupResource{Resource: "secrets"}
 	Deployments                     = schema.GroupResource{Group: "apps", Resource: "deployments"}
 	HorizontalPodAutoscalers        = schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}
+	PodDisruptionBudgets            = schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}
+	NetworkPolicies                 = schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}
 	Ingresses                       = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
 	Roles                           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
 	RoleBindings                    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}

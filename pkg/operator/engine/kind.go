@@ -43,6 +43,10 @@ type Asset struct {
 	// Empty: either is Degraded=True (CRDNotInstalled, ObjectNotOwned). A kind's Required says
 	// when a CR asks for such an object by name after all.
 	SkippedWithoutCRD string
+	// DisruptionBudgetOf makes the asset, a PodDisruptionBudget manifest that names the
+	// budget, the budget of the Deployment asset at this path: the engine fills in its spec
+	// and wants it only while that Deployment keeps more than one replica (DisruptionBudget).
+	DisruptionBudgetOf string
 }
 
 // Paths lists the manifests of an asset table, in order: a kind's one list of assets.

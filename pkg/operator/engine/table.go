@@ -68,7 +68,7 @@ func (k *Kind[T, S]) stamp(cr T) Renderer {
 // (the CRD's rules normally stop it earlier) stops the sync: nothing is applied, and what runs
 // keeps running.
 func (run *Run[T, S]) render() error {
-	objs, err := run.kind.Render(run)
+	objs, err := run.kind.renderAssets(run)
 	if err != nil {
 		if run.kind.RenderFailed != nil {
 			return run.kind.RenderFailed(err)
@@ -80,6 +80,19 @@ func (run *Run[T, S]) render() error {
 		run.Rendered[ro.Asset] = ro
 	}
 	return nil
+}
+
+// renderAssets is the operand's render completed by what the engine derives from it (the
+// PodDisruptionBudgets of its Deployments).
+func (k *Kind[T, S]) renderAssets(run *Run[T, S]) ([]Rendered, error) {
+	objs, err := k.Render(run)
+	if err != nil {
+		return nil, err
+	}
+	if err := setDisruptionBudgets(k.Assets, objs); err != nil {
+		return nil, err
+	}
+	return objs, nil
 }
 
 // RenderCR returns the objects a sync applies for cr (those the spec asks for), in the order it
@@ -102,7 +115,7 @@ func (k *Kind[T, S]) RenderCROn(cr T, platform Platform) ([]runtime.Object, erro
 		kind:     k,
 	}
 	run.State = k.NewState(cr)
-	objs, err := k.Render(run)
+	objs, err := k.renderAssets(run)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,48 @@ type LeaderWorkerSetOperatorSpec struct {
 	// source Automatic.
 	// +optional
 	Certificates *Certificates `json:"certificates,omitempty"`
+
+	// networkPolicy isolates the controller's pods with a NetworkPolicy. Unset, none is made,
+	// as upstream makes none.
+	// +optional
+	NetworkPolicy *NetworkPolicy `json:"networkPolicy,omitempty"`
+}
+
+// NetworkPolicy isolates the controller's pods: a NetworkPolicy "lws-controller-manager" in the
+// operator's namespace denies every connection to and from them except the webhooks (port 9443,
+// from any address: the API server calls them and its address is not selectable), the metrics
+// (port 8443, from the pods of monitoringNamespace), the Kubernetes API server (ports 443 and
+// 6443, any address) and DNS (port 53, UDP and TCP). Probes come from the node, which policies
+// do not restrict.
+type NetworkPolicy struct {
+	// enabled makes the NetworkPolicy; false (the default) deletes the one the operator made.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+
+	// monitoringNamespace is the namespace whose pods may scrape the controller's metrics.
+	// Default openshift-monitoring, where OpenShift's platform Prometheus runs.
+	// +optional
+	// +kubebuilder:default=openshift-monitoring
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	MonitoringNamespace string `json:"monitoringNamespace,omitempty"`
+}
+
+// DefaultMonitoringNamespace is the namespace of OpenShift's platform Prometheus.
+const DefaultMonitoringNamespace = "openshift-monitoring"
+
+// NetworkPolicyEnabled says whether the spec asks for the controller's NetworkPolicy.
+func (s *LeaderWorkerSetOperatorSpec) NetworkPolicyEnabled() bool {
+	return s.NetworkPolicy != nil && s.NetworkPolicy.Enabled
+}
+
+// MonitoringNamespaceOrDefault is the namespace allowed to scrape the controller's metrics.
+func (p *NetworkPolicy) MonitoringNamespaceOrDefault() string {
+	if p == nil || p.MonitoringNamespace == "" {
+		return DefaultMonitoringNamespace
+	}
+	return p.MonitoringNamespace
 }
 
 // CertificateSource names where the controller's serving certificates come from.

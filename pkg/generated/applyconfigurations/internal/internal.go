@@ -3682,6 +3682,17 @@ var schemaYAML = typed.YAMLObject(`types:
           - name: managementState
             type:
               scalar: string
+          - name: networkPolicy
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: monitoringNamespace
+                  type:
+                    scalar: string
+                  default: openshift-monitoring
           - name: nodePlacement
             type:
               map:

@@ -83,7 +83,7 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 		Manifests:      bindata.FS,
 		// The one asset list, bindata.BatchGatewayAssets: each object after what it mounts or
 		// runs as, the optional kinds last.
-		Assets:    engine.AssetTable(bindata.BatchGatewayAssets, optionalFeatures),
+		Assets:    engine.AssetTable(bindata.BatchGatewayAssets, assetDetails),
 		StepNames: stepOfKind,
 		// The copy of a credentials Secret of another namespace (applyCredentials).
 		Writes:       []schema.GroupVersionResource{{Version: "v1", Resource: "secrets"}},

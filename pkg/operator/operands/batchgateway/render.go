@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -164,6 +165,12 @@ var assetRenderers = map[string]assetRenderer{
 	bindata.BatchGatewayGCDeployment:             {always, typed(gcDeployment)},
 	bindata.BatchGatewayAsyncProcessorDeployment: {asyncEnabled, typed(asyncProcessorDeployment)},
 
+	// The engine fills in each budget's spec and whether it is wanted (DisruptionBudgetOf).
+	bindata.BatchGatewayAPIServerPodDisruptionBudget:      {engineDecides, typed[policyv1.PodDisruptionBudget]()},
+	bindata.BatchGatewayProcessorPodDisruptionBudget:      {engineDecides, typed[policyv1.PodDisruptionBudget]()},
+	bindata.BatchGatewayGCPodDisruptionBudget:             {engineDecides, typed[policyv1.PodDisruptionBudget]()},
+	bindata.BatchGatewayAsyncProcessorPodDisruptionBudget: {engineDecides, typed[policyv1.PodDisruptionBudget]()},
+
 	bindata.BatchGatewayAPIServerCertificate:                {certManagerEnabled, unstructuredWith(apiServerCertificate)},
 	bindata.BatchGatewayAPIServerHTTPRoute:                  {httpRouteEnabled, unstructuredWith(apiServerHTTPRoute)},
 	bindata.BatchGatewayAPIServerBackendTLSPolicy:           {backendTLSWanted, unstructuredWith()},
@@ -222,6 +229,10 @@ func applyCR[O runtime.Object](r *renderer, obj O, wanted bool, apply []func(*re
 // --- when the CR wants an asset ---
 
 func always(*batchv1alpha1.LLMBatchGatewaySpec) bool { return true }
+
+// engineDecides is the rule of an asset whose wanted the engine decides after the render (a
+// PodDisruptionBudget: engine.Asset.DisruptionBudgetOf); rendered alone, it is not wanted.
+func engineDecides(*batchv1alpha1.LLMBatchGatewaySpec) bool { return false }
 
 // asyncEnabled: the async-processor runs in async dispatch mode, and only with its config (the
 // CRD requires asyncConfig in that mode).

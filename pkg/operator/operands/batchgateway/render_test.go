@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,7 +80,7 @@ func TestRenderAllRendersEveryAssetInOrder(t *testing.T) {
 			t.Errorf("%s: a placeholder is left: %s", o.asset, data)
 		}
 		switch o.obj.(type) {
-		case *corev1.ServiceAccount, *corev1.ConfigMap, *corev1.Service, *appsv1.Deployment:
+		case *corev1.ServiceAccount, *corev1.ConfigMap, *corev1.Service, *appsv1.Deployment, *policyv1.PodDisruptionBudget:
 		case *unstructured.Unstructured:
 			if kind := o.obj.GetObjectKind().GroupVersionKind(); kind.Group == "" || kind.Group == "apps" {
 				t.Errorf("%s: built-in kind %v is unstructured", o.asset, kind)

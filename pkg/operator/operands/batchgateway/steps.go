@@ -11,11 +11,13 @@ var stepOfKind = map[string]string{
 	"ConfigMap":      "ConfigMaps",
 	"Service":        "Service",
 	"Deployment":     "Deployments",
-	"Certificate":    "cert-manager Certificate",
-	"HTTPRoute":      "HTTPRoute",
-	"ServiceMonitor": "monitors",
-	"PodMonitor":     "monitors",
-	"PrometheusRule": "alert rules",
+	// One step for the budgets of all four Deployments.
+	"PodDisruptionBudget": "PodDisruptionBudgets",
+	"Certificate":         "cert-manager Certificate",
+	"HTTPRoute":           "HTTPRoute",
+	"ServiceMonitor":      "monitors",
+	"PodMonitor":          "monitors",
+	"PrometheusRule":      "alert rules",
 }
 
 // configMapsOf lists the ConfigMaps each component's pods mount.
@@ -26,8 +28,14 @@ var configMapsOf = map[string][]string{
 	componentAsyncProcessor: {bindata.BatchGatewayAsyncProcessorConfigMap},
 }
 
-// optionalFeatures names the CR field that asks for each object of an optional API.
-var optionalFeatures = map[string]engine.Asset{
+// assetDetails names the CR field that asks for each object of an optional API, and the
+// Deployment each PodDisruptionBudget protects.
+var assetDetails = map[string]engine.Asset{
+	bindata.BatchGatewayAPIServerPodDisruptionBudget:      {DisruptionBudgetOf: bindata.BatchGatewayAPIServerDeployment},
+	bindata.BatchGatewayProcessorPodDisruptionBudget:      {DisruptionBudgetOf: bindata.BatchGatewayProcessorDeployment},
+	bindata.BatchGatewayGCPodDisruptionBudget:             {DisruptionBudgetOf: bindata.BatchGatewayGCDeployment},
+	bindata.BatchGatewayAsyncProcessorPodDisruptionBudget: {DisruptionBudgetOf: bindata.BatchGatewayAsyncProcessorDeployment},
+
 	bindata.BatchGatewayAPIServerCertificate:                {Feature: "spec.tls.certManager"},
 	bindata.BatchGatewayAPIServerHTTPRoute:                  {Feature: "spec.httpRoute.enabled"},
 	bindata.BatchGatewayAPIServerBackendTLSPolicy:           {Feature: "spec.tls.enabled with spec.httpRoute.enabled"},

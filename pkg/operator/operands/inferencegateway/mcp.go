@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -68,6 +69,8 @@ var mcpRules = map[string]assetRule[*v1alpha1.MCP]{
 	bindata.MCPService:    {always[*v1alpha1.MCP], typed(mcpService)},
 	bindata.MCPDeployment: {always[*v1alpha1.MCP], typed(mcpDeployment)},
 	bindata.MCPHPA:        {func(m *v1alpha1.MCP) bool { return hpaEnabled(m.Spec.HPA) }, typed(mcpHPA)},
+	// The engine fills in the budget's spec and whether it is wanted (DisruptionBudgetOf).
+	bindata.MCPPDB: {engineDecides[*v1alpha1.MCP], typed[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget, *v1alpha1.MCP]()},
 }
 
 func mcpPort(spec *v1alpha1.MCPSpec) int32 {

@@ -71,6 +71,7 @@ func GatewayKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Gateway, *gatewaySt
 		// The asset list's order: the ServiceAccount before the Deployment, the optional kinds
 		// last.
 		Assets: engine.AssetTable(bindata.InferenceGatewayAssets, map[string]engine.Asset{
+			bindata.InferenceGatewayPDB:               {DisruptionBudgetOf: bindata.InferenceGatewayDeployment},
 			bindata.InferenceGatewayGatewayAPIGateway: {Feature: "spec.gatewayAPI.enabled"},
 			bindata.InferenceGatewayHTTPRoute:         {Feature: "spec.gatewayAPI.enabled"},
 			bindata.InferenceGatewayBackendTLSPolicy:  {Feature: "spec.server.tls.enabled with spec.gatewayAPI.enabled"},
@@ -144,7 +145,7 @@ func MCPKind(deps *registry.Deps) *engine.Kind[*v1alpha1.MCP, *mcpState] {
 		Conditions:     func(mcp *v1alpha1.MCP) []metav1.Condition { return mcp.Status.Conditions },
 		Generations:    func(mcp *v1alpha1.MCP) []operatorv1.GenerationStatus { return mcp.Status.Generations },
 		Manifests:      bindata.FS,
-		Assets:         engine.AssetTable(bindata.MCPAssets, nil),
+		Assets:         engine.AssetTable(bindata.MCPAssets, map[string]engine.Asset{bindata.MCPPDB: {DisruptionBudgetOf: bindata.MCPDeployment}}),
 		References:     []schema.GroupResource{engine.Secrets},
 		Validate:       func(mcp *v1alpha1.MCP) field.ErrorList { return mcp.ValidateSpec() },
 		Steps: []engine.Step[*mcpRun]{

@@ -108,6 +108,9 @@ func TestGatewayQuietSyncMakesNoRequest(t *testing.T) {
 	}
 }
 
+// TestHPAOwnsTheReplicasAndTurningItOffDeletesOnlyIt: the HPA (minReplicas 2) owns the
+// replicas; turned off, it and the PodDisruptionBudget its two replicas asked for are deleted,
+// nothing else.
 func TestHPAOwnsTheReplicasAndTurningItOffDeletesOnlyIt(t *testing.T) {
 	gw, key := minimalGateway(t)
 	gw.Spec.HPA = &v1alpha1.HPASpec{Enabled: true, Config: &v1alpha1.CustomHorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 6}}
@@ -119,6 +122,9 @@ func TestHPAOwnsTheReplicasAndTurningItOffDeletesOnlyIt(t *testing.T) {
 	names := NamesFor(gw)
 	if !env.exists(hpasGVR, names.HPA) {
 		t.Fatal("the HPA was not created")
+	}
+	if !env.exists(pdbsGVR, gw.Name) {
+		t.Fatal("no PodDisruptionBudget for the HPA's two replicas at least")
 	}
 	// The HPA scales the Deployment; the next apply (a spec change) must keep that.
 	d := env.deployment(gw.Name)
@@ -149,8 +155,9 @@ func TestHPAOwnsTheReplicasAndTurningItOffDeletesOnlyIt(t *testing.T) {
 			deletes = append(deletes, w)
 		}
 	}
-	if len(deletes) != 1 || !strings.Contains(deletes[0], "horizontalpodautoscalers") {
-		t.Errorf("deletes = %v, want exactly the HPA", deletes)
+	slices.Sort(deletes)
+	if len(deletes) != 2 || !strings.Contains(deletes[0], "horizontalpodautoscalers") || !strings.Contains(deletes[1], "poddisruptionbudgets") {
+		t.Errorf("deletes = %v, want exactly the HPA and the PodDisruptionBudget (one replica left)", deletes)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -144,13 +145,19 @@ func applyAll[R, O any](r R, obj O, wanted bool, apply []func(R, O) error) error
 
 func always[R any](R) bool { return true }
 
+// engineDecides is the rule of an asset whose wanted the engine decides after the render (a
+// PodDisruptionBudget: engine.Asset.DisruptionBudgetOf); rendered alone, it is not wanted.
+func engineDecides[R any](R) bool { return false }
+
 var gatewayRules = map[string]assetRule[*gatewayRenderer]{
-	bindata.InferenceGatewayServiceAccount:    {serviceAccountWanted, typed[corev1.ServiceAccount, *corev1.ServiceAccount, *gatewayRenderer]()},
-	bindata.InferenceGatewayRoutingConfigMap:  {routingConfigMapWanted, typed(routingConfigMap)},
-	bindata.InferenceGatewayBackendCA:         {backendTLSWanted, typed(backendCAConfigMap)},
-	bindata.InferenceGatewayService:           {always[*gatewayRenderer], typed(gatewayService)},
-	bindata.InferenceGatewayDeployment:        {always[*gatewayRenderer], typed(gatewayDeployment)},
-	bindata.InferenceGatewayHPA:               {gatewayHPAWanted, typed(gatewayHPA)},
+	bindata.InferenceGatewayServiceAccount:   {serviceAccountWanted, typed[corev1.ServiceAccount, *corev1.ServiceAccount, *gatewayRenderer]()},
+	bindata.InferenceGatewayRoutingConfigMap: {routingConfigMapWanted, typed(routingConfigMap)},
+	bindata.InferenceGatewayBackendCA:        {backendTLSWanted, typed(backendCAConfigMap)},
+	bindata.InferenceGatewayService:          {always[*gatewayRenderer], typed(gatewayService)},
+	bindata.InferenceGatewayDeployment:       {always[*gatewayRenderer], typed(gatewayDeployment)},
+	bindata.InferenceGatewayHPA:              {gatewayHPAWanted, typed(gatewayHPA)},
+	// The engine fills in the budget's spec and whether it is wanted (DisruptionBudgetOf).
+	bindata.InferenceGatewayPDB:               {engineDecides[*gatewayRenderer], typed[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget, *gatewayRenderer]()},
 	bindata.InferenceGatewayIngress:           {ingressWanted, typed(gatewayIngress)},
 	bindata.InferenceGatewayGatewayAPIGateway: {gatewayAPIGatewayWanted, untyped(gatewayAPIGateway)},
 	bindata.InferenceGatewayHTTPRoute:         {httpRouteWanted, untyped(httpRoute)},

@@ -22,6 +22,7 @@ func FuzzRender(f *testing.F) {
 		`{"managementState":"Managed"}`,
 		`{"managementState":"Managed","logLevel":"TraceAll","nodePlacement":{"nodeSelector":{"node-role.kubernetes.io/infra":""},"tolerations":[{"key":"a","operator":"Exists","effect":"NoSchedule"}]}}`,
 		`{"managementState":"Removed","nodePlacement":{"tolerations":[]}}`,
+		`{"managementState":"Managed","networkPolicy":{"enabled":true,"monitoringNamespace":"monitoring"}}`,
 	} {
 		f.Add([]byte(spec), "my-ns")
 	}
@@ -42,8 +43,12 @@ func FuzzRender(f *testing.F) {
 		if !reflect.DeepEqual(first, second) {
 			t.Fatal("the same CR renders different objects")
 		}
-		if len(first) != len(Assets())+1 {
-			t.Fatalf("%d objects for %d assets and the ConfigMap", len(first), len(Assets()))
+		want := len(Assets()) + 1 // and the ConfigMap
+		if !spec.NetworkPolicyEnabled() {
+			want--
+		}
+		if len(first) != want {
+			t.Fatalf("%d objects for %d assets, the ConfigMap and spec.networkPolicy %+v", len(first), len(Assets()), spec.NetworkPolicy)
 		}
 		for _, obj := range first {
 			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)

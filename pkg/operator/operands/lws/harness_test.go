@@ -62,6 +62,7 @@ type fakeEnv struct {
 
 	nodePlacement *lwsoperatorv1.NodePlacement
 	certificates  *lwsoperatorv1.Certificates
+	networkPolicy *lwsoperatorv1.NetworkPolicy
 	deletion      *metav1.Time
 }
 
@@ -76,6 +77,7 @@ type envSetup struct {
 	logLevel       operatorv1.LogLevel
 	placement      *lwsoperatorv1.NodePlacement
 	source         lwsoperatorv1.CertificateSource
+	networkPolicy  *lwsoperatorv1.NetworkPolicy
 	// issuerNotReady: the fake cert-manager does not mark Issuers Ready when they are created.
 	issuerNotReady bool
 }
@@ -105,6 +107,11 @@ func withCRLogLevel(level operatorv1.LogLevel) envOption {
 
 func withPlacement(p *lwsoperatorv1.NodePlacement) envOption {
 	return func(s *envSetup) { s.placement = p }
+}
+
+// withNetworkPolicy sets spec.networkPolicy.
+func withNetworkPolicy(p *lwsoperatorv1.NetworkPolicy) envOption {
+	return func(s *envSetup) { s.networkPolicy = p }
 }
 
 // withCertificateSource sets spec.certificates.source.
@@ -208,7 +215,7 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 
 	enginetest.VersionObjects(kube, apiext, dyn)
 	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,
-		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), nodePlacement: setup.placement}
+		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), nodePlacement: setup.placement, networkPolicy: setup.networkPolicy}
 	if setup.source != "" {
 		env.certificates = &lwsoperatorv1.Certificates{Source: setup.source}
 	}
@@ -330,6 +337,7 @@ func (e *fakeEnv) currentCR() *lwsoperatorv1.LeaderWorkerSetOperator {
 	cr.Spec.OperatorSpec = *spec.DeepCopy()
 	cr.Spec.NodePlacement = e.nodePlacement.DeepCopy()
 	cr.Spec.Certificates = e.certificates.DeepCopy()
+	cr.Spec.NetworkPolicy = e.networkPolicy.DeepCopy()
 	cr.Status.OperatorStatus = *status.DeepCopy()
 	return cr
 }

@@ -20,6 +20,7 @@ func RegisterInformers(caches *engine.Caches, listeners *engine.Listeners, names
 		engine.Informed{GroupResource: engine.Services, Informer: namespaced.Core().V1().Services().Informer()},
 		engine.Informed{GroupResource: engine.ServiceAccounts, Informer: namespaced.Core().V1().ServiceAccounts().Informer()},
 		engine.Informed{GroupResource: engine.ConfigMaps, Informer: namespaced.Core().V1().ConfigMaps().Informer()},
+		engine.Informed{GroupResource: engine.NetworkPolicies, Informer: namespaced.Networking().V1().NetworkPolicies().Informer()},
 		engine.Informed{GroupResource: engine.Secrets, Informer: namespaced.Core().V1().Secrets().Informer()},
 		engine.Informed{GroupResource: engine.Roles, Informer: namespaced.Rbac().V1().Roles().Informer()},
 		engine.Informed{GroupResource: engine.RoleBindings, Informer: namespaced.Rbac().V1().RoleBindings().Informer()},

@@ -54,10 +54,13 @@ func (e *fakeEnv) deployment() *appsv1.Deployment {
 	return d
 }
 
+// fullyInstalled is a cluster with every optional API, and a CR that asks for every object
+// (spec.networkPolicy.enabled).
 func fullyInstalled(extra ...envOption) []envOption {
 	return append([]envOption{
 		withCRDs(append(certManagerCRDs, engine.CRDName(ServiceMonitorGVR))...),
 		withObjects(issuedSecrets()...),
+		withNetworkPolicy(&lwsoperatorv1.NetworkPolicy{Enabled: true}),
 	}, extra...)
 }
 

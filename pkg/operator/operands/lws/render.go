@@ -26,6 +26,16 @@ func Render(cr *lwsoperatorv1.LeaderWorkerSetOperator, namespace, image string) 
 			objs = append(objs, cm)
 		}
 		for _, asset := range step.Assets {
+			if asset == bindata.LWSNetworkPolicy {
+				if cr.Spec.NetworkPolicyEnabled() {
+					np, err := renderNetworkPolicy(run.render, cr)
+					if err != nil {
+						return nil, err
+					}
+					objs = append(objs, np)
+				}
+				continue
+			}
 			if asset == bindata.LWSDeployment {
 				d, err := renderDeployment(run, asset)
 				if err != nil {

@@ -28,6 +28,8 @@ func reconcileSteps() []engine.Step[*syncRun] {
 		{Name: "webhook configurations", Assets: []string{bindata.LWSMutatingWebhookConfiguration, bindata.LWSValidatingWebhookConfiguration}, Apply: applyWebhookConfigurations},
 		{Name: "operand ConfigMap", Apply: applyOperandConfigMap, Remove: removeOperandConfigMap},
 		{Name: "ServiceMonitor", Assets: []string{bindata.LWSServiceMonitor}, Apply: applyServiceMonitor, Remove: removeServiceMonitor},
+		// Before the pods it isolates, so none runs without it once it is asked for.
+		{Name: "operand NetworkPolicy", Assets: []string{bindata.LWSNetworkPolicy}, Apply: applyNetworkPolicy},
 		{Name: "operand Deployment", Assets: []string{bindata.LWSDeployment}, Apply: applyDeployment},
 		{Name: "certificate source switch", Apply: finishCertificateSwitch, Remove: engine.NothingToRemove[*syncRun]},
 	}

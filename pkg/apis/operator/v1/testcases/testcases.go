@@ -54,6 +54,8 @@ spec:
     tolerations:
     - {key: node-role.kubernetes.io/infra, operator: Exists, effect: NoSchedule}
     - {key: example.com/gpu, operator: Equal, value: "true", effect: NoExecute, tolerationSeconds: 30}
+  certificates: {source: CertManager}
+  networkPolicy: {enabled: true, monitoringNamespace: monitoring}
 status:
   observedGeneration: 2
   conditions:
@@ -63,6 +65,8 @@ status:
 	{Name: "certificates from the operator's CA", Base: Base, Patch: `{spec: {certificates: {source: Operator}}}`},
 	{Name: "certificates from the service CA", Base: Base, Patch: `{spec: {certificates: {source: ServiceCA}}}`},
 	{Name: "Unmanaged", Base: Base, Patch: `{spec: {managementState: Unmanaged}}`},
+	{Name: "a NetworkPolicy with the default monitoring namespace", Base: Base, Patch: `{spec: {networkPolicy: {enabled: true}}}`},
+	{Name: "no NetworkPolicy, said explicitly", Base: Base, Patch: `{spec: {networkPolicy: {enabled: false}}}`},
 	{Name: "64 tolerations (the bound)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: ` + admission.Items(64, "{key: a, operator: Exists}") + `}}}`},
 	{Name: "empty nodePlacement", Base: Base, Patch: `{spec: {nodePlacement: {}}}`},
 	{Name: "a toleration of every taint (no key, Exists)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{operator: Exists}]}}}`},
@@ -71,6 +75,7 @@ status:
 	// Size bounds (issue 33): at each bound, admitted.
 	{Name: "at the size bounds", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {nodeSelector: %s, tolerations: [{key: %s, operator: Equal, value: %s, effect: NoSchedule}]}}}`,
 		admission.Props(64, admission.Long(63)), admission.Long(317), admission.Long(63))},
+	{Name: "a monitoring namespace of 63 (the bound)", Base: Base, Patch: fmt.Sprintf(`{spec: {networkPolicy: {enabled: true, monitoringNamespace: %s}}}`, admission.Long(63))},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
@@ -131,6 +136,14 @@ var Rejected = []Case{
 	{Name: "unknown spec field", Base: Base, Patch: `{spec: {replicas: 2}}`, Errors: []string{`unknown field "spec.replicas"`}},
 	{Name: "tolerationSeconds as a string", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: soon}]}}}`,
 		Errors: []string{fmt.Sprintf(`spec.nodePlacement.tolerations[0].tolerationSeconds: Invalid value: "string": %s in body must be of type integer`, "spec.nodePlacement.tolerations[0].tolerationSeconds"), RulesNotChecked}},
+
+	// spec.networkPolicy.monitoringNamespace names a namespace: a DNS label.
+	{Name: "a monitoring namespace that is not a DNS label", Base: Base, Patch: `{spec: {networkPolicy: {enabled: true, monitoringNamespace: Monitoring_NS}}}`,
+		Errors: []string{admission.Pattern("spec.networkPolicy.monitoringNamespace", "Monitoring_NS", `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)}},
+	{Name: "a monitoring namespace of 64", Base: Base, Patch: fmt.Sprintf(`{spec: {networkPolicy: {monitoringNamespace: %s}}}`, admission.Long(64)),
+		Errors: []string{admission.TooLong("spec.networkPolicy.monitoringNamespace", 63), RulesNotChecked}},
+	{Name: "networkPolicy.enabled as a string", Base: Base, Patch: `{spec: {networkPolicy: {enabled: "yes"}}}`,
+		Errors: []string{`spec.networkPolicy.enabled: Invalid value: "string": spec.networkPolicy.enabled in body must be of type boolean: "string"`, RulesNotChecked}},
 
 	// Size bounds (issue 33): one past each bound, refused.
 	{Name: "65 nodeSelector labels", Base: Base, Patch: `{spec: {nodePlacement: {nodeSelector: ` + admission.Props(65, "v") + `}}}`,

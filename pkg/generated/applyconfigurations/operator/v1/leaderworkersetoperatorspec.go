@@ -39,6 +39,9 @@ type LeaderWorkerSetOperatorSpecApplyConfiguration struct {
 	// certificates, and the CA bundle the API server trusts them with, come from. Unset is
 	// source Automatic.
 	Certificates *CertificatesApplyConfiguration `json:"certificates,omitempty"`
+	// networkPolicy isolates the controller's pods with a NetworkPolicy. Unset, none is made,
+	// as upstream makes none.
+	NetworkPolicy *NetworkPolicyApplyConfiguration `json:"networkPolicy,omitempty"`
 }
 
 // LeaderWorkerSetOperatorSpecApplyConfiguration constructs a declarative configuration of the LeaderWorkerSetOperatorSpec type for use with
@@ -100,5 +103,13 @@ func (b *LeaderWorkerSetOperatorSpecApplyConfiguration) WithNodePlacement(value 
 // If called multiple times, the Certificates field is set to the value of the last call.
 func (b *LeaderWorkerSetOperatorSpecApplyConfiguration) WithCertificates(value *CertificatesApplyConfiguration) *LeaderWorkerSetOperatorSpecApplyConfiguration {
 	b.Certificates = value
+	return b
+}
+
+// WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkPolicy field is set to the value of the last call.
+func (b *LeaderWorkerSetOperatorSpecApplyConfiguration) WithNetworkPolicy(value *NetworkPolicyApplyConfiguration) *LeaderWorkerSetOperatorSpecApplyConfiguration {
+	b.NetworkPolicy = value
 	return b
 }

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// NetworkFlows are the connections an operand's pods need. A NetworkPolicy made from them
+// (NetworkPolicy) denies every other connection to and from the pods: it selects them for
+// both ingress and egress, and allows only these.
+type NetworkFlows struct {
+	// Ingress lists who may connect to which ports of the pods.
+	Ingress []Flow
+	// Egress lists where the pods may connect to. DNS is always allowed (DNSEgress): every
+	// program here resolves names.
+	Egress []Flow
+}
+
+// Flow is one allowed kind of connection: to Ports, from (ingress) or to (egress) Peers.
+// No peers is any address: a webhook called by the API server, whose address no selector
+// names, or a backend outside the cluster.
+type Flow struct {
+	Ports []networkingv1.NetworkPolicyPort
+	Peers []networkingv1.NetworkPolicyPeer
+}
+
+// TCP is the ports, TCP.
+func TCP(ports ...int32) []networkingv1.NetworkPolicyPort {
+	out := make([]networkingv1.NetworkPolicyPort, len(ports))
+	for i, p := range ports {
+		out[i] = networkingv1.NetworkPolicyPort{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt32(p))}
+	}
+	return out
+}
+
+// NamespaceNameLabel is the label the API server sets on every namespace to its name: a
+// namespace selected by name.
+const NamespaceNameLabel = "kubernetes.io/metadata.name"
+
+// FromNamespace is every pod of the namespace.
+func FromNamespace(name string) networkingv1.NetworkPolicyPeer {
+	return networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{NamespaceNameLabel: name}}}
+}
+
+// DNSEgress is the cluster's DNS, port 53 over UDP and TCP, anywhere: the resolver is a
+// Service whose pods (CoreDNS, OpenShift's dns-default), or a node-local cache, differ by
+// cluster.
+var DNSEgress = Flow{Ports: []networkingv1.NetworkPolicyPort{
+	{Protocol: ptr.To(corev1.ProtocolUDP), Port: ptr.To(intstr.FromInt32(53))},
+	{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt32(53))},
+}}
+
+// APIServerEgress is the Kubernetes API server. Policies see the connection after the
+// Service's address is translated, so the port is the API server's own: 6443 on OpenShift and
+// kubeadm clusters, 443 on others. Its address is not selectable (host network, or outside the
+// cluster), so any address.
+var APIServerEgress = Flow{Ports: TCP(443, 6443)}
+
+// NetworkPolicy makes np the policy of the pods pods selects: it isolates them for ingress and
+// egress and allows flows and DNS only. One object is both the default deny and the allows, so
+// it cannot be half applied.
+func NetworkPolicy(np *networkingv1.NetworkPolicy, pods *metav1.LabelSelector, flows NetworkFlows) {
+	np.Spec = networkingv1.NetworkPolicySpec{
+		PodSelector: *pods.DeepCopy(),
+		PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		// Empty, not nil: no rule allows nothing.
+		Ingress: []networkingv1.NetworkPolicyIngressRule{},
+		Egress:  []networkingv1.NetworkPolicyEgressRule{},
+	}
+	for _, f := range flows.Ingress {
+		np.Spec.Ingress = append(np.Spec.Ingress, networkingv1.NetworkPolicyIngressRule{Ports: f.Ports, From: f.Peers})
+	}
+	for _, f := range append([]Flow{DNSEgress}, flows.Egress...) {
+		np.Spec.Egress = append(np.Spec.Egress, networkingv1.NetworkPolicyEgressRule{Ports: f.Ports, To: f.Peers})
+	}
+}

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+)
+
+// TestNetworkPolicy evaluates a policy made from flows, connection by connection: what the
+// flows name is allowed, DNS too, everything else to and from the pods is denied, and other
+// pods are left alone.
+func TestNetworkPolicy(t *testing.T) {
+	np := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "ctl", Namespace: "op"}}
+	pods := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "ctl"}}
+	NetworkPolicy(np, pods, NetworkFlows{
+		Ingress: []Flow{
+			{Ports: TCP(9443)}, // from anywhere
+			{Ports: TCP(8443), Peers: []networkingv1.NetworkPolicyPeer{FromNamespace("monitoring")}},
+		},
+		Egress: []Flow{APIServerEgress},
+	})
+	if np.Spec.PodSelector.MatchLabels["app"] != "ctl" || &np.Spec.PodSelector == pods {
+		t.Fatalf("podSelector = %v, want a copy of the pods' selector", np.Spec.PodSelector)
+	}
+	policies := []*networkingv1.NetworkPolicy{np}
+	ctl := enginetest.Endpoint{Namespace: "op", Labels: map[string]string{"app": "ctl"}, IP: "10.128.0.5"}
+	other := enginetest.Endpoint{Namespace: "op", Labels: map[string]string{"app": "other"}}
+	monitoring := enginetest.Endpoint{Namespace: "monitoring", NamespaceLabels: map[string]string{NamespaceNameLabel: "monitoring"}, Labels: map[string]string{"app": "prometheus"}}
+	user := enginetest.Endpoint{Namespace: "team", NamespaceLabels: map[string]string{NamespaceNameLabel: "team"}}
+	apiServer := enginetest.Endpoint{IP: "192.0.2.10"}
+	internet := enginetest.Endpoint{IP: "203.0.113.7"}
+	for _, tc := range []struct {
+		name     string
+		from, to enginetest.Endpoint
+		protocol corev1.Protocol
+		port     int32
+		want     bool
+	}{
+		{name: "API server to the webhook", from: apiServer, to: ctl, port: 9443, want: true},
+		{name: "a user's pod to the webhook", from: user, to: ctl, port: 9443, want: true},
+		{name: "monitoring to metrics", from: monitoring, to: ctl, port: 8443, want: true},
+		{name: "a user's pod to metrics", from: user, to: ctl, port: 8443},
+		{name: "a pod of the operator's namespace to metrics", from: other, to: ctl, port: 8443},
+		{name: "anyone to another port", from: monitoring, to: ctl, port: 8081},
+		{name: "to the API server on 6443", from: ctl, to: apiServer, port: 6443, want: true},
+		{name: "to the API server on 443", from: ctl, to: apiServer, port: 443, want: true},
+		{name: "DNS over UDP", from: ctl, to: enginetest.Endpoint{IP: "172.30.0.10"}, protocol: corev1.ProtocolUDP, port: 53, want: true},
+		{name: "DNS over TCP", from: ctl, to: enginetest.Endpoint{IP: "172.30.0.10"}, port: 53, want: true},
+		{name: "to the internet on 80", from: ctl, to: internet, port: 80},
+		{name: "to another pod", from: ctl, to: other, port: 8080},
+		{name: "other pods are not isolated", from: user, to: other, port: 8080, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			protocol := tc.protocol
+			if protocol == "" {
+				protocol = corev1.ProtocolTCP
+			}
+			got, err := enginetest.Allowed(policies, tc.from, tc.to, protocol, tc.port)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("allowed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNetworkPolicyWithoutFlows: no flows denies everything but DNS.
+func TestNetworkPolicyWithoutFlows(t *testing.T) {
+	np := &networkingv1.NetworkPolicy{}
+	NetworkPolicy(np, &metav1.LabelSelector{}, NetworkFlows{})
+	if len(np.Spec.Ingress) != 0 || np.Spec.Ingress == nil || len(np.Spec.Egress) != 1 || len(np.Spec.PolicyTypes) != 2 {
+		t.Errorf("spec = %+v, want both policy types, no ingress rule, the DNS egress rule", np.Spec)
+	}
+}
