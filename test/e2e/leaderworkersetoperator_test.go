@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -336,12 +337,6 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			waitSettled(ctx)
 		}, NodeTimeout(5*time.Minute))
 
-		It("recreates the deleted ClusterRole lws-manager-role", func(ctx SpecContext) {
-			managedAndSettled(ctx)
-			deleteAndWaitRecreated(ctx, "ClusterRole", "lws-manager-role")
-			waitSettled(ctx)
-		}, NodeTimeout(5*time.Minute))
-
 		It("recreates the deleted Service lws-webhook-service", func(ctx SpecContext) {
 			managedAndSettled(ctx)
 			deleteAndWaitRecreated(ctx, "Service", "lws-webhook-service")
@@ -556,6 +551,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		start := time.Now()
 		expectOperandGone(ctx, objects)
 		measure("Removed -> operand gone", time.Since(start))
+		installed := expectInstalledRBACKept(ctx, nil)
 		expectCRDKeptWithoutConversionWebhook(ctx)
 		waitForCR(ctx, time.Minute, "Available=False reason Removed", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, "Removed")
@@ -589,6 +585,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			expectCABundles(ctx, g, s.Data["ca.crt"])
 		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed(), "the CRD's conversion webhook and the webhooks are back with CA bundles")
 		expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
+		expectInstalledRBACKept(ctx, installed)
 	}, NodeTimeout(8*time.Minute))
 
 	It("L10. cleans up when the CR is deleted, keeps the CRD and users' LeaderWorkerSets, then installs again when recreated", func(ctx SpecContext) {
@@ -605,6 +602,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		// The finalizer went after the removal: so did the Certificates' requests.
 		expectNoCertificateRequests(ctx)
 		expectOperandGone(ctx, objects)
+		expectInstalledRBACKept(ctx, nil)
 		expectCRDKeptWithoutConversionWebhook(ctx)
 		if lwsNamespace != "" {
 			expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
@@ -669,6 +667,42 @@ func expectNoCertificateRequests(ctx context.Context) {
 }
 
 // expectOperandGone waits until every operand object but the CRD, and the issued Secrets, are gone.
+// installedRBAC is the LeaderWorkerSet controller's ServiceAccount and RBAC, which deploy/ installs
+// with the operator (13_lws-manager-role.yaml, 14_lws-operand-rbac.yaml) and the operator
+// never makes, changes or deletes.
+func installedRBAC() []objectRef {
+	rbac := func(resource, kind, namespace, name string) objectRef {
+		return objectRef{gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}, kind: kind, namespace: namespace, name: name}
+	}
+	return []objectRef{
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, kind: "ServiceAccount", namespace: fw.namespace, name: deploymentName},
+		rbac("clusterroles", "ClusterRole", "", "lws-manager-role"),
+		rbac("clusterrolebindings", "ClusterRoleBinding", "", "lws-manager-rolebinding"),
+		rbac("clusterroles", "ClusterRole", "", "lws-metrics-auth-role"),
+		rbac("clusterrolebindings", "ClusterRoleBinding", "", "lws-metrics-auth-rolebinding"),
+		rbac("clusterroles", "ClusterRole", "", "lws-metrics-reader"),
+		rbac("roles", "Role", fw.namespace, "lws-leader-election-role"),
+		rbac("rolebindings", "RoleBinding", fw.namespace, "lws-leader-election-rolebinding"),
+	}
+}
+
+// expectInstalledRBACKept checks that the controller's installed RBAC is there, unlabelled by the
+// operator, with the same UIDs as before (before nil: any) and returns the UIDs.
+func expectInstalledRBACKept(ctx context.Context, before map[objectRef]types.UID) map[objectRef]types.UID {
+	By("checking that the LWS controller's installed ServiceAccount and RBAC are kept")
+	uids := map[objectRef]types.UID{}
+	for _, ref := range installedRBAC() {
+		obj, err := ref.get(ctx)
+		Expect(err).NotTo(HaveOccurred(), "%s, installed with the operator, must stay", ref)
+		Expect(obj.GetLabels()).NotTo(HaveKey("app.kubernetes.io/managed-by"), "%s is the install's, not the operator's", ref)
+		if before != nil {
+			Expect(obj.GetUID()).To(Equal(before[ref]), "%s was deleted and made again", ref)
+		}
+		uids[ref] = obj.GetUID()
+	}
+	return uids
+}
+
 func expectOperandGone(ctx context.Context, objects []objectRef) {
 	gone := append(withoutCRD(objects), certificateSecrets()...)
 	By(fmt.Sprintf("waiting for %d operand objects to be deleted", len(gone)))

@@ -363,10 +363,8 @@ func (e *fakeEnv) settle() {
 		for _, inf := range []cache.SharedIndexInformer{
 			e.namespaced.Core().V1().Secrets().Informer(),
 			e.namespaced.Apps().V1().Deployments().Informer(),
-			e.namespaced.Core().V1().ServiceAccounts().Informer(),
 			e.namespaced.Core().V1().ConfigMaps().Informer(),
 			e.namespaced.Core().V1().Services().Informer(),
-			e.clusterScoped.Rbac().V1().ClusterRoles().Informer(),
 			e.clusterScoped.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer(),
 			e.crd.Informer,
 		} {
