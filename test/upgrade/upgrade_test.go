@@ -56,6 +56,9 @@ type env struct {
 	previousDeployments    map[string]*appsv1.Deployment
 	currentDeployments     map[string]*appsv1.Deployment
 	upgradeStart, newStart time.Time
+	// deployObjects: the cluster-scoped RBAC of the working tree's deploy/ (installedByDeploy).
+	deployOnce    sync.Once
+	deployObjects []*unstructured.Unstructured
 }
 
 func TestUpgrade(t *testing.T) {
