@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,6 +13,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -150,6 +152,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			Expect(err).NotTo(HaveOccurred(), "%s must exist", ref)
 			Expect(obj.GetLabels()).To(HaveKeyWithValue(managedByLabel, managedByValue), "%s labels (Certificate secretTemplate)", ref)
 		}
+		expectRightsFromTheInstall(ctx)
 		// On a cluster with SCC admission (OPENSHIFT=true), the controller's pods were admitted
 		// under restricted-v2 with a user of the namespace's range, and none was refused.
 		scc, err := live.ServesSCC(fw.kube)
@@ -667,6 +670,52 @@ func expectNoCertificateRequests(ctx context.Context) {
 }
 
 // expectOperandGone waits until every operand object but the CRD, and the issued Secrets, are gone.
+// expectRightsFromTheInstall asks the API server (SubjectAccessReviews) what the two
+// ServiceAccounts may do, as deploy/ installed them: the LeaderWorkerSet controller holds its
+// rights (pods and LeaderWorkerSets everywhere, nodes, leader election, delegated
+// authentication) and the operator none of them, nor any way to grant them.
+func expectRightsFromTheInstall(ctx context.Context) {
+	By("asking the API server what the controller's and the operator's ServiceAccounts may do")
+	type access struct {
+		verb, group, resource, namespace, name string
+	}
+	controller := "system:serviceaccount:" + fw.namespace + ":" + deploymentName
+	operator := "system:serviceaccount:" + fw.namespace + ":llm-infra-operator"
+	for _, tc := range []struct {
+		user    string
+		a       access
+		allowed bool
+	}{
+		{controller, access{"create", "", "pods", "any-namespace", ""}, true},
+		{controller, access{"patch", "", "nodes", "", ""}, true},
+		{controller, access{"update", "leaderworkerset.x-k8s.io", "leaderworkersets/status", "any-namespace", ""}, true},
+		{controller, access{"create", "apps", "statefulsets", "any-namespace", ""}, true},
+		{controller, access{"update", "coordination.k8s.io", "leases", fw.namespace, ""}, true},
+		{controller, access{"create", "authentication.k8s.io", "tokenreviews", "", ""}, true},
+		{operator, access{"create", "", "pods", "any-namespace", ""}, false},
+		{operator, access{"create", "", "pods", fw.namespace, ""}, false},
+		{operator, access{"patch", "", "nodes", "", ""}, false},
+		{operator, access{"create", "apps", "statefulsets", "any-namespace", ""}, false},
+		{operator, access{"create", "rbac.authorization.k8s.io", "clusterroles", "", ""}, false},
+		{operator, access{"create", "rbac.authorization.k8s.io", "clusterrolebindings", "", ""}, false},
+		{operator, access{"bind", "rbac.authorization.k8s.io", "clusterroles", "", "lws-manager-role"}, false},
+		{operator, access{"update", "rbac.authorization.k8s.io", "clusterroles", "", "cluster-admin"}, false},
+		{operator, access{"update", "rbac.authorization.k8s.io", "clusterroles", "", "lws-manager-role"}, true},
+	} {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: tc.user,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: tc.a.verb, Group: tc.a.group, Resource: tc.a.resource,
+				Namespace: tc.a.namespace, Name: tc.a.name},
+		}}
+		if res, sub, ok := strings.Cut(tc.a.resource, "/"); ok {
+			review.Spec.ResourceAttributes.Resource, review.Spec.ResourceAttributes.Subresource = res, sub
+		}
+		got, err := fw.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status.Allowed).To(Equal(tc.allowed), "%s may %+v: %v (%s)", tc.user, tc.a, got.Status.Allowed, got.Status.Reason)
+	}
+}
+
 // installedRBAC is the LeaderWorkerSet controller's ServiceAccount and RBAC, which deploy/ installs
 // with the operator (13_lws-manager-role.yaml, 14_lws-operand-rbac.yaml) and the operator
 // never makes, changes or deletes.
