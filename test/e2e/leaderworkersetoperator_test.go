@@ -128,6 +128,10 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		Expect(after).To(Equal(before), "the operator process must be the same one (no restart): before %+v, after %+v", before, after)
 	}, NodeTimeout(10*time.Minute))
 
+	It("L0. the LWS controller holds its rights from the install, the operator none of them (SubjectAccessReviews)", func(ctx SpecContext) {
+		expectRightsFromTheInstall(ctx)
+	}, NodeTimeout(time.Minute))
+
 	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRDs (LeaderWorkerSet, DisaggregatedSet, DisaggregatedSetRoleScaler) not owned", func(ctx SpecContext) {
 		ensureCR(ctx)
 		cr := waitSettled(ctx)
@@ -152,7 +156,6 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			Expect(err).NotTo(HaveOccurred(), "%s must exist", ref)
 			Expect(obj.GetLabels()).To(HaveKeyWithValue(managedByLabel, managedByValue), "%s labels (Certificate secretTemplate)", ref)
 		}
-		expectRightsFromTheInstall(ctx)
 		// On a cluster with SCC admission (OPENSHIFT=true), the controller's pods were admitted
 		// under restricted-v2 with a user of the namespace's range, and none was refused.
 		scc, err := live.ServesSCC(fw.kube)
