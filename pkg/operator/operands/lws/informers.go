@@ -17,6 +17,9 @@ func RegisterInformers(caches *engine.Caches, listeners *engine.Listeners, names
 	return engine.RegisterInformers(caches, listeners,
 		engine.Informed{GroupResource: engine.Deployments, Informer: namespaced.Apps().V1().Deployments().Informer()},
 		engine.Informed{GroupResource: engine.Services, Informer: namespaced.Core().V1().Services().Informer()},
+		// Not applied: read, so that the sync that finds the installed ServiceAccount missing
+		// runs again as soon as it is installed (releaseInstalledRBAC).
+		engine.Informed{GroupResource: engine.ServiceAccounts, Informer: namespaced.Core().V1().ServiceAccounts().Informer()},
 		engine.Informed{GroupResource: engine.ConfigMaps, Informer: namespaced.Core().V1().ConfigMaps().Informer()},
 		engine.Informed{GroupResource: engine.Secrets, Informer: namespaced.Core().V1().Secrets().Informer()},
 		engine.Informed{GroupResource: engine.MutatingWebhookConfigurations, Informer: clusterScoped.Admissionregistration().V1().MutatingWebhookConfigurations().Informer()},

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 )
 
@@ -56,6 +57,19 @@ func installedRBACRequests(namespace string) []registry.Request {
 			Resources: []string{o.gvr.Resource}, Verbs: []string{"get", "update"}, ResourceNames: []string{o.name}}})
 	}
 	return out
+}
+
+// checkInstalledRBAC stops the sync (Degraded, OperandServiceAccountMissing) while the
+// controller's ServiceAccount is not installed: its pods could not be created, and the message
+// says what to apply. (Its roles cannot be checked by name: OLM names them.) Then it releases
+// the installed objects (releaseInstalledRBAC).
+func checkInstalledRBAC(ctx context.Context, run *syncRun, assets []string) error {
+	if _, err := run.clients.Caches.Get(engine.ServiceAccounts, run.namespace, deploymentName); apierrors.IsNotFound(err) {
+		return engine.MissingDependency(lwsoperatorv1.ReasonOperandServiceAccountMissing,
+			"the LeaderWorkerSet controller's ServiceAccount %s/%s is missing: it is installed with the operator (kubectl apply -f deploy/, or the bundle), not by it; apply deploy/13_lws-manager-role.yaml and deploy/14_lws-operand-rbac.yaml, or reinstall the operator",
+			run.namespace, deploymentName)
+	}
+	return releaseInstalledRBAC(ctx, run, assets)
 }
 
 // releaseInstalledRBAC drops the CR's owner reference from each object of installedRBAC that

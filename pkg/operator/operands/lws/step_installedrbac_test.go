@@ -2,6 +2,7 @@ package lws
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +14,9 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	lwsoperatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
 // TestReleaseInstalledRBAC (fake clients): the controller's ServiceAccount and RBAC as a release
@@ -75,5 +78,38 @@ func get(t *testing.T, env *fakeEnv, gvr schema.GroupVersionResource, namespace,
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMissingServiceAccountIsDegradedAndRecovers (fake clients): without the controller's
+// installed ServiceAccount the sync stops before the Deployment (its pods could not be created)
+// with a condition that says what to apply, and carries on once it is installed.
+func TestMissingServiceAccountIsDegradedAndRecovers(t *testing.T) {
+	env := newFakeEnv(t, fullyInstalled(func(s *envSetup) { s.withoutInstalledServiceAccount = true })...)
+	if err := env.sync(); err != nil {
+		t.Fatalf("a missing ServiceAccount is reported in status, not retried as an error: %v", err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, lwsoperatorv1.ReasonOperandServiceAccountMissing)
+	if msg := env.condition(operatorv1.OperatorStatusTypeDegraded).Message; !strings.Contains(msg, "deploy/14_lws-operand-rbac.yaml") {
+		t.Errorf("the message should say what to apply: %q", msg)
+	}
+	if env.exists(bindata.LWSDeployment) {
+		t.Error("the Deployment must wait for its ServiceAccount")
+	}
+
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: deploymentName, Namespace: testNamespace}}
+	if _, err := env.kube.CoreV1().ServiceAccounts(testNamespace).Create(env.ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.waitFor("the installed ServiceAccount in the cache", func() bool {
+		_, err := env.caches.Get(engine.ServiceAccounts, testNamespace, deploymentName)
+		return err == nil
+	})
+	if err := env.sync(); err != nil {
+		t.Fatal(err)
+	}
+	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionFalse, "AsExpected")
+	if !env.exists(bindata.LWSDeployment) {
+		t.Error("the Deployment is not applied once the ServiceAccount is installed")
 	}
 }

@@ -15,7 +15,7 @@ func reconcileSteps() []engine.Step[*syncRun] {
 	return []engine.Step[*syncRun]{
 		// Before anything else, and last on removal: a CR deleted right after an upgrade from a
 		// release that made these objects would take them with it.
-		{Name: "installed RBAC", Apply: releaseInstalledRBAC, Remove: releaseInstalledRBAC},
+		{Name: "installed RBAC", Apply: checkInstalledRBAC, Remove: releaseInstalledRBAC},
 		{Name: "certificate source", Apply: chooseCertificateSource, Remove: engine.NothingToRemove[*syncRun]},
 		{Name: "Services", Assets: []string{bindata.LWSWebhookService, bindata.LWSMetricsService}, Apply: applyServices},
 		{Name: "cert-manager Issuer", Assets: []string{bindata.LWSIssuer}, Apply: applyIssuer},
