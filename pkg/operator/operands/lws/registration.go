@@ -117,6 +117,7 @@ func Degraded(client v1helpers.OperatorClient) engine.DegradedSource {
 // subresource for the finalizer), with the Secrets and ConfigMaps of the operator's namespace
 // that are not assets (certrotation's CA, its bundle and serving certificates, the operand
 // ConfigMap; cert-manager's and the service CA's issued Secrets, read and deleted on removal),
+// with the ServiceAccounts there (watched: the controller's is installed, checkInstalledRBAC),
 // with OpenShift's APIServer configuration (read: its TLS profile), with the installed RBAC of
 // earlier releases (releaseInstalledRBAC: read and updated by name), and with each of the
 // operand's objects: watch the kind, create the object, and get, update and delete it by name
@@ -134,6 +135,9 @@ func requests(namespace string) []registry.Request {
 		cr("leaderworkersetoperators/finalizers", []string{"update"}, lwsoperatorv1.SingletonName),
 		{Namespace: namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""},
 			Resources: []string{"secrets", "configmaps"}, Verbs: engine.ObjectVerbs}},
+		// The installed ServiceAccount's informer (checkInstalledRBAC).
+		{Namespace: namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""},
+			Resources: []string{"serviceaccounts"}, Verbs: []string{"list", "watch"}}},
 		{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{APIServerGVR.Group},
 			Resources: []string{APIServerGVR.Resource}, Verbs: []string{"list", "watch"}}},
 	}
