@@ -74,10 +74,10 @@ func checkInstalledRBAC(ctx context.Context, run *syncRun, assets []string) erro
 
 // releaseInstalledRBAC drops the CR's owner reference from each object of installedRBAC that
 // carries one (made by a release before issue 33), once per operator process, on the way in
-// and on the way out (a CR deleted right after an upgrade). It changes nothing else: the API
-// server lets a subject that does not hold a role's rights change only its owner references
-// and finalizers (RBAC escalation prevention), which is all this needs. A missing object is
-// left missing: it is the install's to make.
+// and on the way out (a CR deleted right after an upgrade). It changes nothing else; RBAC
+// escalation prevention lets a subject that does not hold a role's rights change no more than
+// its owner references, finalizers, or take rules away, so these rights grant nothing. A
+// missing object is left missing: it is the install's to make.
 func releaseInstalledRBAC(ctx context.Context, run *syncRun, _ []string) error {
 	if run.installedRBACReleased {
 		return nil
