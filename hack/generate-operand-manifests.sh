@@ -4,7 +4,10 @@
 # hack/operands/sources.tsv:
 #
 #   crd.yaml (LeaderWorkerSet), disaggregatedset-crd.yaml, disaggregatedsetrolescaler-crd.yaml,
-#   clusterrole.yaml, mutatingwebhookconfiguration.yaml, validatingwebhookconfiguration.yaml
+#   mutatingwebhookconfiguration.yaml, validatingwebhookconfiguration.yaml
+#
+# and the controller's ClusterRole lws-manager-role in deploy/13_lws-manager-role.yaml (installed
+# with the operator, not by it: docs/rbac.md).
 #
 # The source tree comes from hack/lib/sources.sh (the pinned archive in $OPERAND_SOURCES, else
 # the pinned commit fetched from upstream, verified either way), not from the Go module proxy,
@@ -23,6 +26,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT_DIR="${ROOT}/bindata/assets/lws"
+# The operand's ClusterRole is installed with the operator (deploy/ and the bundle), not by it.
+ROLE_FILE="${ROOT}/deploy/13_lws-manager-role.yaml"
 LWS_MODULE="sigs.k8s.io/lws"
 
 VERIFY=false
@@ -70,18 +75,25 @@ run_controller_gen webhook paths=./pkg/webhooks/... >"${TMP}/webhook.yaml"
 run_controller_gen crd:generateEmbeddedObjectMeta=true paths="{./api/leaderworkerset/...,./api/disaggregatedset/...}" >"${TMP}/crd.yaml"
 
 target="${OUT_DIR}"
+role_target="${ROLE_FILE}"
 if [[ "${VERIFY}" == true ]]; then
   target="${TMP}/out"
+  mkdir -p "${target}"
+  role_target="${target}/$(basename "${ROLE_FILE}")"
 fi
 (cd "${ROOT}" && GOWORK=off GOFLAGS="-mod=vendor -trimpath" go run ./hack/operandgen \
   -lws-version "${VERSION}" \
   -rbac "${TMP}/rbac.yaml" -webhook "${TMP}/webhook.yaml" -crd "${TMP}/crd.yaml" \
-  -out "${target}")
+  -out "${target}" -clusterrole "${role_target}")
 
 if [[ "${VERIFY}" == true ]]; then
   rc=0
   for f in "${target}"/*.yaml; do
-    if ! diff -u "${OUT_DIR}/$(basename "${f}")" "${f}"; then
+    committed="${OUT_DIR}/$(basename "${f}")"
+    if [[ "${f}" == "${role_target}" ]]; then
+      committed="${ROLE_FILE}"
+    fi
+    if ! diff -u "${committed}" "${f}"; then
       rc=1
     fi
   done

@@ -6,9 +6,12 @@
 // committed bundle differs. What comes from where:
 //
 //   - deploy/00_*.crd.yaml: copied into manifests/<group>_<plural>.yaml unchanged;
-//   - the Deployments of deploy/: the CSV's install strategy; the ClusterRoles bound to their
-//     ServiceAccount by ClusterRoleBindings: clusterPermissions; the Roles (or ClusterRoles)
-//     bound to it by RoleBindings in the operator's namespace: permissions;
+//   - the Deployments of deploy/: the CSV's install strategy; for their ServiceAccount and for
+//     every other ServiceAccount of the operator's namespace that deploy/ binds (the operand's,
+//     lws-controller-manager), the ClusterRoles bound to it by ClusterRoleBindings:
+//     clusterPermissions; the Roles (or ClusterRoles) bound to it by RoleBindings in the
+//     operator's namespace: permissions. OLM creates those ServiceAccounts and their roles and
+//     bindings in whatever namespace the operator is installed in;
 //   - the operator's Namespace: operatorframework.io/suggested-namespace(-template), and
 //     operatorframework.io/cluster-monitoring when it carries the label
 //     openshift.io/cluster-monitoring: "true";
@@ -103,7 +106,7 @@ var notBundled = map[objectKey]string{
 		"On OpenShift every authenticated subject may read kube-system/extension-apiserver-authentication " +
 		"(RoleBinding kube-system/authentication-reader-for-authenticated-users), which is all this grants",
 	{"ClusterRole", "", "system:auth-delegator"}: "Kubernetes' own ClusterRole; it grants create on tokenreviews and subjectaccessreviews, " +
-		"which the operator's ClusterRole grants too (the operand's lws-metrics-auth-role needs them), so clusterPermissions carry them",
+		"which the operator's ClusterRole grants too, so clusterPermissions carry them",
 }
 
 type options struct {
@@ -212,11 +215,11 @@ func build(o options) (map[string][]byte, error) {
 	annotations[almExamplesAnnotation] = examples
 
 	install := map[string]interface{}{"deployments": inst.deploymentSpecs()}
-	if len(inst.clusterRules) > 0 {
-		install["clusterPermissions"] = []interface{}{map[string]interface{}{"serviceAccountName": inst.serviceAccount, "rules": inst.clusterRules}}
+	if p := inst.clusterRules.entries(); len(p) > 0 {
+		install["clusterPermissions"] = p
 	}
-	if len(inst.rules) > 0 {
-		install["permissions"] = []interface{}{map[string]interface{}{"serviceAccountName": inst.serviceAccount, "rules": inst.rules}}
+	if p := inst.rules.entries(); len(p) > 0 {
+		install["permissions"] = p
 	}
 	spec["install"] = map[string]interface{}{"strategy": "deployment", "spec": install}
 
@@ -350,8 +353,36 @@ type installation struct {
 	serviceAccount string
 	namespaceName  string
 	namespace      map[string]interface{}
-	clusterRules   []interface{}
-	rules          []interface{}
+	// clusterRules and rules are the rules of each bound ServiceAccount of the namespace (the
+	// operator's first): clusterPermissions and permissions.
+	clusterRules, rules permissions
+}
+
+// permissions are rules by ServiceAccount, in the order the ServiceAccounts were added.
+type permissions struct {
+	accounts []string
+	rules    map[string][]interface{}
+}
+
+func (p *permissions) add(account string, rules []interface{}) {
+	if p.rules == nil {
+		p.rules = map[string][]interface{}{}
+	}
+	if _, ok := p.rules[account]; !ok {
+		p.accounts = append(p.accounts, account)
+	}
+	p.rules[account] = appendNew(p.rules[account], rules)
+}
+
+// entries are the CSV's clusterPermissions or permissions.
+func (p permissions) entries() []interface{} {
+	var out []interface{}
+	for _, a := range p.accounts {
+		if len(p.rules[a]) > 0 {
+			out = append(out, map[string]interface{}{"serviceAccountName": a, "rules": p.rules[a]})
+		}
+	}
+	return out
 }
 
 func (i installation) deploymentSpecs() []interface{} {
@@ -386,13 +417,19 @@ func classify(objects []object, out map[string][]byte) (*installation, error) {
 	if len(inst.deployments) == 0 {
 		return nil, errors.New("deploy/ has no Deployment")
 	}
-	isOperator := func(subjects []interface{}) bool {
+	// boundAccount is the ServiceAccount of the operator's namespace that a binding binds, alone.
+	boundAccount := func(subjects []interface{}) (string, bool) {
 		if len(subjects) != 1 {
-			return false
+			return "", false
 		}
 		s, _ := subjects[0].(map[string]interface{})
-		return s["kind"] == "ServiceAccount" && s["name"] == inst.serviceAccount && s["namespace"] == inst.namespaceName
+		name, _ := s["name"].(string)
+		return name, s["kind"] == "ServiceAccount" && name != "" && s["namespace"] == inst.namespaceName
 	}
+	// The operator's ServiceAccount comes first in clusterPermissions and permissions.
+	inst.clusterRules.add(inst.serviceAccount, nil)
+	inst.rules.add(inst.serviceAccount, nil)
+	accounts := map[string]bool{inst.serviceAccount: true}
 
 	defined := map[objectKey]object{}
 	for _, o := range objects {
@@ -427,7 +464,8 @@ func classify(objects []object, out map[string][]byte) (*installation, error) {
 		if refKind == "Role" {
 			ref.Namespace = o.u.GetNamespace()
 		}
-		if !isOperator(subjects) {
+		account, ok := boundAccount(subjects)
+		if !ok {
 			referenced[ref] = true
 			continue
 		}
@@ -437,14 +475,16 @@ func classify(objects []object, out map[string][]byte) (*installation, error) {
 			if err != nil {
 				return nil, err
 			}
-			inst.clusterRules = appendNew(inst.clusterRules, rules)
+			inst.clusterRules.add(account, rules)
+			accounts[account] = true
 			handled[o.key()] = true
 		case o.u.GetNamespace() == inst.namespaceName:
 			rules, err := roleRules(ref, o)
 			if err != nil {
 				return nil, err
 			}
-			inst.rules = appendNew(inst.rules, rules)
+			inst.rules.add(account, rules)
+			accounts[account] = true
 			handled[o.key()] = true
 		}
 	}
@@ -462,8 +502,9 @@ func classify(objects []object, out map[string][]byte) (*installation, error) {
 				inst.namespace["metadata"].(map[string]interface{})["labels"] = l
 			}
 			continue
-		case k.Kind == "ServiceAccount" && k.Namespace == inst.namespaceName && k.Name == inst.serviceAccount:
-			// OLM creates the install strategy's ServiceAccount (a bundle may not carry it).
+		case k.Kind == "ServiceAccount" && k.Namespace == inst.namespaceName && accounts[k.Name]:
+			// OLM creates the ServiceAccounts of the install strategy's permissions (a bundle
+			// may not carry them).
 			continue
 		}
 		if _, ok := notBundled[k]; ok {

@@ -193,8 +193,54 @@ metadata:
 		t.Errorf("the namespace's cluster-monitoring label did not reach the CSV: %v", csv.Annotations)
 	}
 	perms := csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions
-	if len(perms) != 1 || !slices.ContainsFunc(perms[0].Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "apiservers") }) {
-		t.Errorf("clusterPermissions lack the added ClusterRole's rule: %+v", perms)
+	if len(perms) == 0 || perms[0].ServiceAccountName != "llm-infra-operator" ||
+		!slices.ContainsFunc(perms[0].Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "apiservers") }) {
+		t.Errorf("the operator's clusterPermissions lack the added ClusterRole's rule: %+v", perms)
+	}
+}
+
+// TestOperandServiceAccountsGetPermissions: a ServiceAccount of the operator's namespace that
+// deploy/ binds (the LWS controller's) gets entries of its own in clusterPermissions and
+// permissions, which OLM creates with the ServiceAccount in the install namespace; neither the
+// ServiceAccount nor its bound roles become files, and a role nobody binds does.
+func TestOperandServiceAccountsGetPermissions(t *testing.T) {
+	files, err := build(defaults(fixture(t, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := readCSV(t, files).Spec.InstallStrategy.StrategySpec
+	for _, tc := range []struct {
+		name     string
+		perms    []operatorsv1alpha1.StrategyDeploymentPermissions
+		resource string
+	}{
+		{"clusterPermissions", spec.ClusterPermissions, "leaderworkersets"},
+		{"clusterPermissions", spec.ClusterPermissions, "tokenreviews"},
+		{"permissions", spec.Permissions, "leases"},
+	} {
+		var accounts []string
+		for _, p := range tc.perms {
+			accounts = append(accounts, p.ServiceAccountName)
+		}
+		if !slices.Equal(accounts, []string{"llm-infra-operator", "lws-controller-manager"}) {
+			t.Fatalf("%s are for %v, want the operator's ServiceAccount, then the operand's", tc.name, accounts)
+		}
+		if !slices.ContainsFunc(tc.perms[1].Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, tc.resource) }) {
+			t.Errorf("%s of lws-controller-manager lack %s: %+v", tc.name, tc.resource, tc.perms[1].Rules)
+		}
+	}
+	for _, name := range []string{
+		"manifests/lws-controller-manager_v1_serviceaccount.yaml",
+		"manifests/lws-manager-role_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+		"manifests/lws-manager-rolebinding_rbac.authorization.k8s.io_v1_clusterrolebinding.yaml",
+		"manifests/lws-leader-election-role_rbac.authorization.k8s.io_v1_role.yaml",
+	} {
+		if _, ok := files[name]; ok {
+			t.Errorf("%s became a bundle file: OLM makes it from the install strategy", name)
+		}
+	}
+	if _, ok := files["manifests/lws-metrics-reader_rbac.authorization.k8s.io_v1_clusterrole.yaml"]; !ok {
+		t.Error("the ClusterRole lws-metrics-reader, which nothing binds, is not a bundle file")
 	}
 }
 

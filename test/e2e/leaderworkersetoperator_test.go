@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,11 +13,13 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -124,6 +127,10 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		after := currentOperator(ctx)
 		Expect(after).To(Equal(before), "the operator process must be the same one (no restart): before %+v, after %+v", before, after)
 	}, NodeTimeout(10*time.Minute))
+
+	It("L0. the LWS controller holds its rights from the install, the operator none of them (SubjectAccessReviews)", func(ctx SpecContext) {
+		expectRightsFromTheInstall(ctx)
+	}, NodeTimeout(time.Minute))
 
 	It("L1. installs the operand: Available, every object labelled and owned by the CR, the CRDs (LeaderWorkerSet, DisaggregatedSet, DisaggregatedSetRoleScaler) not owned", Label(platformLabel), func(ctx SpecContext) {
 		ensureCR(ctx)
@@ -333,12 +340,6 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 				g.Expect(err).NotTo(HaveOccurred())
 				expectCABundles(ctx, g, s.Data["ca.crt"])
 			}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
-			waitSettled(ctx)
-		}, NodeTimeout(5*time.Minute))
-
-		It("recreates the deleted ClusterRole lws-manager-role", func(ctx SpecContext) {
-			managedAndSettled(ctx)
-			deleteAndWaitRecreated(ctx, "ClusterRole", "lws-manager-role")
 			waitSettled(ctx)
 		}, NodeTimeout(5*time.Minute))
 
@@ -556,6 +557,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		start := time.Now()
 		expectOperandGone(ctx, objects)
 		measure("Removed -> operand gone", time.Since(start))
+		installed := expectInstalledRBACKept(ctx, nil)
 		expectCRDKeptWithoutConversionWebhook(ctx)
 		waitForCR(ctx, time.Minute, "Available=False reason Removed", func(g Gomega, cr *lwsoperatorv1.LeaderWorkerSetOperator) {
 			expectCondition(g, cr, operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionFalse, "Removed")
@@ -589,6 +591,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			expectCABundles(ctx, g, s.Data["ca.crt"])
 		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed(), "the CRD's conversion webhook and the webhooks are back with CA bundles")
 		expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
+		expectInstalledRBACKept(ctx, installed)
 	}, NodeTimeout(8*time.Minute))
 
 	It("L10. cleans up when the CR is deleted, keeps the CRD and users' LeaderWorkerSets, then installs again when recreated", func(ctx SpecContext) {
@@ -605,6 +608,7 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		// The finalizer went after the removal: so did the Certificates' requests.
 		expectNoCertificateRequests(ctx)
 		expectOperandGone(ctx, objects)
+		expectInstalledRBACKept(ctx, nil)
 		expectCRDKeptWithoutConversionWebhook(ctx)
 		if lwsNamespace != "" {
 			expectUserLeaderWorkerSet(ctx, lwsNamespace, lwsUID)
@@ -669,6 +673,88 @@ func expectNoCertificateRequests(ctx context.Context) {
 }
 
 // expectOperandGone waits until every operand object but the CRD, and the issued Secrets, are gone.
+// expectRightsFromTheInstall asks the API server (SubjectAccessReviews) what the two
+// ServiceAccounts may do, as deploy/ installed them: the LeaderWorkerSet controller holds its
+// rights (pods and LeaderWorkerSets everywhere, nodes, leader election, delegated
+// authentication) and the operator none of them, nor any way to grant them.
+func expectRightsFromTheInstall(ctx context.Context) {
+	By("asking the API server what the controller's and the operator's ServiceAccounts may do")
+	type access struct {
+		verb, group, resource, namespace, name string
+	}
+	controller := "system:serviceaccount:" + fw.namespace + ":" + deploymentName
+	operator := "system:serviceaccount:" + fw.namespace + ":llm-infra-operator"
+	for _, tc := range []struct {
+		user    string
+		a       access
+		allowed bool
+	}{
+		{controller, access{"create", "", "pods", "any-namespace", ""}, true},
+		{controller, access{"patch", "", "nodes", "", ""}, true},
+		{controller, access{"update", "leaderworkerset.x-k8s.io", "leaderworkersets/status", "any-namespace", ""}, true},
+		{controller, access{"create", "apps", "statefulsets", "any-namespace", ""}, true},
+		{controller, access{"update", "coordination.k8s.io", "leases", fw.namespace, ""}, true},
+		{controller, access{"create", "authentication.k8s.io", "tokenreviews", "", ""}, true},
+		{operator, access{"create", "", "pods", "any-namespace", ""}, false},
+		{operator, access{"create", "", "pods", fw.namespace, ""}, false},
+		{operator, access{"patch", "", "nodes", "", ""}, false},
+		{operator, access{"create", "apps", "statefulsets", "any-namespace", ""}, false},
+		{operator, access{"create", "rbac.authorization.k8s.io", "clusterroles", "", ""}, false},
+		{operator, access{"create", "rbac.authorization.k8s.io", "clusterrolebindings", "", ""}, false},
+		{operator, access{"bind", "rbac.authorization.k8s.io", "clusterroles", "", "lws-manager-role"}, false},
+		{operator, access{"update", "rbac.authorization.k8s.io", "clusterroles", "", "cluster-admin"}, false},
+		{operator, access{"update", "rbac.authorization.k8s.io", "clusterroles", "", "lws-manager-role"}, true},
+	} {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: tc.user,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: tc.a.verb, Group: tc.a.group, Resource: tc.a.resource,
+				Namespace: tc.a.namespace, Name: tc.a.name},
+		}}
+		if res, sub, ok := strings.Cut(tc.a.resource, "/"); ok {
+			review.Spec.ResourceAttributes.Resource, review.Spec.ResourceAttributes.Subresource = res, sub
+		}
+		got, err := fw.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status.Allowed).To(Equal(tc.allowed), "%s may %+v: %v (%s)", tc.user, tc.a, got.Status.Allowed, got.Status.Reason)
+	}
+}
+
+// installedRBAC is the LeaderWorkerSet controller's ServiceAccount and RBAC, which deploy/ installs
+// with the operator (13_lws-manager-role.yaml, 14_lws-operand-rbac.yaml) and the operator
+// never makes, changes or deletes.
+func installedRBAC() []objectRef {
+	rbac := func(resource, kind, namespace, name string) objectRef {
+		return objectRef{gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}, kind: kind, namespace: namespace, name: name}
+	}
+	return []objectRef{
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, kind: "ServiceAccount", namespace: fw.namespace, name: deploymentName},
+		rbac("clusterroles", "ClusterRole", "", "lws-manager-role"),
+		rbac("clusterrolebindings", "ClusterRoleBinding", "", "lws-manager-rolebinding"),
+		rbac("clusterroles", "ClusterRole", "", "lws-metrics-auth-role"),
+		rbac("clusterrolebindings", "ClusterRoleBinding", "", "lws-metrics-auth-rolebinding"),
+		rbac("clusterroles", "ClusterRole", "", "lws-metrics-reader"),
+		rbac("roles", "Role", fw.namespace, "lws-leader-election-role"),
+		rbac("rolebindings", "RoleBinding", fw.namespace, "lws-leader-election-rolebinding"),
+	}
+}
+
+// expectInstalledRBACKept checks that the controller's installed RBAC is there, unlabelled by the
+// operator, with the same UIDs as before (before nil: any) and returns the UIDs.
+func expectInstalledRBACKept(ctx context.Context, before map[objectRef]types.UID) map[objectRef]types.UID {
+	By("checking that the LWS controller's installed ServiceAccount and RBAC are kept")
+	uids := map[objectRef]types.UID{}
+	for _, ref := range installedRBAC() {
+		obj, err := ref.get(ctx)
+		Expect(err).NotTo(HaveOccurred(), "%s, installed with the operator, must stay", ref)
+		Expect(obj.GetLabels()).NotTo(HaveKey("app.kubernetes.io/managed-by"), "%s is the install's, not the operator's", ref)
+		if before != nil {
+			Expect(obj.GetUID()).To(Equal(before[ref]), "%s was deleted and made again", ref)
+		}
+		uids[ref] = obj.GetUID()
+	}
+	return uids
+}
+
 func expectOperandGone(ctx context.Context, objects []objectRef) {
 	gone := append(withoutCRD(objects), certificateSecrets()...)
 	By(fmt.Sprintf("waiting for %d operand objects to be deleted", len(gone)))

@@ -304,7 +304,18 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRoleBinding", "llm-infra-operator-auth-delegator"),
 			{"RoleBinding", "kube-system", "llm-infra-operator-authentication-reader"},
 		},
-		"10_deployment.yaml":      {namespaced("Deployment", operatorName)},
+		"10_deployment.yaml": {namespaced("Deployment", operatorName)},
+		// The LeaderWorkerSet controller's rights, installed with the operator (rights_test.go).
+		"13_lws-manager-role.yaml": {cluster("ClusterRole", "lws-manager-role")},
+		"14_lws-operand-rbac.yaml": {
+			namespaced("ServiceAccount", operandServiceAccount),
+			cluster("ClusterRoleBinding", "lws-manager-rolebinding"),
+			cluster("ClusterRole", "lws-metrics-auth-role"),
+			cluster("ClusterRoleBinding", "lws-metrics-auth-rolebinding"),
+			cluster("ClusterRole", "lws-metrics-reader"),
+			namespaced("Role", "lws-leader-election-role"),
+			namespaced("RoleBinding", "lws-leader-election-rolebinding"),
+		},
 		"11_metrics-service.yaml": {namespaced("Service", "llm-infra-operator-metrics")},
 		"12_prometheus-rbac.yaml": {
 			namespaced("Role", "llm-infra-operator-prometheus"),
@@ -399,8 +410,9 @@ func TestDeployFiles(t *testing.T) {
 }
 
 // checkBindingSubjects requires every binding in deploy/ to bind exactly the operator's
-// ServiceAccount, to a role that deploy/ defines or Kubernetes provides; or, for platform
-// monitoring, exactly OpenShift's Prometheus to the Role that lets it discover its targets.
+// ServiceAccount, to a role that deploy/ defines or Kubernetes provides; or exactly the
+// LeaderWorkerSet controller's to its roles; or, for platform monitoring, exactly OpenShift's
+// Prometheus to the Role that lets it discover its targets.
 func checkBindingSubjects(t *testing.T, obj interface{}) {
 	t.Helper()
 	var subjects []rbacv1.Subject
@@ -415,6 +427,17 @@ func checkBindingSubjects(t *testing.T, obj interface{}) {
 	}
 	if ref == (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "llm-infra-operator-prometheus"}) {
 		if want := []rbacv1.Subject{{Kind: "ServiceAccount", Name: prometheusSA, Namespace: monitoringNamespace}}; !apiequality.Semantic.DeepEqual(subjects, want) {
+			t.Errorf("subjects = %+v, want %+v", subjects, want)
+		}
+		return
+	}
+	operandRoles := []rbacv1.RoleRef{
+		{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "lws-manager-role"},
+		{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "lws-metrics-auth-role"},
+		{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "lws-leader-election-role"},
+	}
+	if slices.Contains(operandRoles, ref) {
+		if want := []rbacv1.Subject{{Kind: "ServiceAccount", Name: operandServiceAccount, Namespace: namespace}}; !apiequality.Semantic.DeepEqual(subjects, want) {
 			t.Errorf("subjects = %+v, want %+v", subjects, want)
 		}
 		return
@@ -468,19 +491,37 @@ func TestCSVMatchesDeploy(t *testing.T) {
 	role := decodeFile[rbacv1.Role](t, roleFile)
 	deployment := decodeFile[appsv1.Deployment](t, deploymentFile)
 
+	// The operand's: every role deploy/ binds to its ServiceAccount, cluster-wide and in the
+	// operator's namespace.
+	var operandCluster, operandRole []rbacv1.PolicyRule
+	for _, g := range grantsOf(t, operandServiceAccount) {
+		if g.namespace == "" {
+			operandCluster = append(operandCluster, g.PolicyRule)
+		} else {
+			operandRole = append(operandRole, g.PolicyRule)
+		}
+	}
 	for _, tc := range []struct {
-		name  string
-		got   []permission
-		rules []rbacv1.PolicyRule
+		name    string
+		got     []permission
+		account string
+		rules   []rbacv1.PolicyRule
 	}{
-		{"clusterPermissions", c.Spec.Install.Spec.ClusterPermissions, clusterRole.Rules},
-		{"permissions", c.Spec.Install.Spec.Permissions, role.Rules},
+		{"clusterPermissions", c.Spec.Install.Spec.ClusterPermissions, serviceAccount, clusterRole.Rules},
+		{"permissions", c.Spec.Install.Spec.Permissions, serviceAccount, role.Rules},
+		{"clusterPermissions", c.Spec.Install.Spec.ClusterPermissions, operandServiceAccount, operandCluster},
+		{"permissions", c.Spec.Install.Spec.Permissions, operandServiceAccount, operandRole},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if len(tc.got) != 1 || tc.got[0].ServiceAccountName != serviceAccount {
-				t.Fatalf("want one entry for ServiceAccount %s, got %+v", serviceAccount, tc.got)
+		t.Run(tc.name+" "+tc.account, func(t *testing.T) {
+			var accounts []string
+			for _, p := range tc.got {
+				accounts = append(accounts, p.ServiceAccountName)
 			}
-			got, want := normalize(tc.got[0].Rules), normalize(tc.rules)
+			if !slices.Equal(accounts, []string{serviceAccount, operandServiceAccount}) {
+				t.Fatalf("entries for %v, want %s and %s", accounts, serviceAccount, operandServiceAccount)
+			}
+			entry := tc.got[slices.Index(accounts, tc.account)]
+			got, want := normalize(entry.Rules), normalize(tc.rules)
 			for _, r := range want {
 				if !slices.Contains(got, r) {
 					t.Errorf("missing from the CSV: %s", r)
@@ -599,42 +640,6 @@ func operatorRules(t *testing.T) (cluster, inNamespace []rbacv1.PolicyRule) {
 	return cluster, append(slices.Clone(role.Rules), cluster...)
 }
 
-func TestEscalation(t *testing.T) {
-	cluster, inNamespace := operatorRules(t)
-	for _, tc := range []struct {
-		asset string
-		owner []rbacv1.PolicyRule
-		rules func(t *testing.T, name string) []rbacv1.PolicyRule
-	}{
-		// A ClusterRole's rules apply cluster-wide: only the operator's ClusterRole counts.
-		{bindata.LWSClusterRole, cluster, clusterRoleRules},
-		{bindata.LWSMetricsAuthClusterRole, cluster, clusterRoleRules},
-		{bindata.LWSMetricsReaderClusterRole, cluster, clusterRoleRules},
-		// A Role's rules apply in its namespace, where the operator's Role counts too.
-		{bindata.LWSLeaderElectionRole, inNamespace, func(t *testing.T, name string) []rbacv1.PolicyRule {
-			r := decodeAsset[rbacv1.Role](t, name)
-			if r.Namespace != namespace {
-				t.Fatalf("%s: namespace %q, want %q", name, r.Namespace, namespace)
-			}
-			return r.Rules
-		}},
-	} {
-		t.Run(tc.asset, func(t *testing.T) {
-			rules := tc.rules(t, tc.asset)
-			if len(rules) == 0 {
-				t.Fatal("no rules")
-			}
-			for _, m := range uncoveredRules(tc.owner, rules) {
-				t.Errorf("the operator cannot grant %s (copy the rule into deploy/ and the CSV)", m)
-			}
-		})
-	}
-}
-
-func clusterRoleRules(t *testing.T, name string) []rbacv1.PolicyRule {
-	return decodeAsset[rbacv1.ClusterRole](t, name).Rules
-}
-
 func rule(gvr schema.GroupVersionResource, verb, name string) rbacv1.PolicyRule {
 	r := rbacv1.PolicyRule{APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}, Verbs: []string{verb}}
 	if name != "" {
@@ -687,8 +692,20 @@ func TestOperatorAccess(t *testing.T) {
 		{"events", inNamespace, r("", "events", "create", ""), true},
 		{"find its own pod", inNamespace, r("", "pods", "get", ""), true},
 		{"follow its pod's owner", inNamespace, r("apps", "replicasets", "get", ""), true},
-		{"apply the operand ConfigMap", inNamespace, r("", "configmaps", "patch", "lws-manager-config"), true},
+		{"apply the operand ConfigMap", inNamespace, r("", "configmaps", "update", "lws-manager-config"), true},
+		// No right the operator would only pass on (rights_test.go).
+		{"create ClusterRoles", cluster, r(rbacv1.GroupName, "clusterroles", "create", ""), false},
+		{"create ClusterRoleBindings", cluster, r(rbacv1.GroupName, "clusterrolebindings", "create", ""), false},
+		{"create RoleBindings in its namespace", inNamespace, r(rbacv1.GroupName, "rolebindings", "create", ""), false},
+		{"create pods", cluster, r("", "pods", "create", ""), false},
+		{"create pods in its namespace", inNamespace, r("", "pods", "create", ""), false},
+		{"patch nodes", cluster, r("", "nodes", "patch", ""), false},
+		{"create StatefulSets", cluster, r("apps", "statefulsets", "create", ""), false},
+		{"update LeaderWorkerSets", cluster, r("leaderworkerset.x-k8s.io", "leaderworkersets", "update", ""), false},
+		{"read /metrics", cluster, rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}, false},
 		{"manage cert-manager Issuers", inNamespace, r("cert-manager.io", "issuers", "create", ""), true},
+		{"update its Issuer", inNamespace, r("cert-manager.io", "issuers", "update", "lws-selfsigned-issuer"), true},
+		{"update another Issuer", inNamespace, r("cert-manager.io", "issuers", "update", "other"), false},
 		{"manage ServiceMonitors", inNamespace, r("monitoring.coreos.com", "servicemonitors", "delete", ""), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

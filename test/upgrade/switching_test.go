@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,7 +90,7 @@ func (o upstreamObject) key() string { return o.kind + " " + o.ns + "/" + o.name
 // switchOutcome is what became of an upstream object once this operator ran.
 type switchOutcome struct {
 	Object  string
-	Outcome string // adopted (UID kept, now managed), replaced (deleted and made anew), deleted, left
+	Outcome string // adopted (UID kept, now managed), installed (UID kept, now deploy/'s), replaced (deleted and made anew), deleted, left
 }
 
 type switchResult struct {
@@ -171,6 +173,9 @@ func TestSwitching(t *testing.T) {
 	var watchers sync.WaitGroup
 	e.watchAll(watchCtx, t, rec, &watchers)
 	e.newStart = time.Now()
+	// README's step 3: install this operator (deploy/, which takes over upstream's objects of
+	// the same names: installedByDeploy), then it starts.
+	e.runHook(t, "install-current")
 	e.runHook(t, "start-current")
 	settled := e.waitSettled(ctx, t, "the operator after the switch", convergeTimeout, e.newStart)
 	stopWatching()
@@ -208,6 +213,8 @@ func TestSwitching(t *testing.T) {
 		want := "adopted"
 		section, reported := leftBehindReported[o.kind+" "+o.name]
 		switch {
+		case installedByDeploy(e, o.kind, o.name) != nil:
+			want = "installed"
 		case reported:
 			want = "left"
 			if !readmeNames(t, section, o.name) {
@@ -367,6 +374,15 @@ func createUpstreamObjects(ctx context.Context, e *env, mapper meta.RESTMapper, 
 			return nil, err
 		}
 		created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) && installedByDeploy(e, u.GetKind(), u.GetName()) != nil {
+			// The suite installed deploy/ first (the CRs need its CRDs); upstream's object was
+			// there before it on a cluster that switches: put upstream's in its place, and the
+			// README's step 3 (install-current) applies deploy/'s over it.
+			if err := ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil {
+				return nil, fmt.Errorf("delete deploy/'s %s %s to put upstream's first: %w", u.GetKind(), u.GetName(), err)
+			}
+			created, err = ri.Create(ctx, u, metav1.CreateOptions{})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("create %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 		}
@@ -433,7 +449,9 @@ func referencedSecrets(cr *unstructured.Unstructured, ns string) []*unstructured
 }
 
 // outcomeOf says what became of an upstream object: adopted (its UID kept and this operator's
-// label on it), replaced (deleted and made anew), deleted, or left (there, unmanaged).
+// label on it), installed (its UID kept, what it grants now deploy/'s: the LWS controller's RBAC,
+// which kubectl apply -f deploy/ takes over), replaced (deleted and made anew), deleted, or left
+// (there, unmanaged).
 func (e *env) outcomeOf(ctx context.Context, t *testing.T, o upstreamObject) string {
 	u, err := e.dyn.Resource(o.gvr).Namespace(o.ns).Get(ctx, o.name, metav1.GetOptions{})
 	switch {
@@ -446,7 +464,46 @@ func (e *env) outcomeOf(ctx context.Context, t *testing.T, o upstreamObject) str
 	case u.GetLabels()["app.kubernetes.io/managed-by"] == "llm-infra-operator":
 		return "adopted"
 	}
+	if want := installedByDeploy(e, o.kind, o.name); want != nil {
+		same := true
+		for _, field := range []string{"rules", "roleRef", "subjects"} {
+			same = same && apiequality.Semantic.DeepEqual(u.Object[field], want.Object[field])
+		}
+		if same && len(u.GetOwnerReferences()) == 0 {
+			return "installed"
+		}
+	}
 	return "left"
+}
+
+// installedByDeploy returns the cluster-scoped object of that kind and name that deploy/ installs
+// (the LWS controller's RBAC, in the working tree's deploy/), or nil.
+func installedByDeploy(e *env, kind, name string) *unstructured.Unstructured {
+	e.deployOnce.Do(func() {
+		files, _ := filepath.Glob("../../deploy/*.yaml")
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+			for {
+				u := &unstructured.Unstructured{}
+				if err := decoder.Decode(&u.Object); err != nil {
+					break
+				}
+				if len(u.Object) != 0 && u.GetNamespace() == "" && strings.HasPrefix(u.GetAPIVersion(), "rbac.authorization.k8s.io/") {
+					e.deployObjects = append(e.deployObjects, u)
+				}
+			}
+		}
+	})
+	for _, u := range e.deployObjects {
+		if u.GetKind() == kind && u.GetName() == name {
+			return u
+		}
+	}
+	return nil
 }
 
 // waitRolledOut waits until every Deployment of the suite's namespaces has rolled out.

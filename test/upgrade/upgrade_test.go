@@ -56,6 +56,9 @@ type env struct {
 	previousDeployments    map[string]*appsv1.Deployment
 	currentDeployments     map[string]*appsv1.Deployment
 	upgradeStart, newStart time.Time
+	// deployObjects: the cluster-scoped RBAC of the working tree's deploy/ (installedByDeploy).
+	deployOnce    sync.Once
+	deployObjects []*unstructured.Unstructured
 }
 
 func TestUpgrade(t *testing.T) {
@@ -98,6 +101,7 @@ func TestUpgrade(t *testing.T) {
 
 	e.currentDeployments = e.deployments(ctx, t)
 	userLWS.check(ctx, t, e)
+	e.checkInstalledRBACReleased(ctx, t)
 	res := e.measure(rec, settled)
 	res.report(t)
 	if e.result != "" {
@@ -657,4 +661,38 @@ func (r *result) report(t *testing.T) {
 	sort.Strings(kinds)
 	t.Logf("writes by the new operator: %d (%s)", r.Writes, strings.Join(kinds, ", "))
 	t.Logf("settled %.0fs after the new operator started", r.SecondsToSettled)
+}
+
+// checkInstalledRBACReleased: the LeaderWorkerSet controller's ServiceAccount and RBAC, which the
+// previous release made owned by the CR and deploy/ now installs (issue 33), exist and are owned
+// by the CR no more, so deleting the CR would not take them (the new operator's first step).
+func (e *env) checkInstalledRBACReleased(ctx context.Context, t *testing.T) {
+	rbac := func(resource string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}
+	}
+	for _, o := range []struct {
+		gvr       schema.GroupVersionResource
+		namespace string
+		name      string
+	}{
+		{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, e.operatorNS, "lws-controller-manager"},
+		{rbac("clusterroles"), "", "lws-manager-role"},
+		{rbac("clusterrolebindings"), "", "lws-manager-rolebinding"},
+		{rbac("clusterroles"), "", "lws-metrics-auth-role"},
+		{rbac("clusterrolebindings"), "", "lws-metrics-auth-rolebinding"},
+		{rbac("clusterroles"), "", "lws-metrics-reader"},
+		{rbac("roles"), e.operatorNS, "lws-leader-election-role"},
+		{rbac("rolebindings"), e.operatorNS, "lws-leader-election-rolebinding"},
+	} {
+		u, err := e.dyn.Resource(o.gvr).Namespace(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
+		if err != nil {
+			t.Errorf("%s %s, installed by deploy/: %v", o.gvr.Resource, o.name, err)
+			continue
+		}
+		for _, ref := range u.GetOwnerReferences() {
+			if ref.Kind == "LeaderWorkerSetOperator" {
+				t.Errorf("%s %s is still owned by LeaderWorkerSetOperator %s: deleting the CR would delete the install's RBAC", o.gvr.Resource, o.name, ref.Name)
+			}
+		}
+	}
 }

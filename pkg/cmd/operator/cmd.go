@@ -13,12 +13,13 @@ import (
 
 	"github.com/llm-infra/llm-infra-operator/pkg/operator"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/registry"
 	"github.com/llm-infra/llm-infra-operator/pkg/version"
 )
 
 // NewOperatorCommand returns the `operator` subcommand.
 func NewOperatorCommand(ctx context.Context) *cobra.Command {
-	config := controllercmd.NewControllerCommandConfig("llm-infra-operator", version.Get(), operator.RunOperator, clock.RealClock{})
+	config := controllercmd.NewControllerCommandConfig(registry.OperatorName, version.Get(), operator.RunOperator, clock.RealClock{})
 	cmd := config.NewCommandWithContext(ctx)
 	cmd.Use = "operator"
 	cmd.Short = "Start the operator"

@@ -84,7 +84,7 @@ func FuzzRendererObject(f *testing.F) {
 	f.Add("${NAMESPACE}", "$(VAR) $$", "", "")
 	f.Add("ns: {a: [1]}\n- b", "\"quoted\"", "a/b", "x")
 	// The LeaderWorkerSet CRD is left out: at 1 MB it would slow every run down.
-	assets := []string{bindata.LWSDeployment, bindata.LWSWebhookService, bindata.LWSWebhookCertificate, bindata.LWSMutatingWebhookConfiguration, bindata.LWSClusterRoleBinding}
+	assets := []string{bindata.LWSDeployment, bindata.LWSWebhookService, bindata.LWSWebhookCertificate, bindata.LWSMutatingWebhookConfiguration, bindata.LWSMetricsService}
 	f.Fuzz(func(t *testing.T, namespace, image, labelKey, labelValue string) {
 		r := Renderer{
 			Manifests:    bindata.FS,

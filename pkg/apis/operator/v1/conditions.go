@@ -18,6 +18,10 @@ const (
 	// ReasonCertManagerMissing: Degraded=True because spec.certificates.source is CertManager
 	// and cert-manager's CRDs are not established.
 	ReasonCertManagerMissing = "CertManagerMissing"
+	// ReasonOperandServiceAccountMissing: Degraded=True because the LeaderWorkerSet controller's
+	// ServiceAccount, installed with the operator (deploy/14_lws-operand-rbac.yaml, or OLM from
+	// the bundle), is not in the operator's namespace: its pods could not be created.
+	ReasonOperandServiceAccountMissing = "OperandServiceAccountMissing"
 	// ReasonWaitingForCertificates: Progressing=True until the serving certificates are issued.
 	ReasonWaitingForCertificates = "WaitingForCertificates"
 	// ReasonRemoved and ReasonUnmanaged: the conditions of managementState Removed and

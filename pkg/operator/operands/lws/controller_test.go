@@ -23,8 +23,8 @@ func TestControllerRepairsDriftFromWatchEvents(t *testing.T) {
 	}
 	env.waitFor("the operand Deployment", func() bool { return env.exists(bindata.LWSDeployment) })
 
-	if err := env.kube.CoreV1().ServiceAccounts(testNamespace).Delete(env.ctx, "lws-controller-manager", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().Services(testNamespace).Delete(env.ctx, "lws-webhook-service", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	env.waitFor("the deleted ServiceAccount to be re-created", func() bool { return env.exists(bindata.LWSServiceAccount) })
+	env.waitFor("the deleted Service to be re-created", func() bool { return env.exists(bindata.LWSWebhookService) })
 }

@@ -2,6 +2,7 @@ package lws
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,6 +72,9 @@ type envOption func(*envSetup)
 type envSetup struct {
 	crds    []string
 	objects []runtime.Object
+	// withoutInstalledServiceAccount: the controller's ServiceAccount, which the install makes,
+	// is missing (otherwise every env has it).
+	withoutInstalledServiceAccount bool
 	// dynamicObjects are pre-created objects of APIs the typed fake does not serve.
 	dynamicObjects []runtime.Object
 	state          operatorv1.ManagementState
@@ -180,6 +184,13 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	setup := &envSetup{state: operatorv1.Managed, logLevel: operatorv1.Normal}
 	for _, o := range opts {
 		o(setup)
+	}
+	if !setup.withoutInstalledServiceAccount && !slices.ContainsFunc(setup.objects, func(o runtime.Object) bool {
+		sa, ok := o.(*corev1.ServiceAccount)
+		return ok && sa.Name == deploymentName
+	}) {
+		// What deploy/14_lws-operand-rbac.yaml installs with the operator.
+		setup.objects = append(setup.objects, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: deploymentName, Namespace: testNamespace}})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -374,7 +385,6 @@ func (e *fakeEnv) settle() {
 			e.namespaced.Core().V1().ServiceAccounts().Informer(),
 			e.namespaced.Core().V1().ConfigMaps().Informer(),
 			e.namespaced.Core().V1().Services().Informer(),
-			e.clusterScoped.Rbac().V1().ClusterRoles().Informer(),
 			e.clusterScoped.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer(),
 			e.crd.Informer,
 		} {

@@ -42,6 +42,8 @@ type Operand struct {
 	// secretLister and configMapLister read the operand namespace for library-go's certrotation.
 	secretLister    corev1listers.SecretLister
 	configMapLister corev1listers.ConfigMapLister
+	// installedRBACReleased: releaseInstalledRBAC has run to the end in this process.
+	installedRBACReleased bool
 }
 
 // Config holds what New needs.

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -156,9 +156,6 @@ func TestCertManagerMissingIsDegradedAndRecovers(t *testing.T) {
 	if env.exists(bindata.LWSDeployment) {
 		t.Error("the Deployment must wait for cert-manager")
 	}
-	if !env.exists(bindata.LWSServiceAccount) {
-		t.Error("steps before cert-manager's should still be applied")
-	}
 
 	// cert-manager gets installed: its CRDs appear and the next sync carries on.
 	for _, name := range certManagerCRDs {
@@ -298,13 +295,13 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 }
 
 func TestRemovedNeverDeletesForeignObjects(t *testing.T) {
-	// A ClusterRole with the name of one in the table, made by someone else.
-	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "lws-metrics-reader"}}
+	// A webhook configuration with the name of one in the table, made by someone else.
+	foreign := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "lws-validating-webhook-configuration"}}
 	env := newFakeEnv(t, fullyInstalled(withObjects(foreign), withState(operatorv1.Removed))...)
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.kube.RbacV1().ClusterRoles().Get(env.ctx, "lws-metrics-reader", metav1.GetOptions{}); err != nil {
+	if _, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(env.ctx, "lws-validating-webhook-configuration", metav1.GetOptions{}); err != nil {
 		t.Errorf("an object the operator does not own was deleted: %v", err)
 	}
 	if !slices.ContainsFunc(env.recorder.Events(), func(e *corev1.Event) bool { return e.Reason == "RemovalSkipped" }) {
@@ -403,7 +400,7 @@ func TestDeletingTheCRCleansUpAndReleasesIt(t *testing.T) {
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	if env.exists(bindata.LWSDeployment) || env.exists(bindata.LWSClusterRole) {
+	if env.exists(bindata.LWSDeployment) || env.exists(bindata.LWSValidatingWebhookConfiguration) {
 		t.Error("operand objects remain after the CR was deleted")
 	}
 	if !env.exists(bindata.LWSCRD) {
@@ -537,15 +534,15 @@ func TestAvailableFollowsTheDeployment(t *testing.T) {
 
 func TestApplyFailureIsDegradedAndOtherStepsRun(t *testing.T) {
 	env := newFakeEnv(t, fullyInstalled()...)
-	env.kube.PrependReactor("create", "clusterroles", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(rbacv1.Resource("clusterroles"), "lws-manager-role", errors.New("test: forbidden"))
+	env.kube.PrependReactor("create", "validatingwebhookconfigurations", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(admissionregistrationv1.Resource("validatingwebhookconfigurations"), "lws-validating-webhook-configuration", errors.New("test: forbidden"))
 	})
 	err := env.sync()
 	if err == nil {
 		t.Fatal("a failed apply should return an error so the controller retries")
 	}
 	env.expectCondition(operatorv1.OperatorStatusTypeDegraded, operatorv1.ConditionTrue, "ApplyFailed")
-	if msg := env.condition(operatorv1.OperatorStatusTypeDegraded).Message; !strings.Contains(msg, "operand ClusterRole") {
+	if msg := env.condition(operatorv1.OperatorStatusTypeDegraded).Message; !strings.Contains(msg, "webhook configurations") {
 		t.Errorf("message should name the failed step: %q", msg)
 	}
 	if !env.exists(bindata.LWSDeployment) {

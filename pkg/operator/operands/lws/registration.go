@@ -112,12 +112,36 @@ func Degraded(client v1helpers.OperatorClient) engine.DegradedSource {
 	}
 }
 
-// requests are what the reconciler does with each of the operand's objects: watch the kind,
-// create the object, and get, update, patch and delete it by name (the CRD: watched by name,
-// never deleted), and list and delete the dependents deleted with it (DeletedWith). Objects of
-// the operator's namespace are granted there.
+// requests are what the controller does: with its CR, the singleton "cluster" (genericoperatorclient:
+// an informer of every CR, then reads, updates and status writes by name; the finalizers
+// subresource for the finalizer), with the Secrets and ConfigMaps of the operator's namespace
+// that are not assets (certrotation's CA, its bundle and serving certificates, the operand
+// ConfigMap; cert-manager's and the service CA's issued Secrets, read and deleted on removal),
+// with the ServiceAccounts there (watched: the controller's is installed, checkInstalledRBAC),
+// with OpenShift's APIServer configuration (read: its TLS profile), with the installed RBAC of
+// earlier releases (releaseInstalledRBAC: read and updated by name), and with each of the
+// operand's objects: watch the kind, create the object, and get, update and delete it by name
+// (the CRD: watched by name, never deleted), and list and delete the dependents deleted
+// with it (DeletedWith). Objects of the operator's namespace are granted there.
 func requests(namespace string) []registry.Request {
-	var out []registry.Request
+	cr := func(resource string, verbs []string, names ...string) registry.Request {
+		return registry.Request{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{lwsoperatorv1.GroupVersion.Group},
+			Resources: []string{resource}, Verbs: verbs, ResourceNames: names}}
+	}
+	out := []registry.Request{
+		cr("leaderworkersetoperators", []string{"list", "watch"}),
+		cr("leaderworkersetoperators", []string{"get", "update", "patch"}, lwsoperatorv1.SingletonName),
+		cr("leaderworkersetoperators/status", []string{"update", "patch"}, lwsoperatorv1.SingletonName),
+		cr("leaderworkersetoperators/finalizers", []string{"update"}, lwsoperatorv1.SingletonName),
+		{Namespace: namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""},
+			Resources: []string{"secrets", "configmaps"}, Verbs: engine.ObjectVerbs}},
+		// The installed ServiceAccount's informer (checkInstalledRBAC).
+		{Namespace: namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""},
+			Resources: []string{"serviceaccounts"}, Verbs: []string{"list", "watch"}}},
+		{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{APIServerGVR.Group},
+			Resources: []string{APIServerGVR.Resource}, Verbs: []string{"list", "watch"}}},
+	}
+	out = append(out, installedRBACRequests(namespace)...)
 	for _, asset := range Assets() {
 		obj, err := engine.DecodeManifest(bindata.MustAsset(asset))
 		if err != nil {
@@ -131,9 +155,10 @@ func requests(namespace string) []registry.Request {
 		if obj.GetNamespace() != "" {
 			ns = namespace
 		}
-		named, unnamed := []string{"get", "update", "patch", "delete"}, []string{"list", "watch", "create"}
+		// resourceapply creates and updates, never patches (engine.ObjectVerbs).
+		named, unnamed := []string{"get", "update", "delete"}, []string{"list", "watch", "create"}
 		if gvr.Resource == "customresourcedefinitions" {
-			named, unnamed = []string{"get", "update", "patch", "list", "watch"}, []string{"create"}
+			named, unnamed = []string{"get", "update", "list", "watch"}, []string{"create"}
 		}
 		rule := func(verbs []string, names ...string) registry.Request {
 			return registry.Request{Namespace: ns, PolicyRule: rbacv1.PolicyRule{

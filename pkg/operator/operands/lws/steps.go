@@ -8,13 +8,14 @@ import (
 // reconcileSteps is the operand, in the order it is applied. Later steps depend on earlier
 // ones: nothing that needs a certificate is applied before the certificate source (cert-manager,
 // the OpenShift service CA or the operator's own CA, step_certificates.go) has issued it.
-// Removal walks the table backwards.
+// Removal walks the table backwards. The operand's ServiceAccount and RBAC are not here: they
+// are installed with the operator (deploy/14_lws-operand-rbac.yaml, the bundle's permissions of
+// lws-controller-manager), so the operator need not hold the rights they grant.
 func reconcileSteps() []engine.Step[*syncRun] {
 	return []engine.Step[*syncRun]{
-		{Name: "operand ServiceAccount", Assets: []string{bindata.LWSServiceAccount}},
-		{Name: "operand ClusterRole", Assets: []string{bindata.LWSClusterRole, bindata.LWSClusterRoleBinding}},
-		{Name: "metrics authentication ClusterRole", Assets: []string{bindata.LWSMetricsAuthClusterRole, bindata.LWSMetricsAuthClusterRoleBinding, bindata.LWSMetricsReaderClusterRole}},
-		{Name: "leader election Role", Assets: []string{bindata.LWSLeaderElectionRole, bindata.LWSLeaderElectionRoleBinding}},
+		// Before anything else, and last on removal: a CR deleted right after an upgrade from a
+		// release that made these objects would take them with it.
+		{Name: "installed RBAC", Apply: checkInstalledRBAC, Remove: releaseInstalledRBAC},
 		{Name: "certificate source", Apply: chooseCertificateSource, Remove: engine.NothingToRemove[*syncRun]},
 		{Name: "Services", Assets: []string{bindata.LWSWebhookService, bindata.LWSMetricsService}, Apply: applyServices},
 		{Name: "cert-manager Issuer", Assets: []string{bindata.LWSIssuer}, Apply: applyIssuer},
