@@ -14,12 +14,14 @@ import (
 	securityv1 "github.com/openshift/api/security/v1"
 	"github.com/openshift/library-go/pkg/security/uid"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -128,6 +130,12 @@ func TestSCCAdmission(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The API server's authorizer sees the binding through its informer, a moment after the
+	// create returns (CI once had the first pod refused by RBAC, not by SCC admission): ask as
+	// the developer until it may create pods there.
+	if err := untilAllowed(ctx, dev, ns.Name, "create", "pods"); err != nil {
+		t.Fatalf("the developer's RoleBinding in %s: %v", ns.Name, err)
+	}
 	for _, tc := range []struct {
 		name   string
 		spec   func(*corev1.PodSpec)
@@ -148,6 +156,20 @@ func TestSCCAdmission(t *testing.T) {
 			t.Errorf("pod %s: want Forbidden by SCC admission with %q, got %v", tc.name, tc.denied, err)
 		}
 	}
+}
+
+// untilAllowed polls SelfSubjectAccessReviews as client's user until verb on resource in
+// namespace is allowed (a review has no watch), for at most 30 seconds.
+func untilAllowed(ctx context.Context, client kubernetes.Interface, namespace, verb, resource string) error {
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: namespace, Verb: verb, Resource: resource}}}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return false, err
+		}
+		return got.Status.Allowed, nil
+	})
 }
 
 // until waits, with a watch, until the named object satisfies done.
