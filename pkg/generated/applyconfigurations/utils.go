@@ -78,6 +78,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &batchv1alpha1.FSStorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("GCConfigSpec"):
 		return &batchv1alpha1.GCConfigSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("GCReconcilerConfig"):
+		return &batchv1alpha1.GCReconcilerConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("GCSpec"):
 		return &batchv1alpha1.GCSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("GrafanaSpec"):

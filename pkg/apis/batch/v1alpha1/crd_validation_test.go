@@ -58,7 +58,7 @@ func decodeStrict(t *testing.T, obj map[string]any) *v1alpha1.LLMBatchGateway {
 
 func TestDefaults(t *testing.T) {
 	crd := loadCRD(t)
-	sync, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseSync, Patch: `{spec: {fileStorage: {retry: {}}}}`}))
+	sync, errs := crd.Create(object(t, testcases.Case{Base: testcases.BaseSync, Patch: `{spec: {fileStorage: {retry: {}}, processor: {config: {}}, gc: {config: {reconciler: {}}}}}`}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -81,6 +81,9 @@ func TestDefaults(t *testing.T) {
 		{sync, "spec.fileStorage.retry.maxRetries", int64(3)},
 		{sync, "spec.fileStorage.retry.initialBackoff", "1s"},
 		{sync, "spec.fileStorage.retry.maxBackoff", "10s"},
+		{sync, "spec.processor.config.heartbeatInterval", v1alpha1.DefaultHeartbeatInterval},
+		{sync, "spec.gc.config.reconciler.enabled", true},
+		{sync, "spec.gc.config.reconciler.interval", v1alpha1.DefaultReconcilerInterval},
 		{async, "spec.processor.dispatchMode", "async"},
 		{async, "spec.processor.asyncConfig.replicas", int64(1)},
 		{async, "spec.processor.asyncConfig.concurrency", int64(8)},

@@ -51,6 +51,7 @@ const (
 // LLMBatchGatewaySpec is the desired state of one batch gateway instance.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.secretRef.name) && size(self.secretRef.name) > 0",fieldPath=".secretRef.name",reason="FieldValueRequired",message="spec.secretRef.name must name the Secret that holds the gateway's credentials"
+// +kubebuilder:validation:XValidation:rule="(has(self.gc.config) && has(self.gc.config.reconciler) && has(self.gc.config.reconciler.enabled) && !self.gc.config.reconciler.enabled) || (has(self.processor.config) && has(self.processor.config.heartbeatInterval) && !self.processor.config.heartbeatInterval.matches('^([0-9]{1,6}([.][0-9]+)?(ms|s|m|h))+$')) || (has(self.gc.config) && has(self.gc.config.reconciler) && has(self.gc.config.reconciler.interval) && !self.gc.config.reconciler.interval.matches('^([0-9]{1,6}([.][0-9]+)?(ms|s|m|h))+$')) || duration(has(self.processor.config) && has(self.processor.config.heartbeatInterval) ? self.processor.config.heartbeatInterval : '5m') < duration(has(self.gc.config) && has(self.gc.config.reconciler) && has(self.gc.config.reconciler.interval) ? self.gc.config.reconciler.interval : '60m')",fieldPath=".processor.config.heartbeatInterval",reason="FieldValueInvalid",message="spec.processor.config.heartbeatInterval must be shorter than spec.gc.config.reconciler.interval while the reconciler is enabled (unset, 5m and 60m): the reconciler takes a running job whose last heartbeat is older than its interval for orphaned; lower the heartbeat or raise the interval"
 type LLMBatchGatewaySpec struct {
 	// secretRef names the Secret with the gateway's credentials: the database URLs (key
 	// redis-url for the exchange and a Redis/Valkey metadata database, postgresql-url for
@@ -408,9 +409,34 @@ type GCConfigSpec struct {
 	// +optional
 	MaxConcurrency int32 `json:"maxConcurrency,omitempty"`
 
+	// reconciler is the orphan reconciler, which recovers batch jobs left in a running state by
+	// a processor that stopped (crashed, evicted, scaled down). Unset, enabled every 60m.
+	// +optional
+	Reconciler *GCReconcilerConfig `json:"reconciler,omitempty"`
+
 	// logging sets the gc's log verbosity.
 	// +optional
 	Logging *LoggingConfig `json:"logging,omitempty"`
+}
+
+// GCReconcilerConfig is the gc's orphan reconciler (upstream's gc.config.reconciler, config.yaml
+// reconciler).
+type GCReconcilerConfig struct {
+	// enabled runs the orphan reconciler. Default true. Off, a job whose processor stopped stays
+	// in its state until someone cancels it.
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// interval is how often the reconciler looks for orphaned jobs, and how old a job's last
+	// heartbeat must be for the job to count as orphaned: it must be longer than
+	// spec.processor.config.heartbeatInterval while the reconciler is enabled. A duration such as
+	// 1m or 60m: numbers of at most 6 digits and units ms, s, m or h. Default 60m.
+	// +optional
+	// +kubebuilder:default="60m"
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^([0-9]{1,6}(\.[0-9]+)?(ms|s|m|h))+$`
+	Interval string `json:"interval,omitempty"`
 }
 
 // MonitoringSpec switches Prometheus Operator monitors on.

@@ -22,6 +22,15 @@ const (
 	DefaultAIMDMin                = 5
 )
 
+// The orphan-recovery durations when the CR leaves them unset (upstream's chart values
+// processor.config.heartbeatInterval and gc.config.reconciler.interval, which are also the
+// programs' own defaults). The heartbeat rule compares effective values, as the reconciler
+// acts on them.
+const (
+	DefaultHeartbeatInterval  = "5m"
+	DefaultReconcilerInterval = "60m"
+)
+
 // ProcessorSpec is how the processor runs and where it sends inference requests.
 //
 // The rules below (after the first, which is upstream's) are checks the processor and the
@@ -180,6 +189,8 @@ type InferenceGatewaySpec struct {
 
 // ProcessorConfigSpec tunes the processor process. A zero or unset value keeps the operand's
 // default.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.heartbeatInterval) || !self.heartbeatInterval.matches('^([0-9]{1,6}([.][0-9]+)?(ms|s|m|h))+$') || duration(self.heartbeatInterval) > duration('0s')",fieldPath=".heartbeatInterval",reason="FieldValueInvalid",message="spec.processor.config.heartbeatInterval must be longer than 0s: the processor refuses to start with 0"
 type ProcessorConfigSpec struct {
 	// numWorkers is how many batch jobs one processor pod works on at once. 0 or unset means 20.
 	// +optional
@@ -209,6 +220,18 @@ type ProcessorConfigSpec struct {
 	// false.
 	// +optional
 	EnablePprof bool `json:"enablePprof,omitempty"`
+
+	// heartbeatInterval is how often the processor refreshes the in-flight record of each job it
+	// runs (upstream's processor.config.heartbeatInterval, config.yaml heartbeat_interval). The
+	// gc's orphan reconciler takes a job whose record is older than its interval for orphaned,
+	// so this must be shorter than spec.gc.config.reconciler.interval while the reconciler is
+	// enabled. A duration such as 10s or 5m, longer than 0s: numbers of at most 6 digits and
+	// units ms, s, m or h. Default 5m.
+	// +optional
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^([0-9]{1,6}(\.[0-9]+)?(ms|s|m|h))+$`
+	HeartbeatInterval string `json:"heartbeatInterval,omitempty"`
 
 	// logging sets the processor's log verbosity.
 	// +optional

@@ -1,9 +1,11 @@
 package v1alpha1
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -37,6 +39,13 @@ const (
 	MessagePerEndpointAboveGlobal  = "spec.processor.config.concurrency.perEndpoint must not exceed spec.processor.config.concurrency.global (unset, perEndpoint is 10 and global 100)"
 	MessageName                    = "metadata.name must be a DNS label (at most 63 characters, no dots): it is the app.kubernetes.io/instance label of the gateway's objects and starts its Services' names"
 	MessageAIMDMinAbovePerEndpoint = "spec.processor.config.concurrency.aimd.min must not exceed spec.processor.config.concurrency.perEndpoint while AIMD is enabled (unset, aimd.min is 5 and perEndpoint 10)"
+
+	// The orphan-recovery rules: upstream's processor refuses a heartbeat of 0, and upstream
+	// documents (internal/processor/config/config.go) that the heartbeat must be shorter than
+	// the reconciler's interval, without checking it: a longer one makes the reconciler take
+	// running jobs for orphans.
+	MessageHeartbeatPositive                = "spec.processor.config.heartbeatInterval must be longer than 0s: the processor refuses to start with 0"
+	MessageHeartbeatBelowReconcilerInterval = "spec.processor.config.heartbeatInterval must be shorter than spec.gc.config.reconciler.interval while the reconciler is enabled (unset, 5m and 60m): the reconciler takes a running job whose last heartbeat is older than its interval for orphaned; lower the heartbeat or raise the interval"
 )
 
 // ValidateSpec checks the rules between fields of the spec that the CRD's CEL rules check at
@@ -59,6 +68,36 @@ func (in *LLMBatchGateway) ValidateSpec() field.ErrorList {
 	errs = append(errs, spec.FileStorage.validate(path.Child("fileStorage"))...)
 	errs = append(errs, spec.TLS.validate(path.Child("tls"))...)
 	errs = append(errs, spec.Processor.validate(path.Child("processor"))...)
+	errs = append(errs, spec.validateHeartbeat(path)...)
+	return errs
+}
+
+// validateHeartbeat checks the processor's heartbeat against the gc's orphan reconciler, with
+// the defaults for unset fields. A value that is no duration is the schema's to report.
+func (s *LLMBatchGatewaySpec) validateHeartbeat(path *field.Path) field.ErrorList {
+	heartbeatPath := path.Child("processor", "config", "heartbeatInterval")
+	heartbeatText, reconciler := DefaultHeartbeatInterval, GCReconcilerConfig{}
+	if s.Processor.Config != nil && s.Processor.Config.HeartbeatInterval != "" {
+		heartbeatText = s.Processor.Config.HeartbeatInterval
+	}
+	if s.GC.Config != nil && s.GC.Config.Reconciler != nil {
+		reconciler = *s.GC.Config.Reconciler
+	}
+	heartbeat, err := time.ParseDuration(heartbeatText)
+	if err != nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if heartbeat <= 0 {
+		errs = append(errs, field.Invalid(heartbeatPath, field.OmitValueType{}, MessageHeartbeatPositive))
+	}
+	if reconciler.Enabled != nil && !*reconciler.Enabled {
+		return errs
+	}
+	interval, err := time.ParseDuration(cmp.Or(reconciler.Interval, DefaultReconcilerInterval))
+	if err == nil && heartbeat >= interval {
+		errs = append(errs, field.Invalid(heartbeatPath, field.OmitValueType{}, MessageHeartbeatBelowReconcilerInterval))
+	}
 	return errs
 }
 

@@ -39,6 +39,15 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 				Config:                 &ProcessorConfigSpec{Concurrency: &ConcurrencyConfig{PerEndpoint: 2, AIMD: &AIMDConfig{Enabled: ptr.To(false)}}},
 			},
 		}, nil},
+		{"empty gc config and reconciler: the defaults, 5m below 60m", LLMBatchGatewaySpec{
+			SecretRef: corev1.SecretReference{Name: "creds"},
+			Processor: ProcessorSpec{GlobalInferenceGateway: &InferenceGatewaySpec{URL: "http://gw"}, Config: &ProcessorConfigSpec{}},
+			GC:        GCSpec{Config: &GCConfigSpec{Reconciler: &GCReconcilerConfig{}}},
+		}, nil},
+		{"a heartbeat that is no duration (the schema's to report)", LLMBatchGatewaySpec{
+			SecretRef: corev1.SecretReference{Name: "creds"},
+			Processor: ProcessorSpec{GlobalInferenceGateway: &InferenceGatewaySpec{URL: "http://gw"}, Config: &ProcessorConfigSpec{HeartbeatInterval: "soon"}},
+		}, nil},
 		{"empty tls, certManager and fileStorage", LLMBatchGatewaySpec{
 			SecretRef:   corev1.SecretReference{Name: "creds"},
 			FileStorage: &FileStorageSpec{},

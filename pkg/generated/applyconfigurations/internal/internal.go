@@ -243,6 +243,18 @@ var schemaYAML = typed.YAMLObject(`types:
                       - name: maxConcurrency
                         type:
                           scalar: numeric
+                      - name: reconciler
+                        type:
+                          map:
+                            fields:
+                            - name: enabled
+                              type:
+                                scalar: boolean
+                              default: true
+                            - name: interval
+                              type:
+                                scalar: string
+                              default: 60m
                 - name: imagePullPolicy
                   type:
                     scalar: string
@@ -633,6 +645,10 @@ var schemaYAML = typed.YAMLObject(`types:
                       - name: enablePprof
                         type:
                           scalar: boolean
+                      - name: heartbeatInterval
+                        type:
+                          scalar: string
+                        default: 5m
                       - name: logging
                         type:
                           map:

@@ -217,8 +217,9 @@ type collectorConfig struct {
 	MaxConcurrency int32  `json:"max_concurrency"`
 }
 
-// reconcilerConfig is the garbage collector's orphaned-batch reconciler; the CR cannot change
-// it.
+// reconcilerConfig is the garbage collector's orphaned-batch reconciler
+// (spec.gc.config.reconciler). The interval is written even when the reconciler is off, as
+// upstream's chart does.
 type reconcilerConfig struct {
 	Enabled  bool   `json:"enabled"`
 	Interval string `json:"interval"`
@@ -426,7 +427,7 @@ func processorConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedCo
 			},
 		},
 		ShutdownTimeout:                "30s",
-		HeartbeatInterval:              "5m",
+		HeartbeatInterval:              batchv1alpha1.DefaultHeartbeatInterval,
 		WorkDir:                        processorWorkDir,
 		DBClient:                       shared.DBClient,
 		DispatchMode:                   orDefault(spec.Processor.DispatchMode, batchv1alpha1.DispatchModeSync),
@@ -519,6 +520,7 @@ func applyProcessorConfigSpec(c *processorConfig, cfg *batchv1alpha1.ProcessorCo
 		c.SendFairnessHeader = *cfg.SendFairnessHeader
 	}
 	c.EnablePprof = cfg.EnablePprof
+	c.HeartbeatInterval = orDefault(cfg.HeartbeatInterval, c.HeartbeatInterval)
 	return nil
 }
 
@@ -531,11 +533,17 @@ func gcConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) *
 		MetricsAddr: ":9091",
 		DBClient:    shared.DBClient,
 		FileClient:  shared.FileClient,
-		Reconciler:  reconcilerConfig{Enabled: true, Interval: "60m"},
+		Reconciler:  reconcilerConfig{Enabled: true, Interval: batchv1alpha1.DefaultReconcilerInterval},
 	}
 	if cfg := spec.GC.Config; cfg != nil {
 		c.DryRun = cfg.DryRun
 		setIfNonZero(&c.Collector.MaxConcurrency, cfg.MaxConcurrency)
+		if reconciler := cfg.Reconciler; reconciler != nil {
+			if reconciler.Enabled != nil {
+				c.Reconciler.Enabled = *reconciler.Enabled
+			}
+			c.Reconciler.Interval = orDefault(reconciler.Interval, c.Reconciler.Interval)
+		}
 	}
 	return c
 }

@@ -222,6 +222,12 @@ func TestProcessorConfigFor(t *testing.T) {
 		}, func(c *processorConfig) {
 			c.DefaultOutputExpirationSeconds, c.ProgressTTLSeconds, c.SendFairnessHeader, c.EnablePprof = 60, 120, true, true
 		}},
+		{"heartbeat interval", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.Processor.Config = &batchv1alpha1.ProcessorConfigSpec{HeartbeatInterval: "10s"}
+		}, func(c *processorConfig) { c.HeartbeatInterval = "10s" }},
+		{"a config without heartbeat interval keeps 5m", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.Processor.Config = &batchv1alpha1.ProcessorConfigSpec{NumWorkers: 20}
+		}, func(*processorConfig) {}},
 	})
 }
 
@@ -250,6 +256,18 @@ func TestGCConfigFor(t *testing.T) {
 		{"dry run and concurrency", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
 			s.GC.Config = &batchv1alpha1.GCConfigSpec{DryRun: true, MaxConcurrency: 3}
 		}, func(c *gcConfig) { c.DryRun, c.Collector.MaxConcurrency = true, 3 }},
+		{"reconciler interval", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{Interval: "30s"}}
+		}, func(c *gcConfig) { c.Reconciler.Interval = "30s" }},
+		{"reconciler off, its interval still written as the chart does", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{Enabled: ptr.To(false), Interval: "5m"}}
+		}, func(c *gcConfig) { c.Reconciler = reconcilerConfig{Enabled: false, Interval: "5m"} }},
+		{"an empty reconciler keeps the defaults", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{}}
+		}, func(*gcConfig) {}},
+		{"reconciler enabled explicitly", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{Enabled: ptr.To(true)}}
+		}, func(*gcConfig) {}},
 	})
 }
 

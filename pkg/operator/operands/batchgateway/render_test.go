@@ -20,6 +20,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
@@ -314,6 +315,19 @@ func TestFieldMappings(t *testing.T) {
 			}
 			if cfg := objs[bindata.BatchGatewayAPIServerConfigMap].obj.(*corev1.ConfigMap).Data[configFileKey]; !strings.Contains(cfg, `port: "9090"`) {
 				t.Errorf("config.yaml:\n%s", cfg)
+			}
+		}},
+		{"orphan recovery: config.yaml keys and values as upstream's chart renders them", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.Processor.Config = &batchv1alpha1.ProcessorConfigSpec{HeartbeatInterval: "10s"}
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{Enabled: ptr.To(false), Interval: "30s"}}
+		}, func(t *testing.T, objs map[string]renderedObject) {
+			for asset, want := range map[string]string{
+				bindata.BatchGatewayProcessorConfigMap: "\nheartbeat_interval: 10s\n",
+				bindata.BatchGatewayGCConfigMap:        "\nreconciler:\n  enabled: false\n  interval: 30s\n",
+			} {
+				if cfg := objs[asset].obj.(*corev1.ConfigMap).Data[configFileKey]; !strings.Contains(cfg, want) {
+					t.Errorf("%s: config.yaml lacks %q:\n%s", asset, want, cfg)
+				}
 			}
 		}},
 		{"verbosity", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
@@ -789,4 +803,50 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		seeds = append(seeds, specJSON)
 	}
 	return seeds
+}
+
+// TestOrphanRecoverySettingsRollTheirPods: a change of the heartbeat or of the reconciler
+// changes the config.yaml its component mounts, so the pod-template hash (prepareDeployment)
+// changes and the pods roll; the other component's hash stays.
+func TestOrphanRecoverySettingsRollTheirPods(t *testing.T) {
+	hashes := func(t *testing.T, spec batchv1alpha1.LLMBatchGatewaySpec, component string) map[string]string {
+		t.Helper()
+		objs := render(t, testCR(spec))
+		var configMaps []*corev1.ConfigMap
+		for _, asset := range configMapsOf[component] {
+			configMaps = append(configMaps, objs[asset].obj.(*corev1.ConfigMap))
+		}
+		h, err := engine.ConfigHashAnnotations(configMaps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name    string
+		change  func(*batchv1alpha1.LLMBatchGatewaySpec)
+		rolls   string
+		unmoved string
+	}{
+		{"heartbeat", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.Processor.Config = &batchv1alpha1.ProcessorConfigSpec{HeartbeatInterval: "1m"}
+		}, componentProcessor, componentGC},
+		{"reconciler interval", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{Interval: "2h"}}
+		}, componentGC, componentProcessor},
+		{"reconciler off", func(s *batchv1alpha1.LLMBatchGatewaySpec) {
+			s.GC.Config = &batchv1alpha1.GCConfigSpec{Reconciler: &batchv1alpha1.GCReconcilerConfig{Enabled: ptr.To(false)}}
+		}, componentGC, componentProcessor},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			changed := minimalSpec()
+			tc.change(&changed)
+			if before, after := hashes(t, minimalSpec(), tc.rolls), hashes(t, changed, tc.rolls); reflect.DeepEqual(before, after) {
+				t.Errorf("%s: hash annotations unchanged: %v", tc.rolls, after)
+			}
+			if before, after := hashes(t, minimalSpec(), tc.unmoved), hashes(t, changed, tc.unmoved); !reflect.DeepEqual(before, after) {
+				t.Errorf("%s: hash annotations %v, want %v", tc.unmoved, after, before)
+			}
+		})
+	}
 }

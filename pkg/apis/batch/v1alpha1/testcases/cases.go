@@ -138,6 +138,17 @@ spec:
 	{Name: "empty modelGateways beside globalInferenceGateway", Base: BaseSync, Patch: `{spec: {processor: {modelGateways: {}}}}`},
 	{Name: "name of 63 characters (the bound)", Base: BaseSync, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, long(63))},
 
+	// The orphan reconciler and the processor's heartbeat (issue 32): the heartbeat must be
+	// shorter than the reconciler's interval while the reconciler runs.
+	{Name: "heartbeat and reconciler at upstream's defaults", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 5m}}, gc: {config: {reconciler: {enabled: true, interval: 60m}}}}}`},
+	{Name: "heartbeat and reconciler as upstream's dev-deploy.sh sets them", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 10s}}, gc: {config: {reconciler: {interval: 30s}}}}}`},
+	{Name: "heartbeat a millisecond below the reconciler's interval", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 59m59.999s}}, gc: {config: {reconciler: {interval: 1h}}}}}`},
+	{Name: "heartbeat below the default interval", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 59m}}}}`},
+	{Name: "interval above the default heartbeat", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {interval: 5m1s}}}}}`},
+	{Name: "heartbeat above the interval of a disabled reconciler", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 2h}}, gc: {config: {reconciler: {enabled: false, interval: 1m}}}}}`},
+	{Name: "interval 0s of a disabled reconciler", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {enabled: false, interval: 0s}}}}}`},
+	{Name: "heartbeat and interval at their size bounds", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 1.0000000000000s}}, gc: {config: {reconciler: {interval: 999999h999999h9h}}}}}`},
+
 	// Admitted, and decided by the operator: the administrator's allowlist of ClusterIssuers
 	// (issue 33, docs/cluster-policy.md).
 	{Name: "a certificate from any ClusterIssuer", Base: BaseSync, Patch: `{spec: {tls: {enabled: true, certManager: {issuerName: letsencrypt-prod, issuerKind: ClusterIssuer, dnsNames: [batch.example.com]}}}}`},
@@ -205,6 +216,12 @@ var Rejected = []Case{
 	{Name: "resultPollTimeout without digits after the dot", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {resultPollTimeout: 1.s}}}}`, Errors: []string{pattern("spec.processor.asyncConfig.resultPollTimeout", "1.s", durationPattern)}},
 	{Name: "prometheusCacheTTL", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {prometheusCacheTTL: 30S}}}}`, Errors: []string{pattern("spec.processor.asyncConfig.prometheusCacheTTL", "30S", durationPattern)}},
 	{Name: "modelServerMonitor interval", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {modelServerMonitor: {enabled: true, interval: soon}}}}}`, Errors: []string{pattern("spec.processor.asyncConfig.modelServerMonitor.interval", "soon", durationPattern)}},
+	{Name: "heartbeatInterval in days", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 1d}}}}`, Errors: []string{pattern("spec.processor.config.heartbeatInterval", "1d", boundedDurationPattern)}},
+	{Name: "heartbeatInterval without unit", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: "300"}}}}`, Errors: []string{pattern("spec.processor.config.heartbeatInterval", "300", boundedDurationPattern)}},
+	{Name: "heartbeatInterval negative", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: "-5m"}}}}`, Errors: []string{pattern("spec.processor.config.heartbeatInterval", "-5m", boundedDurationPattern)}},
+	{Name: "reconciler interval in microseconds", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {interval: 500us}}}}}`, Errors: []string{pattern("spec.gc.config.reconciler.interval", "500us", boundedDurationPattern)}},
+	// Seven digits: a number the pattern bounds, so that no admitted value overflows a duration.
+	{Name: "reconciler interval of a seven-digit number", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {interval: 1000000m}}}}}`, Errors: []string{pattern("spec.gc.config.reconciler.interval", "1000000m", boundedDurationPattern)}},
 	{Name: "aimd backoffFactor 1.5", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {aimd: {backoffFactor: "1.5"}}}}}}`, Errors: []string{pattern("spec.processor.config.concurrency.aimd.backoffFactor", "1.5", `^0\.[0-9]+$`)}},
 
 	// Numeric bounds.
@@ -311,6 +328,20 @@ var Rejected = []Case{
 	{Name: "aimd.min above perEndpoint", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 8, aimd: {min: 9}}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
 	{Name: "default aimd.min above a low perEndpoint", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 3}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
 	{Name: "aimd.min above the default perEndpoint, AIMD enabled", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {aimd: {enabled: true, min: 11}}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
+	{Name: "heartbeat equal to the reconciler's interval", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 30s}}, gc: {config: {reconciler: {interval: 30s}}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatBelowReconcilerInterval)}},
+	{Name: "heartbeat equal to the default interval, in other units", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 1h}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatBelowReconcilerInterval)}},
+	{Name: "default heartbeat above the reconciler's interval", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {interval: 1m}}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatBelowReconcilerInterval)}},
+	{Name: "heartbeat above the interval of a reconciler enabled explicitly", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 90s}}, gc: {config: {reconciler: {enabled: true, interval: 1m}}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatBelowReconcilerInterval)}},
+	{Name: "reconciler interval 0s while enabled", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {interval: 0s}}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatBelowReconcilerInterval)}},
+	{Name: "heartbeat 0s", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 0s}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatPositive)}},
+	{Name: "heartbeat 0.0m with the reconciler off", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 0.0m}}, gc: {config: {reconciler: {enabled: false}}}}}`,
+		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatPositive)}},
 
 	// Size bounds (issue 33): one past each bound, refused.
 	{Name: "65 passThroughHeaders", Base: BaseSync, Patch: `{spec: {apiServer: {config: {batchAPI: {passThroughHeaders: ` + items(65, "X-A") + `}}}}}`,
@@ -329,6 +360,10 @@ var Rejected = []Case{
 		Errors: []string{tooMany("spec.tls.certManager.dnsNames", 101, 100), RulesNotChecked}},
 	{Name: "gc interval of 33", Base: BaseSync, Patch: `{spec: {gc: {interval: 11111111111111111111111111111111s}}}`,
 		Errors: []string{tooLong("spec.gc.interval", 32), RulesNotChecked}},
+	{Name: "heartbeatInterval of 17", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 1.00000000000000s}}}}`,
+		Errors: []string{tooLong("spec.processor.config.heartbeatInterval", 16), RulesNotChecked}},
+	{Name: "reconciler interval of 17", Base: BaseSync, Patch: `{spec: {gc: {config: {reconciler: {interval: 1.00000000000000h}}}}}`,
+		Errors: []string{tooLong("spec.gc.config.reconciler.interval", 16), RulesNotChecked}},
 	{Name: "65 workerPools", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {workerPools: ` + items(65, "{name: p}") + `}}}}`,
 		Errors: []string{tooMany("spec.processor.asyncConfig.workerPools", 65, 64), RulesNotChecked}},
 }

@@ -105,4 +105,8 @@ var (
 const (
 	durationPattern = admission.DurationPattern
 	urlPattern      = admission.URLPattern
+	// boundedDurationPattern is the pattern of the orphan-recovery durations, which CEL rules
+	// compare: numbers of at most 6 digits (and at most 16 characters), so that no admitted
+	// value overflows a duration.
+	boundedDurationPattern = `^([0-9]{1,6}(\.[0-9]+)?(ms|s|m|h))+$`
 )

@@ -28,6 +28,9 @@ type GCConfigSpecApplyConfiguration struct {
 	DryRun *bool `json:"dryRun,omitempty"`
 	// maxConcurrency is how many deletions run in parallel. 0 or unset means 10.
 	MaxConcurrency *int32 `json:"maxConcurrency,omitempty"`
+	// reconciler is the orphan reconciler, which recovers batch jobs left in a running state by
+	// a processor that stopped (crashed, evicted, scaled down). Unset, enabled every 60m.
+	Reconciler *GCReconcilerConfigApplyConfiguration `json:"reconciler,omitempty"`
 	// logging sets the gc's log verbosity.
 	Logging *LoggingConfigApplyConfiguration `json:"logging,omitempty"`
 }
@@ -51,6 +54,14 @@ func (b *GCConfigSpecApplyConfiguration) WithDryRun(value bool) *GCConfigSpecApp
 // If called multiple times, the MaxConcurrency field is set to the value of the last call.
 func (b *GCConfigSpecApplyConfiguration) WithMaxConcurrency(value int32) *GCConfigSpecApplyConfiguration {
 	b.MaxConcurrency = &value
+	return b
+}
+
+// WithReconciler sets the Reconciler field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Reconciler field is set to the value of the last call.
+func (b *GCConfigSpecApplyConfiguration) WithReconciler(value *GCReconcilerConfigApplyConfiguration) *GCConfigSpecApplyConfiguration {
+	b.Reconciler = value
 	return b
 }
 

@@ -41,6 +41,13 @@ type ProcessorConfigSpecApplyConfiguration struct {
 	// enablePprof serves Go's /debug/pprof endpoints on the processor's metrics port. Default
 	// false.
 	EnablePprof *bool `json:"enablePprof,omitempty"`
+	// heartbeatInterval is how often the processor refreshes the in-flight record of each job it
+	// runs (upstream's processor.config.heartbeatInterval, config.yaml heartbeat_interval). The
+	// gc's orphan reconciler takes a job whose record is older than its interval for orphaned,
+	// so this must be shorter than spec.gc.config.reconciler.interval while the reconciler is
+	// enabled. A duration such as 10s or 5m, longer than 0s: numbers of at most 6 digits and
+	// units ms, s, m or h. Default 5m.
+	HeartbeatInterval *string `json:"heartbeatInterval,omitempty"`
 	// logging sets the processor's log verbosity.
 	Logging *LoggingConfigApplyConfiguration `json:"logging,omitempty"`
 }
@@ -96,6 +103,14 @@ func (b *ProcessorConfigSpecApplyConfiguration) WithSendFairnessHeader(value boo
 // If called multiple times, the EnablePprof field is set to the value of the last call.
 func (b *ProcessorConfigSpecApplyConfiguration) WithEnablePprof(value bool) *ProcessorConfigSpecApplyConfiguration {
 	b.EnablePprof = &value
+	return b
+}
+
+// WithHeartbeatInterval sets the HeartbeatInterval field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the HeartbeatInterval field is set to the value of the last call.
+func (b *ProcessorConfigSpecApplyConfiguration) WithHeartbeatInterval(value string) *ProcessorConfigSpecApplyConfiguration {
+	b.HeartbeatInterval = &value
 	return b
 }
 
