@@ -143,10 +143,12 @@ type AgentSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:XValidation:rule="self.all(e, !has(e.valueFrom) || !has(e.valueFrom.fieldRef) || ((!has(e.valueFrom.fieldRef.apiVersion) || e.valueFrom.fieldRef.apiVersion == 'v1') && (e.valueFrom.fieldRef.fieldPath.matches('^(metadata[.](name|namespace|uid)|spec[.](nodeName|serviceAccountName)|status[.](hostIPs?|podIPs?))$') || (e.valueFrom.fieldRef.fieldPath.matches('''^metadata[.](labels|annotations)[[]'([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?'[]]$''') && e.valueFrom.fieldRef.fieldPath.matches('''^metadata[.][a-z]+[[]'([^/]{1,253}/)?[^/]{1,63}'[]]$''')))))",message="env[].valueFrom.fieldRef must be what the downward API gives a container's environment: apiVersion v1 (or unset) and fieldPath one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'] (the key a qualified name: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.'), spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
 	Env *[]corev1.EnvVar `json:"env,omitempty"`
 
 	// resources are the agent container's compute requests and limits.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 

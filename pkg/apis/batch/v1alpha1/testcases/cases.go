@@ -147,14 +147,14 @@ spec:
 spec:
   secretRef: {name: %s, namespace: %s}
   apiServer:
-    resources: {claims: %s}
+    resources: {limits: %s}
     config:
       inputHeaders: %s
       batchAPI: {passThroughHeaders: %s}
   gc: {interval: %s}
   tls: {certManager: {issuerName: ca, dnsNames: %s}}
   prometheusRule: {labels: %s}
-`, long(253), long(63), numbered(16, "{name: c%d}"), props(64, long(8192)), items(64, long(256)), "1111111111111111111111111111111s", items(100, "a.example.com"), props(64, long(63)))},
+`, long(253), long(63), extendedResources(32), props(64, long(8192)), items(64, long(256)), "1111111111111111111111111111111s", items(100, "a.example.com"), props(64, long(63)))},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
@@ -311,6 +311,16 @@ var Rejected = []Case{
 	{Name: "aimd.min above perEndpoint", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 8, aimd: {min: 9}}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
 	{Name: "default aimd.min above a low perEndpoint", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {perEndpoint: 3}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
 	{Name: "aimd.min above the default perEndpoint, AIMD enabled", Base: BaseSync, Patch: `{spec: {processor: {config: {concurrency: {aimd: {enabled: true, min: 11}}}}}}`, Errors: []string{invalid("spec.processor.config.concurrency.aimd.min", v1alpha1.MessageAIMDMinAbovePerEndpoint)}},
+
+	// Resource claims: the pods have no resourceClaims for a claim to name (issue 33).
+	{Name: "apiServer resource claims", Base: BaseSync, Patch: `{spec: {apiServer: {resources: {claims: [{name: gpu}]}}}}`,
+		Errors: []string{forbidden("spec.apiServer.resources.claims", v1alpha1.MessageResourceClaims)}},
+	{Name: "processor resource claims", Base: BaseSync, Patch: `{spec: {processor: {resources: {claims: [{name: gpu}]}}}}`,
+		Errors: []string{forbidden("spec.processor.resources.claims", v1alpha1.MessageResourceClaims)}},
+	{Name: "gc resource claims", Base: BaseSync, Patch: `{spec: {gc: {resources: {claims: [{name: gpu}]}}}}`,
+		Errors: []string{forbidden("spec.gc.resources.claims", v1alpha1.MessageResourceClaims)}},
+	{Name: "async-processor resource claims", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {resources: {claims: [{name: gpu}]}}}}}`,
+		Errors: []string{forbidden("spec.processor.asyncConfig.resources.claims", v1alpha1.MessageResourceClaims)}},
 
 	// Size bounds (issue 33): one past each bound, refused.
 	{Name: "65 passThroughHeaders", Base: BaseSync, Patch: `{spec: {apiServer: {config: {batchAPI: {passThroughHeaders: ` + items(65, "X-A") + `}}}}}`,
