@@ -45,6 +45,7 @@ type Orchestrator struct {
 // ~/.infer/agents.yaml and ~/.infer/mcp.yaml.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, e.name != 'INFER_TELEMETRY_RECEIVER_ADDRESS')",fieldPath=".env",message="spec.env must not set INFER_TELEMETRY_RECEIVER_ADDRESS: the container port and the receiver Service follow spec.telemetry.receiver; set its port there"
+// +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.fieldRef) || ((!has(e.valueFrom.fieldRef.apiVersion) || e.valueFrom.fieldRef.apiVersion == 'v1') && (e.valueFrom.fieldRef.fieldPath.matches('^(metadata[.](name|namespace|uid)|spec[.](nodeName|serviceAccountName)|status[.](hostIPs?|podIPs?))$') || (e.valueFrom.fieldRef.fieldPath.matches(”'^metadata[.](labels|annotations)[[]'([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?'[]]$”') && e.valueFrom.fieldRef.fieldPath.matches(”'^metadata[.][a-z]+[[]'([^/]{1,253}/)?[^/]{1,63}'[]]$”')))))",fieldPath=".env",message="env[].valueFrom.fieldRef must be what the downward API gives a container's environment: apiVersion v1 (or unset) and fieldPath one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'] (the key a qualified name: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.'), spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
 type OrchestratorSpec struct {
 	// image is the container image with the infer CLI; the operator runs its command infer with
 	// the argument channels-manager.
@@ -91,7 +92,6 @@ type OrchestratorSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=128
-	// +kubebuilder:validation:XValidation:rule="self.all(e, !has(e.valueFrom) || !has(e.valueFrom.fieldRef) || ((!has(e.valueFrom.fieldRef.apiVersion) || e.valueFrom.fieldRef.apiVersion == 'v1') && (e.valueFrom.fieldRef.fieldPath.matches('^(metadata[.](name|namespace|uid)|spec[.](nodeName|serviceAccountName)|status[.](hostIPs?|podIPs?))$') || (e.valueFrom.fieldRef.fieldPath.matches('''^metadata[.](labels|annotations)[[]'([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?'[]]$''') && e.valueFrom.fieldRef.fieldPath.matches('''^metadata[.][a-z]+[[]'([^/]{1,253}/)?[^/]{1,63}'[]]$''')))))",message="env[].valueFrom.fieldRef must be what the downward API gives a container's environment: apiVersion v1 (or unset) and fieldPath one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'] (the key a qualified name: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.'), spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
 	Env *[]corev1.EnvVar `json:"env,omitempty"`
 
 	// telemetry is the orchestrator's traces, metrics and OTLP receiver (INFER_TELEMETRY_*).
