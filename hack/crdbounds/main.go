@@ -64,8 +64,10 @@ var rules = []rule{
 	// corev1.EnvVar and its EnvVarSource
 	{"env[].name", "maxLength", dnsSubdomain, "EnvVar"},
 	{"env[].value", "maxLength", envValue, "EnvVar"},
-	{"env[].valueFrom.fieldRef.apiVersion", "maxLength", qualifiedName, "ObjectFieldSelector"},
-	{"env[].valueFrom.fieldRef.fieldPath", "maxLength", 1024, "ObjectFieldSelector"},
+	// The downward API of a container's environment takes apiVersion v1 alone, and its longest
+	// fieldPath is metadata.annotations['<a qualified name of 317>'] (22 + 317 + 2).
+	{"env[].valueFrom.fieldRef.apiVersion", "maxLength", 2, "ObjectFieldSelector"},
+	{"env[].valueFrom.fieldRef.fieldPath", "maxLength", 341, "ObjectFieldSelector"},
 	{"env[].valueFrom.resourceFieldRef.containerName", "maxLength", dnsLabel, "ResourceFieldSelector"},
 	{"env[].valueFrom.resourceFieldRef.resource", "maxLength", qualifiedName, "ResourceFieldSelector"},
 	{"env[].valueFrom.fileKeyRef.path", "maxLength", 2048, "FileKeySelector"},

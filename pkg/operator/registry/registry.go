@@ -118,8 +118,11 @@ type Admission struct {
 	// Base is the smallest valid CR, as YAML: the dry-run suite varies its name.
 	Base string
 	// Golden is the directory of the upstream operator's golden cases under test/golden
-	// ("batch-gateway"), whose CRs must be admitted and rendered; empty: none.
-	Golden             string
+	// ("batch-gateway"), whose CRs of this kind must be admitted and rendered; empty: none.
+	Golden string
+	// GoldenRefused are the golden CRs of Golden this kind's API refuses by design, by case
+	// name ("golden <case>"), with the errors the API server returns (admission.GoldenOf).
+	GoldenRefused      map[string][]string
 	Rejected, Accepted []testcases.Case
 	// Updates are changes to a stored Base, each case's Patch applied to it as an update, with
 	// their verdicts: they exercise the rules that compare with the stored object (oldSelf),

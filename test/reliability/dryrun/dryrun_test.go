@@ -76,7 +76,7 @@ var operands = func() []operand {
 			corpus: func(t *testing.T) []lwscases.Case {
 				cases := slices.Clone(r.Admission.Accepted)
 				if r.Admission.Golden != "" {
-					cases = append(golden(t, r.Admission.Golden), cases...)
+					cases = append(golden(t, r.Admission.Golden, r.GVK.Kind, r.Admission.GoldenRefused), cases...)
 				}
 				if !r.Namespaced {
 					return cases
@@ -114,17 +114,18 @@ func withNames(cases []lwscases.Case, base string) []lwscases.Case {
 	return cases
 }
 
-// golden are the golden CRs of test/golden/<operator>.
-func golden(t *testing.T, operator string) []lwscases.Case {
+// golden are the golden CRs of kind in test/golden/<operator>, those the API refuses by design
+// (refused) with the errors it must return.
+func golden(t *testing.T, operator, kind string, refused map[string][]string) []lwscases.Case {
 	t.Helper()
-	cases, err := batchcases.Golden("../../golden/" + operator)
+	cases, err := batchcases.GoldenOf("../../golden/"+operator, kind, refused)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cases
 }
 
-type counts struct{ crs, admitted, objects, passed int }
+type counts struct{ crs, refused, admitted, objects, passed int }
 
 func TestRenderedObjectsPassDryRun(t *testing.T) {
 	if *out == "" {
@@ -147,6 +148,15 @@ func TestRenderedObjectsPassDryRun(t *testing.T) {
 		for _, tc := range op.corpus(t) {
 			n.crs++
 			stored, err := c.admit(ctx, op, tc)
+			if len(tc.Errors) > 0 {
+				if missing := missingErrors(tc.Errors, err); len(missing) > 0 {
+					suite.Fail("%s %q: must be refused at admission with %q; got %v", op.kind, tc.Name, missing, err)
+					continue
+				}
+				t.Logf("%s %q: refused at admission, as intended: %v", op.kind, tc.Name, err)
+				n.refused++
+				continue
+			}
 			if err != nil {
 				if strings.HasPrefix(tc.Name, "name ") && (apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)) {
 					t.Logf("%s %q: rejected at admission: %v", op.kind, tc.Name, err)
@@ -171,14 +181,15 @@ func TestRenderedObjectsPassDryRun(t *testing.T) {
 				n.passed++
 			}
 		}
-		t.Logf("%s: %d CRs, %d admitted and rendered, %d objects tried, %d passed", op.kind, n.crs, n.admitted, n.objects, n.passed)
+		t.Logf("%s: %d CRs, %d refused as intended, %d admitted and rendered, %d objects tried, %d passed", op.kind, n.crs, n.refused, n.admitted, n.objects, n.passed)
 		suite.Add("CRs admitted and rendered ("+op.kind+")", float64(n.admitted), "")
 		suite.Add("objects tried ("+op.kind+")", float64(n.objects), "")
 		suite.Add("passed ("+op.kind+")", float64(n.passed), "")
-		total = counts{total.crs + n.crs, total.admitted + n.admitted, total.objects + n.objects, total.passed + n.passed}
+		total = counts{total.crs + n.crs, total.refused + n.refused, total.admitted + n.admitted, total.objects + n.objects, total.passed + n.passed}
 	}
 	suite.Metrics = append([]result.Metric{
 		{Name: "CRs tried", Value: float64(total.crs)},
+		{Name: "CRs refused at admission as intended", Value: float64(total.refused)},
 		{Name: "CRs admitted and rendered", Value: float64(total.admitted)},
 		{Name: "objects tried", Value: float64(total.objects)},
 		{Name: "passed", Value: float64(total.passed)},
@@ -189,7 +200,22 @@ func TestRenderedObjectsPassDryRun(t *testing.T) {
 	for _, f := range suite.Failures {
 		t.Error(f)
 	}
-	t.Logf("%d CRs, %d admitted and rendered, %d objects tried, %d passed", total.crs, total.admitted, total.objects, total.passed)
+	t.Logf("%d CRs, %d refused as intended, %d admitted and rendered, %d objects tried, %d passed", total.crs, total.refused, total.admitted, total.objects, total.passed)
+}
+
+// missingErrors are those of want (substrings of the API server's errors) that err does not
+// contain; all of want when err is nil or is no validation error.
+func missingErrors(want []string, err error) []string {
+	if err == nil || !apierrors.IsInvalid(err) {
+		return want
+	}
+	var missing []string
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			missing = append(missing, w)
+		}
+	}
+	return missing
 }
 
 type cluster struct {

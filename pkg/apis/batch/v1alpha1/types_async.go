@@ -20,6 +20,7 @@ type AsyncProcessorSpec struct {
 	// resources are the async-processor container's CPU and memory requests and limits. Unset,
 	// the operand's defaults.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// imagePullPolicy of the async-processor container: Always, Never or IfNotPresent. Unset

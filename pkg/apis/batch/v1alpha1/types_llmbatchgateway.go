@@ -259,6 +259,7 @@ type APIServerSpec struct {
 	// resources are the apiserver container's CPU and memory requests and limits. Unset, the
 	// operand's defaults.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// imagePullPolicy of the apiserver container: Always, Never or IfNotPresent. Unset means
@@ -377,6 +378,7 @@ type GCSpec struct {
 	// resources are the gc container's CPU and memory requests and limits. Unset, the operand's
 	// defaults.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// imagePullPolicy of the gc container: Always, Never or IfNotPresent. Unset means

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -28,16 +29,19 @@ const (
 
 	// Rules the processor and the async-processor chart check at start-up, which upstream left
 	// to a crash loop.
-	MessageSyncGlobalURL           = "spec.processor.globalInferenceGateway.url is required when spec.processor.dispatchMode is sync: the processor sends every request there"
-	MessageSyncModelURL            = "every spec.processor.modelGateways entry needs a url when spec.processor.dispatchMode is sync: the processor sends that model's requests there"
-	MessageAsyncGlobalGateway      = "spec.processor.globalInferenceGateway is not supported when spec.processor.dispatchMode is async: list each model in spec.processor.modelGateways with its inferencePoolName"
-	MessageAsyncPoolName           = "every spec.processor.modelGateways entry needs an inferencePoolName when spec.processor.dispatchMode is async: the processor queues that model's requests for that pool"
-	MessageAsyncPoolNameUnique     = "spec.processor.modelGateways entries must not share an inferencePoolName when spec.processor.dispatchMode is async: a pool's queue serves exactly one model"
-	MessageAsyncRedis              = "spec.processor.asyncConfig.redis is required when spec.processor.dispatchMode is async: the async-processor reads its queues from Redis"
-	MessageAsyncTarget             = "spec.processor.dispatchMode async needs spec.processor.asyncConfig.inferenceGateway.url or spec.processor.asyncConfig.redis.queuesConfig: the async-processor must know where to send requests"
-	MessageAsyncGateTypeAndQueues  = "spec.processor.asyncConfig.redis.gateType cannot be combined with spec.processor.asyncConfig.redis.queuesConfig: set gateType on each queue instead"
-	MessagePerEndpointAboveGlobal  = "spec.processor.config.concurrency.perEndpoint must not exceed spec.processor.config.concurrency.global (unset, perEndpoint is 10 and global 100)"
-	MessageName                    = "metadata.name must be a DNS label (at most 63 characters, no dots): it is the app.kubernetes.io/instance label of the gateway's objects and starts its Services' names"
+	MessageSyncGlobalURL          = "spec.processor.globalInferenceGateway.url is required when spec.processor.dispatchMode is sync: the processor sends every request there"
+	MessageSyncModelURL           = "every spec.processor.modelGateways entry needs a url when spec.processor.dispatchMode is sync: the processor sends that model's requests there"
+	MessageAsyncGlobalGateway     = "spec.processor.globalInferenceGateway is not supported when spec.processor.dispatchMode is async: list each model in spec.processor.modelGateways with its inferencePoolName"
+	MessageAsyncPoolName          = "every spec.processor.modelGateways entry needs an inferencePoolName when spec.processor.dispatchMode is async: the processor queues that model's requests for that pool"
+	MessageAsyncPoolNameUnique    = "spec.processor.modelGateways entries must not share an inferencePoolName when spec.processor.dispatchMode is async: a pool's queue serves exactly one model"
+	MessageAsyncRedis             = "spec.processor.asyncConfig.redis is required when spec.processor.dispatchMode is async: the async-processor reads its queues from Redis"
+	MessageAsyncTarget            = "spec.processor.dispatchMode async needs spec.processor.asyncConfig.inferenceGateway.url or spec.processor.asyncConfig.redis.queuesConfig: the async-processor must know where to send requests"
+	MessageAsyncGateTypeAndQueues = "spec.processor.asyncConfig.redis.gateType cannot be combined with spec.processor.asyncConfig.redis.queuesConfig: set gateType on each queue instead"
+	MessagePerEndpointAboveGlobal = "spec.processor.config.concurrency.perEndpoint must not exceed spec.processor.config.concurrency.global (unset, perEndpoint is 10 and global 100)"
+	MessageName                   = "metadata.name must be a DNS label (at most 63 characters, no dots): it is the app.kubernetes.io/instance label of the gateway's objects and starts its Services' names"
+	// A container's resource claims must name the pod's resourceClaims, which the operand's
+	// pods have none of: any claim makes the Deployment invalid.
+	MessageResourceClaims          = "resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	MessageAIMDMinAbovePerEndpoint = "spec.processor.config.concurrency.aimd.min must not exceed spec.processor.config.concurrency.perEndpoint while AIMD is enabled (unset, aimd.min is 5 and perEndpoint 10)"
 
 	// The orphan-recovery rules: upstream's processor refuses a heartbeat of 0, and upstream
@@ -68,6 +72,12 @@ func (in *LLMBatchGateway) ValidateSpec() field.ErrorList {
 	errs = append(errs, spec.FileStorage.validate(path.Child("fileStorage"))...)
 	errs = append(errs, spec.TLS.validate(path.Child("tls"))...)
 	errs = append(errs, spec.Processor.validate(path.Child("processor"))...)
+	errs = append(errs, validateClaims(path.Child("apiServer", "resources"), spec.APIServer.Resources)...)
+	errs = append(errs, validateClaims(path.Child("processor", "resources"), spec.Processor.Resources)...)
+	errs = append(errs, validateClaims(path.Child("gc", "resources"), spec.GC.Resources)...)
+	if spec.Processor.AsyncConfig != nil {
+		errs = append(errs, validateClaims(path.Child("processor", "asyncConfig", "resources"), spec.Processor.AsyncConfig.Resources)...)
+	}
 	errs = append(errs, spec.validateHeartbeat(path)...)
 	return errs
 }
@@ -99,6 +109,14 @@ func (s *LLMBatchGatewaySpec) validateHeartbeat(path *field.Path) field.ErrorLis
 		errs = append(errs, field.Invalid(heartbeatPath, field.OmitValueType{}, MessageHeartbeatBelowReconcilerInterval))
 	}
 	return errs
+}
+
+// validateClaims is the rule of MessageResourceClaims on a container's resources at path.
+func validateClaims(path *field.Path, r *corev1.ResourceRequirements) field.ErrorList {
+	if r == nil || len(r.Claims) == 0 {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(path.Child("claims"), MessageResourceClaims)}
 }
 
 func (s *FileStorageSpec) validate(path *field.Path) field.ErrorList {

@@ -43,28 +43,14 @@ func gpuCRD(t *testing.T) *crdtest.CRD {
 	return crdtest.LoadGenerated(t, "../../../../manifests/core.inference-gateway.com_gpus.yaml", "../../../../deploy/00_core.inference-gateway.com_gpus.crd.yaml")
 }
 
-// goldenRejected are the golden CRs this API rejects, with the errors and the reason.
-var goldenRejected = map[string][]string{
-	// Upstream appended its own PORT=8080 after the CR's PORT=7000, so the CR's had no effect
-	// (and the agent listened on 8080); here PORT is spec.port's alone.
-	"golden extra-agent-env-resources": {admission.Invalid("spec.env", v1alpha1.MessageAgentEnvPort)},
-}
-
-// goldenOf is the golden CRs of one kind as cases: accepted unchanged, or rejected as
-// goldenRejected says.
+// goldenOf is the golden CRs of one kind as cases: accepted unchanged, or refused as
+// testcases.AgentsGoldenRefused says.
 func goldenOf(t *testing.T, kind string, want int) []testcases.Case {
 	t.Helper()
-	var cases []testcases.Case
-	for _, c := range crdtest.GoldenCases(t, agentsGoldenDir, 10) {
-		var meta struct{ Kind string }
-		if err := yaml.Unmarshal([]byte(c.Base), &meta); err != nil {
-			t.Fatal(err)
-		}
-		if meta.Kind != kind {
-			continue
-		}
-		c.Errors = goldenRejected[c.Name]
-		cases = append(cases, c)
+	crdtest.GoldenCases(t, agentsGoldenDir, 10)
+	cases, err := admission.GoldenOf(agentsGoldenDir, kind, testcases.AgentsGoldenRefused)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(cases) != want {
 		t.Errorf("%d golden %ss, want %d", len(cases), kind, want)

@@ -55,6 +55,7 @@ type Agent struct {
 // upstream.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, e.name != 'PORT')",fieldPath=".env",message="spec.env must not set PORT: the container port, the Service and the card's URL follow spec.port; set spec.port instead"
+// +kubebuilder:validation:XValidation:rule=`!has(self.env) || self.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.fieldRef) || ((!has(e.valueFrom.fieldRef.apiVersion) || e.valueFrom.fieldRef.apiVersion == 'v1') && (e.valueFrom.fieldRef.fieldPath.matches('^(metadata[.](name|namespace|uid)|spec[.](nodeName|serviceAccountName)|status[.](hostIPs?|podIPs?))$') || (e.valueFrom.fieldRef.fieldPath.matches('^metadata[.](labels|annotations)[[]\x27([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\x27[]]$') && e.valueFrom.fieldRef.fieldPath.matches('^metadata[.][a-z]+[[]\x27([^/]{1,253}/)?[^/]{1,63}\x27[]]$')))))`,fieldPath=".env",message="env[].valueFrom.fieldRef must be what the downward API gives a container's environment: apiVersion v1 (or unset) and fieldPath one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'] (the key a qualified name: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.'), spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
 type AgentSpec struct {
 	// image is the agent's container image.
 	// +required
@@ -147,6 +148,7 @@ type AgentSpec struct {
 
 	// resources are the agent container's compute requests and limits.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 

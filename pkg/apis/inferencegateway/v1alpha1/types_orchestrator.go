@@ -45,6 +45,7 @@ type Orchestrator struct {
 // ~/.infer/agents.yaml and ~/.infer/mcp.yaml.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, e.name != 'INFER_TELEMETRY_RECEIVER_ADDRESS')",fieldPath=".env",message="spec.env must not set INFER_TELEMETRY_RECEIVER_ADDRESS: the container port and the receiver Service follow spec.telemetry.receiver; set its port there"
+// +kubebuilder:validation:XValidation:rule=`!has(self.env) || self.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.fieldRef) || ((!has(e.valueFrom.fieldRef.apiVersion) || e.valueFrom.fieldRef.apiVersion == 'v1') && (e.valueFrom.fieldRef.fieldPath.matches('^(metadata[.](name|namespace|uid)|spec[.](nodeName|serviceAccountName)|status[.](hostIPs?|podIPs?))$') || (e.valueFrom.fieldRef.fieldPath.matches('^metadata[.](labels|annotations)[[]\x27([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\x27[]]$') && e.valueFrom.fieldRef.fieldPath.matches('^metadata[.][a-z]+[[]\x27([^/]{1,253}/)?[^/]{1,63}\x27[]]$')))))`,fieldPath=".env",message="env[].valueFrom.fieldRef must be what the downward API gives a container's environment: apiVersion v1 (or unset) and fieldPath one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'] (the key a qualified name: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.'), spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
 type OrchestratorSpec struct {
 	// image is the container image with the infer CLI; the operator runs its command infer with
 	// the argument channels-manager.
@@ -81,6 +82,7 @@ type OrchestratorSpec struct {
 
 	// resources are the orchestrator container's compute requests and limits.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// env are more environment variables of the orchestrator's container. An entry named like

@@ -35,7 +35,7 @@ type AgentTelemetrySpec struct {
 // AgentReceiverSpec is upstream's OTLP receiver in an Agent's telemetry, which the agent does not
 // have.
 //
-// +kubebuilder:validation:XValidation:rule="!self.enabled",fieldPath=".enabled",reason="FieldValueForbidden",message="spec.telemetry.receiver is not supported for an Agent: the OTLP receiver is the Orchestrator's; remove it or set enabled: false"
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled",fieldPath=".enabled",reason="FieldValueForbidden",message="spec.telemetry.receiver is not supported for an Agent: the OTLP receiver is the Orchestrator's; remove it or set enabled: false"
 type AgentReceiverSpec struct {
 	// enabled must be false. Default false.
 	// +optional
@@ -117,8 +117,8 @@ type WorkloadTracesExporterSpec struct {
 // are the Inference Gateway's Prometheus endpoint, which these kinds do not have: they keep
 // their defaults.
 //
-// +kubebuilder:validation:XValidation:rule="!self.enabled",fieldPath=".enabled",reason="FieldValueForbidden",message="spec.telemetry.metrics.enabled is not supported for an Agent or an Orchestrator: their metrics go where metrics.exporter says (and an Agent's Prometheus port is metrics.exporter.prometheus.port); remove enabled"
-// +kubebuilder:validation:XValidation:rule="self.port == 9464",fieldPath=".port",message="spec.telemetry.metrics.port is not supported for an Agent or an Orchestrator: it is the Inference Gateway's metrics port; set an Agent's Prometheus port with metrics.exporter.prometheus.port"
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled",fieldPath=".enabled",reason="FieldValueForbidden",message="spec.telemetry.metrics.enabled is not supported for an Agent or an Orchestrator: their metrics go where metrics.exporter says (and an Agent's Prometheus port is metrics.exporter.prometheus.port); remove enabled"
+// +kubebuilder:validation:XValidation:rule="!has(self.port) || self.port == 9464",fieldPath=".port",message="spec.telemetry.metrics.port is not supported for an Agent or an Orchestrator: it is the Inference Gateway's metrics port; set an Agent's Prometheus port with metrics.exporter.prometheus.port"
 type WorkloadMetricsSpec struct {
 	// enabled must be false. Default false.
 	// +optional

@@ -1,8 +1,12 @@
 package v1alpha1
 
 import (
+	"slices"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -22,6 +26,8 @@ const (
 	MessageGPUCredentialsOptional   = "spec.credentialsRef.optional cannot be true: the operator cannot lease or release an allocation without the provider's key"
 	MessageGPUImmutable             = "spec.provider, image, command, gpuTypes and endpoint cannot change: the allocation runs what it was leased with; create another GPU (only maxRuntime and credentialsRef may change)"
 	MessageGPUCredentialsHeld       = "spec.credentialsRef cannot change while the GPU holds an allocation (status.instanceID): only the key that leased it can release it; rotate the key by changing the value in the Secret, or change credentialsRef once the allocation is released"
+	MessageEnvFieldRef              = "env[].valueFrom.fieldRef must be what the downward API gives a container's environment: apiVersion v1 (or unset) and fieldPath one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'] (the key a qualified name: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.'), spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
+	MessageResourceClaims           = "resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	MessageMetricsExporterExclusive = "spec.telemetry.metrics.exporter must set one of otlp and prometheus, not both: metrics have one exporter"
 
 	// Fields upstream accepted and never passed on.
@@ -65,6 +71,10 @@ func (in *Agent) ValidateSpec() field.ErrorList {
 			}
 		}
 	}
+	errs = append(errs, validateEnvFieldRefs(path.Child("env"), spec.Env)...)
+	if len(spec.Resources.Claims) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("resources", "claims"), MessageResourceClaims))
+	}
 	if spec.TLS.Enabled {
 		errs = append(errs, field.Forbidden(path.Child("tls", "enabled"), MessageAgentTLS))
 	}
@@ -102,6 +112,10 @@ func (in *Orchestrator) ValidateSpec() field.ErrorList {
 				break
 			}
 		}
+	}
+	errs = append(errs, validateEnvFieldRefs(path.Child("env"), spec.Env)...)
+	if len(spec.Resources.Claims) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("resources", "claims"), MessageResourceClaims))
 	}
 	if pt := spec.Channels.Telegram.PollTimeout; pt != nil && pt.Duration < time.Second {
 		errs = append(errs, field.Invalid(path.Child("channels", "telegram", "pollTimeout"), field.OmitValueType{}, MessageOrchestratorPollTimeout))
@@ -184,4 +198,39 @@ func metricsOTLP(m *WorkloadMetricsSpec) *WorkloadOTLPExporterSpec {
 		return nil
 	}
 	return m.Exporter.OTLP
+}
+
+// downwardEnvFieldPaths are the fields the downward API gives a container's environment without
+// a subscript; metadata.labels['<key>'] and metadata.annotations['<key>'] are the others.
+var downwardEnvFieldPaths = []string{"metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+	"spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"}
+
+// validateEnvFieldRefs is the rule of MessageEnvFieldRef on the env list at path: the pod would
+// refuse any other fieldRef.
+func validateEnvFieldRefs(path *field.Path, env *[]corev1.EnvVar) field.ErrorList {
+	if env == nil {
+		return nil
+	}
+	for _, e := range *env {
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && !downwardEnvFieldRef(e.ValueFrom.FieldRef) {
+			return field.ErrorList{field.Invalid(path, field.OmitValueType{}, MessageEnvFieldRef)}
+		}
+	}
+	return nil
+}
+
+func downwardEnvFieldRef(ref *corev1.ObjectFieldSelector) bool {
+	if ref.APIVersion != "" && ref.APIVersion != "v1" {
+		return false
+	}
+	if slices.Contains(downwardEnvFieldPaths, ref.FieldPath) {
+		return true
+	}
+	for _, prefix := range []string{"metadata.labels['", "metadata.annotations['"} {
+		if key, ok := strings.CutPrefix(ref.FieldPath, prefix); ok {
+			key, ok = strings.CutSuffix(key, "']")
+			return ok && len(validation.IsQualifiedName(key)) == 0
+		}
+	}
+	return false
 }

@@ -78,6 +78,41 @@ func Golden(dir string) ([]Case, error) {
 	return cases, nil
 }
 
+// GoldenOf returns the golden CRs under dir whose kind is kind, each accepted unchanged unless
+// refused names it ("golden <case>"): refused are the golden CRs this API refuses by design,
+// with the errors the API server returns (each a difference from upstream,
+// docs/differences-from-upstream.md). A name in refused that is no golden CR under dir is an
+// error, so that the list never outlives the CRs it was written for.
+func GoldenOf(dir, kind string, refused map[string][]string) ([]Case, error) {
+	golden, err := Golden(dir)
+	if err != nil {
+		return nil, err
+	}
+	var cases []Case
+	names := map[string]bool{}
+	for _, c := range golden {
+		names[c.Name] = true
+		var meta struct{ Kind string }
+		if err := yaml.Unmarshal([]byte(c.Base), &meta); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if meta.Kind != kind {
+			continue
+		}
+		c.Errors = refused[c.Name]
+		cases = append(cases, c)
+	}
+	for name := range refused {
+		if !names[name] {
+			return nil, fmt.Errorf("%q is listed as refused, but there is no such golden CR under %s", name, dir)
+		}
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("no golden %s under %s", kind, dir)
+	}
+	return cases, nil
+}
+
 // Long is a string of n characters.
 func Long(n int) string { return strings.Repeat("a", n) }
 
@@ -97,6 +132,17 @@ func Numbered(n int, format string) string {
 		items[i] = fmt.Sprintf(format, i)
 	}
 	return "[" + strings.Join(items, ", ") + "]"
+}
+
+// ExtendedResources is a YAML map of n extended resources (example.com/r0..) of "1" each: a
+// resources.limits a container takes (an extended resource is a whole number, its request
+// defaults to its limit).
+func ExtendedResources(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf(`example.com/r%d: "1"`, i)
+	}
+	return "{" + strings.Join(entries, ", ") + "}"
 }
 
 // Props is a YAML map of n entries k0..k<n-1>, each with value.

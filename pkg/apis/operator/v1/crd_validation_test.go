@@ -39,7 +39,8 @@ func TestEveryRuleHasACase(t *testing.T) {
 		}
 	})
 	for _, m := range []string{testcases.MessageSingleton, testcases.MessageManagementState, testcases.MessageTolerationOperator,
-		testcases.MessageTolerationEffect, testcases.MessageTolerationSeconds, testcases.MessageTolerationExists, testcases.MessageTolerationNoKey} {
+		testcases.MessageTolerationEffect, testcases.MessageTolerationSeconds, testcases.MessageTolerationExists, testcases.MessageTolerationNoKey,
+		testcases.MessageTolerationKey, testcases.MessageTolerationValue, testcases.MessageNodeSelector} {
 		if !messages[m] {
 			t.Errorf("the CRD has no rule with the message %q", m)
 		}

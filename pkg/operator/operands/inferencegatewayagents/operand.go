@@ -56,7 +56,7 @@ func Registrations() []registry.Registration {
 	agents := &agentOperand{}
 	agent := registry.Namespaced(registry.Registration{
 		APIPackage: api, OperandPackage: operand,
-		Admission: registry.Admission{Base: testcases.BaseAgent, Golden: "inference-gateway-agents",
+		Admission: registry.Admission{Base: testcases.BaseAgent, Golden: "inference-gateway-agents", GoldenRefused: testcases.AgentsGoldenRefused,
 			Rejected: testcases.AgentRejected, Accepted: testcases.AgentAccepted},
 		Example: "agent_google_calendar.yaml",
 	}, agents.kind)
@@ -79,7 +79,7 @@ func Registrations() []registry.Registration {
 		agent,
 		registry.Namespaced(registry.Registration{
 			APIPackage: api, OperandPackage: operand,
-			Admission: registry.Admission{Base: testcases.BaseOrchestrator,
+			Admission: registry.Admission{Base: testcases.BaseOrchestrator, Golden: "inference-gateway-agents", GoldenRefused: testcases.AgentsGoldenRefused,
 				Rejected: testcases.OrchestratorRejected, Accepted: testcases.OrchestratorAccepted},
 			Example: "orchestrator_telegram.yaml",
 		}, OrchestratorKind),

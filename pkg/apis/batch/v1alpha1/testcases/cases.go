@@ -158,14 +158,14 @@ spec:
 spec:
   secretRef: {name: %s, namespace: %s}
   apiServer:
-    resources: {claims: %s}
+    resources: {limits: %s}
     config:
       inputHeaders: %s
       batchAPI: {passThroughHeaders: %s}
   gc: {interval: %s}
   tls: {certManager: {issuerName: ca, dnsNames: %s}}
   prometheusRule: {labels: %s}
-`, long(253), long(63), numbered(16, "{name: c%d}"), props(64, long(8192)), items(64, long(256)), "1111111111111111111111111111111s", items(100, "a.example.com"), props(64, long(63)))},
+`, long(253), long(63), extendedResources(32), props(64, long(8192)), items(64, long(256)), "1111111111111111111111111111111s", items(100, "a.example.com"), props(64, long(63)))},
 }
 
 // Rejected are invalid objects, with the errors the API server returns.
@@ -342,6 +342,16 @@ var Rejected = []Case{
 		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatPositive)}},
 	{Name: "heartbeat 0.0m with the reconciler off", Base: BaseSync, Patch: `{spec: {processor: {config: {heartbeatInterval: 0.0m}}, gc: {config: {reconciler: {enabled: false}}}}}`,
 		Errors: []string{invalid("spec.processor.config.heartbeatInterval", v1alpha1.MessageHeartbeatPositive)}},
+
+	// Resource claims: the pods have no resourceClaims for a claim to name (issue 33).
+	{Name: "apiServer resource claims", Base: BaseSync, Patch: `{spec: {apiServer: {resources: {claims: [{name: gpu}]}}}}`,
+		Errors: []string{forbidden("spec.apiServer.resources.claims", v1alpha1.MessageResourceClaims)}},
+	{Name: "processor resource claims", Base: BaseSync, Patch: `{spec: {processor: {resources: {claims: [{name: gpu}]}}}}`,
+		Errors: []string{forbidden("spec.processor.resources.claims", v1alpha1.MessageResourceClaims)}},
+	{Name: "gc resource claims", Base: BaseSync, Patch: `{spec: {gc: {resources: {claims: [{name: gpu}]}}}}`,
+		Errors: []string{forbidden("spec.gc.resources.claims", v1alpha1.MessageResourceClaims)}},
+	{Name: "async-processor resource claims", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {resources: {claims: [{name: gpu}]}}}}}`,
+		Errors: []string{forbidden("spec.processor.asyncConfig.resources.claims", v1alpha1.MessageResourceClaims)}},
 
 	// Size bounds (issue 33): one past each bound, refused.
 	{Name: "65 passThroughHeaders", Base: BaseSync, Patch: `{spec: {apiServer: {config: {batchAPI: {passThroughHeaders: ` + items(65, "X-A") + `}}}}}`,

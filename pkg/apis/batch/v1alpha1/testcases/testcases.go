@@ -64,9 +64,12 @@ spec:
 // rules.
 const RulesNotChecked = admission.RulesNotChecked
 
-// Golden returns one case per <dir>/<case>/cr.yaml (the upstream operator's golden CRs, in
-// test/golden/batch-gateway), each to be accepted unchanged.
-func Golden(dir string) ([]Case, error) { return admission.Golden(dir) }
+// GoldenOf returns the golden CRs of kind under dir (an upstream operator's, in
+// test/golden/<operator>), each accepted unchanged unless refused names it
+// (admission.GoldenOf): for the suites outside pkg/apis, which cannot import pkg/apis/internal.
+func GoldenOf(dir, kind string, refused map[string][]string) ([]Case, error) {
+	return admission.GoldenOf(dir, kind, refused)
+}
 
 // models is a modelGateways map of n models, each on its own pool, as YAML (BaseAsync has one
 // more).
@@ -85,21 +88,22 @@ func models(n int) string {
 
 // The error texts and helpers every table shares.
 var (
-	long        = admission.Long
-	longURL     = admission.LongURL
-	items       = admission.Items
-	required    = admission.Required
-	forbidden   = admission.Forbidden
-	invalid     = admission.Invalid
-	unsupported = admission.Unsupported
-	pattern     = admission.Pattern
-	tooLong     = admission.TooLong
-	tooMany     = admission.TooMany
-	props       = admission.Props
-	numbered    = admission.Numbered
-	minimum     = admission.Minimum
-	maximum     = admission.Maximum
-	missing     = admission.Missing
+	long              = admission.Long
+	longURL           = admission.LongURL
+	items             = admission.Items
+	required          = admission.Required
+	forbidden         = admission.Forbidden
+	invalid           = admission.Invalid
+	unsupported       = admission.Unsupported
+	pattern           = admission.Pattern
+	tooLong           = admission.TooLong
+	tooMany           = admission.TooMany
+	props             = admission.Props
+	extendedResources = admission.ExtendedResources
+	numbered          = admission.Numbered
+	minimum           = admission.Minimum
+	maximum           = admission.Maximum
+	missing           = admission.Missing
 )
 
 const (

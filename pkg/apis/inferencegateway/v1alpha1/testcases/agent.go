@@ -116,10 +116,25 @@ spec:
   env:
   - {name: %s, value: %s}
   - name: FROM_FIELD
-    valueFrom: {fieldRef: {fieldPath: %s}}
-  resources: {claims: %s, limits: %s}
+    valueFrom: {fieldRef: {apiVersion: v1, fieldPath: "%s"}}
+  resources: {limits: %s}
   agent: {llm: {apiKeySecretRef: {name: %s, key: %s}}}
-`, admission.Long(253), admission.Long(65536), admission.Long(1024), admission.Numbered(16, "{name: c%d}"), admission.Props(32, `"1"`), admission.Long(253), admission.Long(253))},
+`, admission.Long(253), admission.Long(65536), LongestFieldPath, admission.ExtendedResources(32), admission.Long(253), admission.Long(253))},
+	{Name: "every field the downward API gives the environment", Base: BaseAgent, Patch: `
+spec:
+  env:
+  - {name: A, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+  - {name: B, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}
+  - {name: C, valueFrom: {fieldRef: {fieldPath: metadata.uid}}}
+  - {name: D, valueFrom: {fieldRef: {fieldPath: "metadata.labels['app.kubernetes.io/name']"}}}
+  - {name: E, valueFrom: {fieldRef: {fieldPath: "metadata.annotations['example.com/Owner_1.x']"}}}
+  - {name: F, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+  - {name: G, valueFrom: {fieldRef: {fieldPath: spec.serviceAccountName}}}
+  - {name: H, valueFrom: {fieldRef: {fieldPath: status.hostIP}}}
+  - {name: I, valueFrom: {fieldRef: {fieldPath: status.hostIPs}}}
+  - {name: J, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
+  - {name: K, valueFrom: {fieldRef: {fieldPath: status.podIPs}}}
+`},
 }
 
 // AgentRejected are invalid Agent objects, with the errors the API server returns.
@@ -147,6 +162,16 @@ var AgentRejected = []Case{
 	{Name: "upstream's earlier a2a block", Base: BaseAgent, Patch: `{spec: {a2a: {enabled: true}}}`, Errors: []string{`unknown field "spec.a2a"`}},
 
 	// CEL.
+	{Name: "a fieldRef the downward API does not give", Base: BaseAgent, Patch: `{spec: {env: [{name: A, valueFrom: {fieldRef: {fieldPath: spec.containers}}}]}}`,
+		Errors: []string{admission.Invalid("spec.env", v1alpha1.MessageEnvFieldRef)}},
+	{Name: "a fieldRef of apiVersion v2", Base: BaseAgent, Patch: `{spec: {env: [{name: A, valueFrom: {fieldRef: {apiVersion: v2, fieldPath: metadata.name}}}]}}`,
+		Errors: []string{admission.Invalid("spec.env", v1alpha1.MessageEnvFieldRef)}},
+	{Name: "a fieldRef of a label whose key is no qualified name", Base: BaseAgent, Patch: `{spec: {env: [{name: A, valueFrom: {fieldRef: {fieldPath: "metadata.labels['a b']"}}}]}}`,
+		Errors: []string{admission.Invalid("spec.env", v1alpha1.MessageEnvFieldRef)}},
+	{Name: "a fieldRef of an annotation whose name is 64", Base: BaseAgent, Patch: fmt.Sprintf(`{spec: {env: [{name: A, valueFrom: {fieldRef: {fieldPath: "metadata.annotations['%s']"}}}]}}`, admission.Long(64)),
+		Errors: []string{admission.Invalid("spec.env", v1alpha1.MessageEnvFieldRef)}},
+	{Name: "resource claims", Base: BaseAgent, Patch: `{spec: {resources: {claims: [{name: gpu}]}}}`,
+		Errors: []string{admission.Forbidden("spec.resources.claims", v1alpha1.MessageResourceClaims)}},
 	{Name: "name of 64 characters", Base: BaseAgent, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(64)), Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageAgentName)}},
 	{Name: "name with a dot", Base: BaseAgent, Patch: `{metadata: {name: calendar.v1}}`, Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageAgentName)}},
 	{Name: "PORT in env", Base: BaseAgent, Patch: `{spec: {env: [{name: PORT, value: "7000"}]}}`,

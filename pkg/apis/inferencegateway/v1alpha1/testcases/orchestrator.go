@@ -127,6 +127,12 @@ spec:
 	// ReferenceGrant there (issue 33).
 	{Name: "Agent and MCP discovery in another namespace", Base: BaseOrchestrator, Patch: `{spec: {a2a: {enabled: true, serviceDiscovery: {enabled: true, namespace: agents}}, mcp: {enabled: true, serviceDiscovery: {enabled: true, namespace: tools}}}}`},
 
+	// A metrics block of an exporter alone: the rules on enabled and port hold without them
+	// (with has(): a request of another kind, which the API server does not default, made them
+	// fail with "no such key").
+	{Name: "metrics of an exporter alone", Base: BaseOrchestrator, Patch: `{spec: {telemetry: {enabled: true, metrics: {exporter: {otlp: {endpoint: "http://otel:4318"}}}}}}`},
+	{Name: "a fieldRef of the pod's name", Base: BaseOrchestrator, Patch: `{spec: {env: [{name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]}}`},
+
 	// Size bounds (issue 33): at each bound, admitted.
 	{Name: "at the size bounds", Base: BaseOrchestrator, Patch: fmt.Sprintf(`
 spec:
@@ -159,6 +165,10 @@ var OrchestratorRejected = []Case{
 		Errors: []string{admission.Pattern("spec.mcp.serviceDiscovery.namespace", "MCP", `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)}},
 
 	// CEL.
+	{Name: "a fieldRef the downward API does not give", Base: BaseOrchestrator, Patch: `{spec: {env: [{name: A, valueFrom: {fieldRef: {fieldPath: metadata.generateName}}}]}}`,
+		Errors: []string{admission.Invalid("spec.env", v1alpha1.MessageEnvFieldRef)}},
+	{Name: "resource claims", Base: BaseOrchestrator, Patch: `{spec: {resources: {claims: [{name: gpu}]}}}`,
+		Errors: []string{admission.Forbidden("spec.resources.claims", v1alpha1.MessageResourceClaims)}},
 	{Name: "name of 55 characters", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(55)),
 		Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageOrchestratorName)}},
 	{Name: "receiver address in env", Base: BaseOrchestrator, Patch: `{spec: {env: [{name: INFER_TELEMETRY_RECEIVER_ADDRESS, value: "0.0.0.0:4318"}]}}`,

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
 )
 
@@ -27,6 +28,19 @@ const RulesNotChecked = admission.RulesNotChecked
 // test/golden/inference-gateway), each to be accepted unchanged: the loader the API tests use
 // (crdtest.GoldenCases), for the e2e suite, which cannot import pkg/apis/internal.
 func Golden(dir string) ([]Case, error) { return admission.Golden(dir) }
+
+// AgentsGoldenRefused are the golden Agents and Orchestrators (test/golden/inference-gateway-agents)
+// this API refuses by design, by case name, with the errors the API server returns and why
+// (docs/differences-from-upstream.md).
+var AgentsGoldenRefused = map[string][]string{
+	// Upstream appended its own PORT=8080 after the CR's PORT=7000, so the CR's had no effect
+	// (and the agent listened on 8080); here PORT is spec.port's alone.
+	"golden extra-agent-env-resources": {admission.Invalid("spec.env", v1alpha1.MessageAgentEnvPort)},
+}
+
+// LongestFieldPath is the longest fieldPath of an environment variable's fieldRef: an
+// annotation whose key is a qualified name of 317 (hack/crdbounds bounds fieldPath to its 341).
+var LongestFieldPath = "metadata.annotations['" + admission.Long(253) + "/" + admission.Long(63) + "']"
 
 // BaseGateway is a small Gateway: one provider with its key from a Secret.
 const BaseGateway = `

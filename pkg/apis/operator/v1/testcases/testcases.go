@@ -39,6 +39,9 @@ const (
 	MessageTolerationSeconds  = "nodePlacement.tolerations[].tolerationSeconds needs effect NoExecute"
 	MessageTolerationExists   = "nodePlacement.tolerations[].value must be empty when operator is Exists"
 	MessageTolerationNoKey    = "nodePlacement.tolerations[] without a key must have operator Exists (it then tolerates every taint)"
+	MessageTolerationKey      = "nodePlacement.tolerations[].key must be a qualified name, as a taint's key is: an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.' that start and end with a letter or digit (example.com/gpu)"
+	MessageTolerationValue    = "nodePlacement.tolerations[].value must be a label value, as a taint's value is: letters, digits, '-', '_' or '.' that start and end with a letter or digit, or empty"
+	MessageNodeSelector       = "nodePlacement.nodeSelector must hold node labels: each key a qualified name (an optional DNS subdomain of at most 253 characters and '/', then at most 63 letters, digits, '-', '_' or '.' that start and end with a letter or digit), each value letters, digits, '-', '_' or '.' that start and end with a letter or digit, or empty"
 )
 
 // Accepted are valid objects.
@@ -74,9 +77,16 @@ status:
 
 	// Size bounds (issue 33): at each bound, admitted.
 	{Name: "at the size bounds", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {nodeSelector: %s, tolerations: [{key: %s, operator: Equal, value: %s, effect: NoSchedule}]}}}`,
-		admission.Props(64, admission.Long(63)), admission.Long(317), admission.Long(63))},
+		admission.Props(64, admission.Long(63)), qualifiedName, admission.Long(63))},
+	{Name: "qualified names at their part's bounds", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {nodeSelector: {%s: v, %s: v}, tolerations: [{key: %s, operator: Exists}, {key: a.b-c/D_e.F, operator: Exists}]}}}`,
+		admission.Long(63), "a.b-c/D_e.F", admission.Long(63))},
+	{Name: "an empty nodeSelector value and toleration value", Base: Base, Patch: `{spec: {nodePlacement: {nodeSelector: {a: ""}, tolerations: [{key: a, operator: Equal, value: ""}]}}}`},
 	{Name: "a monitoring namespace of 63 (the bound)", Base: Base, Patch: fmt.Sprintf(`{spec: {networkPolicy: {enabled: true, monitoringNamespace: %s}}}`, admission.Long(63))},
 }
+
+// qualifiedName is a label's or taint's key of the longest kind: a DNS subdomain of 253, "/"
+// and a name of 63.
+var qualifiedName = admission.Long(253) + "/" + admission.Long(63)
 
 // Rejected are invalid objects, with the errors the API server returns.
 var Rejected = []Case{
@@ -152,6 +162,21 @@ var Rejected = []Case{
 		Errors: []string{admission.TooLong("spec.nodePlacement.nodeSelector.a", 63), RulesNotChecked}},
 	{Name: "a toleration key of 318", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {tolerations: [{key: %s, operator: Exists}]}}}`, admission.Long(318)),
 		Errors: []string{admission.TooLong("spec.nodePlacement.tolerations[0].key", 317), RulesNotChecked}},
+	// Keys and values the pod would refuse (issue 33: the controller's Deployment must be valid).
+	{Name: "a toleration key with a space", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: "a b", operator: Exists}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationKey)}},
+	{Name: "a toleration key whose name is 64", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {tolerations: [{key: %s, operator: Exists}]}}}`, admission.Long(64)),
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationKey)}},
+	{Name: "a toleration key whose prefix is 254", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {tolerations: [{key: %s/a, operator: Exists}]}}}`, admission.Long(254)),
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationKey)}},
+	{Name: "a toleration key with an upper-case prefix", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: Example.com/gpu, operator: Exists}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationKey)}},
+	{Name: "a toleration value ending in a dash", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: [{key: a, value: b-}]}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageTolerationValue)}},
+	{Name: "a nodeSelector key with a space", Base: Base, Patch: `{spec: {nodePlacement: {nodeSelector: {"a b": v}}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageNodeSelector)}},
+	{Name: "a nodeSelector value with a slash", Base: Base, Patch: `{spec: {nodePlacement: {nodeSelector: {a: b/c}}}}`,
+		Errors: []string{admission.Invalid("spec.nodePlacement", MessageNodeSelector)}},
 	{Name: "a toleration value of 64", Base: Base, Patch: fmt.Sprintf(`{spec: {nodePlacement: {tolerations: [{key: a, value: %s}]}}}`, admission.Long(64)),
 		Errors: []string{admission.TooLong("spec.nodePlacement.tolerations[0].value", 63), RulesNotChecked}},
 }
