@@ -33,6 +33,7 @@ const (
 	InferenceGatewayDeployment       = "assets/inferencegateway/deployment.yaml"
 	InferenceGatewayHPA              = "assets/inferencegateway/hpa.yaml"
 	InferenceGatewayPDB              = "assets/inferencegateway/poddisruptionbudget.yaml"
+	InferenceGatewayNetworkPolicy    = "assets/inferencegateway/networkpolicy.yaml"
 	InferenceGatewayIngress          = "assets/inferencegateway/ingress.yaml"
 	// InferenceGatewayGatewayAPIGateway is a gateway.networking.k8s.io Gateway, not this API's.
 	InferenceGatewayGatewayAPIGateway = "assets/inferencegateway/gateway.yaml"
@@ -43,16 +44,17 @@ const (
 
 // Inference gateway manifests of an MCP server.
 const (
-	MCPService    = "assets/inferencegateway/mcp-service.yaml"
-	MCPDeployment = "assets/inferencegateway/mcp-deployment.yaml"
-	MCPHPA        = "assets/inferencegateway/mcp-hpa.yaml"
-	MCPPDB        = "assets/inferencegateway/mcp-poddisruptionbudget.yaml"
+	MCPService       = "assets/inferencegateway/mcp-service.yaml"
+	MCPDeployment    = "assets/inferencegateway/mcp-deployment.yaml"
+	MCPHPA           = "assets/inferencegateway/mcp-hpa.yaml"
+	MCPPDB           = "assets/inferencegateway/mcp-poddisruptionbudget.yaml"
+	MCPNetworkPolicy = "assets/inferencegateway/mcp-networkpolicy.yaml"
 )
 
 // InferenceGatewayAssets is every manifest of a Gateway in apply order: the ServiceAccount
 // before the pods that run as it (upstream created it after the Deployment, so the first pods
 // could be refused), the ConfigMap they mount, the Service and the Deployment, its
-// HorizontalPodAutoscaler, PodDisruptionBudget and Ingress, then the kinds whose CRDs are optional (Gateway API,
+// HorizontalPodAutoscaler, PodDisruptionBudget, Ingress and NetworkPolicy, then the kinds whose CRDs are optional (Gateway API,
 // Prometheus operator). Removal walks it backwards. Code and tests use this one list.
 var InferenceGatewayAssets = []string{
 	InferenceGatewayServiceAccount,
@@ -63,6 +65,7 @@ var InferenceGatewayAssets = []string{
 	InferenceGatewayHPA,
 	InferenceGatewayPDB,
 	InferenceGatewayIngress,
+	InferenceGatewayNetworkPolicy,
 	InferenceGatewayGatewayAPIGateway,
 	InferenceGatewayHTTPRoute,
 	InferenceGatewayBackendTLSPolicy,
@@ -70,10 +73,11 @@ var InferenceGatewayAssets = []string{
 }
 
 // MCPAssets is every manifest of an MCP in apply order: the Service, the Deployment, its
-// HorizontalPodAutoscaler and its PodDisruptionBudget.
+// HorizontalPodAutoscaler, its PodDisruptionBudget and its NetworkPolicy.
 var MCPAssets = []string{
 	MCPService,
 	MCPDeployment,
 	MCPHPA,
 	MCPPDB,
+	MCPNetworkPolicy,
 }

@@ -80,14 +80,14 @@ var rules = []rule{
 	{"secretRef.namespace", "maxLength", dnsLabel, "SecretReference"},
 	{"imagePullSecrets[].name", "maxLength", dnsSubdomain, "LocalObjectReference"},
 
-	// metav1.LabelSelector
-	{"selector.matchLabels", "maxProperties", 64, "LabelSelector"},
-	{"selector.matchLabels{}", "maxLength", dnsLabel, "LabelSelector"},
-	{"selector.matchExpressions", "maxItems", 32, "LabelSelector"},
-	{"selector.matchExpressions[].key", "maxLength", qualifiedName, "LabelSelectorRequirement"},
-	{"selector.matchExpressions[].operator", "maxLength", shortWord, "LabelSelectorRequirement"},
-	{"selector.matchExpressions[].values", "maxItems", 256, "LabelSelectorRequirement"},
-	{"selector.matchExpressions[].values[]", "maxLength", dnsLabel, "LabelSelectorRequirement"},
+	// metav1.LabelSelector, in fields named selector, namespaceSelector, podSelector
+	{"*elector.matchLabels", "maxProperties", 64, "LabelSelector"},
+	{"*elector.matchLabels{}", "maxLength", dnsLabel, "LabelSelector"},
+	{"*elector.matchExpressions", "maxItems", 32, "LabelSelector"},
+	{"*elector.matchExpressions[].key", "maxLength", qualifiedName, "LabelSelectorRequirement"},
+	{"*elector.matchExpressions[].operator", "maxLength", shortWord, "LabelSelectorRequirement"},
+	{"*elector.matchExpressions[].values", "maxItems", 256, "LabelSelectorRequirement"},
+	{"*elector.matchExpressions[].values[]", "maxLength", dnsLabel, "LabelSelectorRequirement"},
 
 	// autoscalingv2.MetricSpec and HorizontalPodAutoscalerBehavior
 	{"metrics[].type", "maxLength", shortWord, "MetricSpec"},

@@ -16,6 +16,10 @@ func TestMatches(t *testing.T) {
 		{"hpa.config.metrics[].resource.name", "metrics[].*.name", true},
 		{"selector.matchLabels{}", "selector.matchLabels{}", true},
 		{"selector.matchLabels", "selector.matchLabels{}", false},
+		{"selector.matchLabels{}", "*elector.matchLabels{}", true},
+		{"networkPolicy.from[].namespaceSelector.matchLabels{}", "*elector.matchLabels{}", true},
+		{"networkPolicy.from[].podSelector.matchExpressions[].key", "*elector.matchExpressions[].key", true},
+		{"nodeSelector{}", "*elector.matchLabels{}", false},
 		{"httpRoute.annotations{}", "annotations{}", true},
 	} {
 		if got := matches(splitPath(tc.path), tc.suffix); got != tc.want {

@@ -17,6 +17,10 @@ type NetworkFlows struct {
 	// Egress lists where the pods may connect to. DNS is always allowed (DNSEgress): every
 	// program here resolves names.
 	Egress []Flow
+	// OpenEgress leaves the pods' egress as it is: the policy selects them for ingress only,
+	// and Egress is not used. For servers whose backends are whatever their users configure
+	// (providers' URLs, databases, MCP tools), which no list of flows can name.
+	OpenEgress bool
 }
 
 // Flow is one allowed kind of connection: to Ports, from (ingress) or to (egress) Peers.
@@ -60,20 +64,36 @@ var DNSEgress = Flow{Ports: []networkingv1.NetworkPolicyPort{
 var APIServerEgress = Flow{Ports: TCP(443, 6443)}
 
 // NetworkPolicy makes np the policy of the pods pods selects: it isolates them for ingress and
-// egress and allows flows and DNS only. One object is both the default deny and the allows, so
-// it cannot be half applied.
+// egress (ingress only with flows.OpenEgress) and allows flows and DNS only. One object is both
+// the default deny and the allows, so it cannot be half applied.
 func NetworkPolicy(np *networkingv1.NetworkPolicy, pods *metav1.LabelSelector, flows NetworkFlows) {
 	np.Spec = networkingv1.NetworkPolicySpec{
 		PodSelector: *pods.DeepCopy(),
-		PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 		// Empty, not nil: no rule allows nothing.
 		Ingress: []networkingv1.NetworkPolicyIngressRule{},
-		Egress:  []networkingv1.NetworkPolicyEgressRule{},
 	}
 	for _, f := range flows.Ingress {
 		np.Spec.Ingress = append(np.Spec.Ingress, networkingv1.NetworkPolicyIngressRule{Ports: f.Ports, From: f.Peers})
 	}
+	if flows.OpenEgress {
+		return
+	}
+	np.Spec.PolicyTypes = append(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
+	np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{}
 	for _, f := range append([]Flow{DNSEgress}, flows.Egress...) {
 		np.Spec.Egress = append(np.Spec.Egress, networkingv1.NetworkPolicyEgressRule{Ports: f.Ports, To: f.Peers})
 	}
+}
+
+// ContainerPortsByName are the container's ports by their names: a policy opens the ports the
+// rendered pod declares, so their numbers are written once, where the container gets them.
+func ContainerPortsByName(c *corev1.Container) map[string]int32 {
+	ports := make(map[string]int32, len(c.Ports))
+	for _, p := range c.Ports {
+		if p.Name != "" {
+			ports[p.Name] = p.ContainerPort
+		}
+	}
+	return ports
 }

@@ -78,3 +78,50 @@ func TestNetworkPolicyWithoutFlows(t *testing.T) {
 		t.Errorf("spec = %+v, want both policy types, no ingress rule, the DNS egress rule", np.Spec)
 	}
 }
+
+// TestNetworkPolicyOpenEgress: with OpenEgress the pods are isolated for ingress only: what
+// the ingress flows name reaches them and nothing else does, while they still connect
+// anywhere (no DNS rule is needed).
+func TestNetworkPolicyOpenEgress(t *testing.T) {
+	np := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gw", Namespace: "team"}}
+	NetworkPolicy(np, &metav1.LabelSelector{MatchLabels: map[string]string{"app": "gw"}}, NetworkFlows{
+		Ingress:    []Flow{{Ports: TCP(8080)}},
+		OpenEgress: true,
+	})
+	if len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || np.Spec.Egress != nil {
+		t.Fatalf("spec = %+v, want policy type Ingress only and no egress rules", np.Spec)
+	}
+	policies := []*networkingv1.NetworkPolicy{np}
+	gw := enginetest.Endpoint{Namespace: "team", Labels: map[string]string{"app": "gw"}, IP: "10.128.0.5"}
+	user := enginetest.Endpoint{Namespace: "other", NamespaceLabels: map[string]string{NamespaceNameLabel: "other"}}
+	for _, tc := range []struct {
+		name     string
+		from, to enginetest.Endpoint
+		port     int32
+		want     bool
+	}{
+		{name: "a pod to the serving port", from: user, to: gw, port: 8080, want: true},
+		{name: "a pod to another port", from: user, to: gw, port: 9090},
+		{name: "the pods to the internet", from: gw, to: enginetest.Endpoint{IP: "203.0.113.7"}, port: 443, want: true},
+		{name: "the pods to another pod", from: gw, to: user, port: 5432, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := enginetest.Allowed(policies, tc.from, tc.to, corev1.ProtocolTCP, tc.port)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("allowed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestContainerPortsByName: named ports by name; an unnamed one is left out (no policy can
+// ask for it by name).
+func TestContainerPortsByName(t *testing.T) {
+	got := ContainerPortsByName(&corev1.Container{Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}, {ContainerPort: 9000}, {Name: "metrics", ContainerPort: 9464}}})
+	if len(got) != 2 || got["http"] != 8080 || got["metrics"] != 9464 {
+		t.Errorf("ports = %v, want http 8080 and metrics 9464 only", got)
+	}
+}

@@ -149,6 +149,12 @@ type GatewaySpec struct {
 	// policy service, or both) before they reach a provider.
 	// +optional
 	Guardrails *GuardrailsSpec `json:"guardrails,omitempty"`
+
+	// networkPolicy isolates the gateway's pods for ingress: its HTTP port from the peers named
+	// (any namespace by default), its metrics from the monitoring namespace. Unset, none is
+	// made, as upstream makes none.
+	// +optional
+	NetworkPolicy *ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // Phases of status.phase, derived from the conditions (see PhaseOf).

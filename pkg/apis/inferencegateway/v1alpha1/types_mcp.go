@@ -62,6 +62,13 @@ type MCPSpec struct {
 	// hpa scales the server's Deployment with a HorizontalPodAutoscaler.
 	// +optional
 	HPA *HPASpec `json:"hpa,omitempty"`
+
+	// networkPolicy isolates the server's pods for ingress: its server port from the peers
+	// named (any namespace by default). The Gateways and Orchestrators that call the server's
+	// tools connect to that port, so a from that is set must select them. Unset, none is made,
+	// as upstream makes none.
+	// +optional
+	NetworkPolicy *ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // DefaultMCPServerTimeout is the only accepted spec.server.timeout of an MCP: upstream's

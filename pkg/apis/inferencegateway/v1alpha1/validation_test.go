@@ -55,6 +55,7 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 		{"a value that is no quantity is the schema's to report", GatewaySpec{
 			Resources: &ResourceRequirements{Requests: &ResourceList{CPU: "lots"}, Limits: &ResourceList{Memory: "1GB"}},
 		}, nil},
+		{"a peer that selects nothing", GatewaySpec{NetworkPolicy: &ServingNetworkPolicy{From: []NetworkPolicyPeer{{}}}}, []string{MessageNetworkPolicyPeer}},
 		{"hpa min above max", GatewaySpec{HPA: &HPASpec{Config: &CustomHorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](3), MaxReplicas: 2}}}, []string{MessageHPAMinAboveMax}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,6 +76,9 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 			Server: &MCPServerSpec{Timeout: "1m"},
 			HPA:    &HPASpec{Config: &CustomHorizontalPodAutoscalerSpec{ScaleTargetRef: &CrossVersionObjectReference{Kind: "Deployment", Name: "gw"}}},
 		}, []string{MessageMCPServerTimeout, MessageMCPScaleTargetRef}},
+		{"a peer that selects nothing", MCPSpec{NetworkPolicy: &ServingNetworkPolicy{From: []NetworkPolicyPeer{
+			{PodSelector: &metav1.LabelSelector{}}, {},
+		}}}, []string{MessageNetworkPolicyPeer}},
 	} {
 		t.Run("MCP "+tc.name, func(t *testing.T) {
 			mcp := &MCP{ObjectMeta: metav1.ObjectMeta{Name: "memory"}, Spec: tc.spec}

@@ -2276,6 +2276,82 @@ var schemaYAML = typed.YAMLObject(`types:
                   type:
                     scalar: string
                   default: selector
+          - name: networkPolicy
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: from
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: namespaceSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                          - name: podSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                      elementRelationship: atomic
+                - name: monitoringNamespace
+                  type:
+                    scalar: string
+                  default: openshift-monitoring
           - name: providers
             type:
               list:
@@ -3067,6 +3143,82 @@ var schemaYAML = typed.YAMLObject(`types:
             type:
               scalar: string
             default: node:lts
+          - name: networkPolicy
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: from
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: namespaceSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                          - name: podSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                      elementRelationship: atomic
+                - name: monitoringNamespace
+                  type:
+                    scalar: string
+                  default: openshift-monitoring
           - name: replicas
             type:
               scalar: numeric

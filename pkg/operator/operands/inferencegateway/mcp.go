@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
@@ -58,11 +59,15 @@ var mcpHomeEnv = []corev1.EnvVar{
 // "<mcp>-service", its Deployment (without replicas while spec.hpa.enabled) and its
 // HorizontalPodAutoscaler, with upstream's names and selector.
 func renderMCP(mcp *v1alpha1.MCP) ([]renderedObject, error) {
-	return renderAssets(mcp, bindata.MCPAssets, mcpRules, map[string]string{
+	objs, err := renderAssets(mcp, bindata.MCPAssets, mcpRules, map[string]string{
 		bindata.NamespacePlaceholder:                mcp.Namespace,
 		bindata.InferenceGatewayInstancePlaceholder: mcp.Name,
 		bindata.InferenceGatewayImagePlaceholder:    orDefault(mcp.Spec.Image, defaultMCPImage),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return objs, withServingNetworkPolicy(objs, mcpServingPolicy, mcp.Spec.NetworkPolicy)
 }
 
 var mcpRules = map[string]assetRule[*v1alpha1.MCP]{
@@ -71,6 +76,9 @@ var mcpRules = map[string]assetRule[*v1alpha1.MCP]{
 	bindata.MCPHPA:        {func(m *v1alpha1.MCP) bool { return hpaEnabled(m.Spec.HPA) }, typed(mcpHPA)},
 	// The engine fills in the budget's spec and whether it is wanted (DisruptionBudgetOf).
 	bindata.MCPPDB: {engineDecides[*v1alpha1.MCP], typed[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget, *v1alpha1.MCP]()},
+	// withServingNetworkPolicy fills in the policy from the rendered Deployment.
+	bindata.MCPNetworkPolicy: {func(m *v1alpha1.MCP) bool { return networkPolicyWanted(m.Spec.NetworkPolicy) },
+		typed[networkingv1.NetworkPolicy, *networkingv1.NetworkPolicy, *v1alpha1.MCP]()},
 }
 
 func mcpPort(spec *v1alpha1.MCPSpec) int32 {

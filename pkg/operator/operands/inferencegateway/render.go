@@ -60,12 +60,16 @@ type renderedObject struct {
 // object stored before them gets here); the message names the field.
 func renderAll(in renderInput) ([]renderedObject, error) {
 	r := &gatewayRenderer{renderInput: in, spec: &in.cr.Spec, names: NamesFor(in.cr)}
-	return renderAssets(r, bindata.InferenceGatewayAssets, gatewayRules, map[string]string{
+	objs, err := renderAssets(r, bindata.InferenceGatewayAssets, gatewayRules, map[string]string{
 		bindata.NamespacePlaceholder:                      in.cr.Namespace,
 		bindata.InferenceGatewayInstancePlaceholder:       in.cr.Name,
 		bindata.InferenceGatewayServiceAccountPlaceholder: r.names.ServiceAccount,
 		bindata.InferenceGatewayImagePlaceholder:          orDefault(in.cr.Spec.Image, defaultImage),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return objs, withServingNetworkPolicy(objs, gatewayServingPolicy, in.cr.Spec.NetworkPolicy)
 }
 
 // gatewayRenderer renders the assets of one Gateway.
@@ -157,7 +161,10 @@ var gatewayRules = map[string]assetRule[*gatewayRenderer]{
 	bindata.InferenceGatewayDeployment:       {always[*gatewayRenderer], typed(gatewayDeployment)},
 	bindata.InferenceGatewayHPA:              {gatewayHPAWanted, typed(gatewayHPA)},
 	// The engine fills in the budget's spec and whether it is wanted (DisruptionBudgetOf).
-	bindata.InferenceGatewayPDB:               {engineDecides[*gatewayRenderer], typed[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget, *gatewayRenderer]()},
+	bindata.InferenceGatewayPDB: {engineDecides[*gatewayRenderer], typed[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget, *gatewayRenderer]()},
+	// withServingNetworkPolicy fills in the policy from the rendered Deployment.
+	bindata.InferenceGatewayNetworkPolicy: {func(r *gatewayRenderer) bool { return networkPolicyWanted(r.spec.NetworkPolicy) },
+		typed[networkingv1.NetworkPolicy, *networkingv1.NetworkPolicy, *gatewayRenderer]()},
 	bindata.InferenceGatewayIngress:           {ingressWanted, typed(gatewayIngress)},
 	bindata.InferenceGatewayGatewayAPIGateway: {gatewayAPIGatewayWanted, untyped(gatewayAPIGateway)},
 	bindata.InferenceGatewayHTTPRoute:         {httpRouteWanted, untyped(httpRoute)},

@@ -190,6 +190,7 @@ func everything() v1alpha1.GatewaySpec {
 	spec.Ingress = &v1alpha1.IngressSpec{Enabled: true, Host: "api.example.com"}
 	spec.GatewayAPI = &v1alpha1.RoutingSpec{Enabled: true}
 	spec.Service = &v1alpha1.ServiceSpec{Port: 80}
+	spec.NetworkPolicy = &v1alpha1.ServingNetworkPolicy{Enabled: true}
 	return spec
 }
 

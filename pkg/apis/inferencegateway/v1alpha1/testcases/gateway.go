@@ -9,7 +9,7 @@ import (
 
 // GatewayAccepted are valid Gateways beyond the golden CRs: upstream's examples, every field
 // set, and the edges of the rules.
-var GatewayAccepted = []Case{
+var GatewayAccepted = append([]Case{
 	{Name: "base", Base: BaseGateway},
 	{Name: "upstream example gateway-minimal", Base: UpstreamGatewayMinimal},
 	{Name: "upstream example gateway-complete, MCP health checks off", Base: UpstreamGatewayComplete, Patch: UpstreamGatewayCompleteFixed},
@@ -170,10 +170,10 @@ spec:
     host: 0.0.0.0
 `, admission.Long(253), admission.Long(65536), admission.Long(253), admission.Long(253),
 		admission.Props(64, admission.Long(63)), admission.Items(32, fmt.Sprintf("{key: %s, operator: In, values: %s}", admission.Long(317), admission.Items(256, admission.Long(63)))), admission.Long(253))},
-}
+}, networkPolicyAccepted(BaseGateway)...)
 
 // GatewayRejected are invalid Gateways, with the errors the API server returns.
-var GatewayRejected = []Case{
+var GatewayRejected = append([]Case{
 	// Names: the gateway's Service is named like it.
 	{Name: "name of 64 characters", Base: BaseGateway, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(64)), Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageGatewayName)}},
 	{Name: "name with a dot", Base: BaseGateway, Patch: `{metadata: {name: gw.v1}}`, Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageGatewayName)}},
@@ -377,7 +377,7 @@ var GatewayRejected = []Case{
 		Errors: []string{admission.TooMany("spec.hpa.config.behavior.scaleUp.policies", 17, 16), RulesNotChecked}},
 	{Name: "tls certificateRef name of 254", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {server: {host: 0.0.0.0, tls: {enabled: true, certificateRef: {name: %s, key: tls.crt}, keyRef: {name: tls, key: tls.key}}}}}`, admission.Long(254)),
 		Errors: []string{admission.TooLong("spec.server.tls.certificateRef.name", 253), RulesNotChecked}},
-}
+}, networkPolicyRejected(BaseGateway)...)
 
 // annotations is a map of n annotations, as YAML.
 func annotations(n int) string {

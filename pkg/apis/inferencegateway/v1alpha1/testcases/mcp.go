@@ -8,7 +8,7 @@ import (
 )
 
 // MCPAccepted are valid MCP objects.
-var MCPAccepted = []Case{
+var MCPAccepted = append([]Case{
 	{Name: "base", Base: BaseMCP},
 	{Name: "upstream example mcp-server", Base: UpstreamMCP},
 	{Name: "every field set", Base: BaseMCP, Patch: `
@@ -48,10 +48,10 @@ spec:
 	{Name: "path /", Base: BaseMCP, Patch: `{spec: {server: {path: /}}}`},
 	{Name: "path /sse", Base: BaseMCP, Patch: `{spec: {server: {path: /sse}}}`},
 	{Name: "path with every allowed character", Base: BaseMCP, Patch: `{spec: {server: {path: "/v1/mcp-server_2.0~x/!$&'()*+;=:@/a%20b%2C%C3%A9"}}}`},
-}
+}, networkPolicyAccepted(BaseMCP)...)
 
 // MCPRejected are invalid MCP objects, with the errors the API server returns.
-var MCPRejected = []Case{
+var MCPRejected = append([]Case{
 	// Names: the server's Service is <name>-service.
 	{Name: "name of 56 characters", Base: BaseMCP, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, admission.Long(56)), Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageMCPName)}},
 	{Name: "name with a dot", Base: BaseMCP, Patch: `{metadata: {name: memory.v1}}`, Errors: []string{admission.Invalid("<nil>", v1alpha1.MessageMCPName)}},
@@ -102,4 +102,4 @@ var MCPRejected = []Case{
 	{Name: "path with a lone %", Base: BaseMCP, Patch: `{spec: {server: {path: "/mcp%2"}}}`, Errors: []string{admission.Invalid("spec.server.path", v1alpha1.MessageMCPServerPath)}},
 	{Name: "path with a backslash", Base: BaseMCP, Patch: `{spec: {server: {path: "/mcp\\x"}}}`, Errors: []string{admission.Invalid("spec.server.path", v1alpha1.MessageMCPServerPath)}},
 	{Name: "path with a non-ASCII letter", Base: BaseMCP, Patch: `{spec: {server: {path: "/café"}}}`, Errors: []string{admission.Invalid("spec.server.path", v1alpha1.MessageMCPServerPath)}},
-}
+}, networkPolicyRejected(BaseMCP)...)

@@ -72,6 +72,10 @@ type GatewaySpecApplyConfiguration struct {
 	// guardrails makes the gateway check requests against policies (Rego files, an external
 	// policy service, or both) before they reach a provider.
 	Guardrails *GuardrailsSpecApplyConfiguration `json:"guardrails,omitempty"`
+	// networkPolicy isolates the gateway's pods for ingress: its HTTP port from the peers named
+	// (any namespace by default), its metrics from the monitoring namespace. Unset, none is
+	// made, as upstream makes none.
+	NetworkPolicy *ServingNetworkPolicyApplyConfiguration `json:"networkPolicy,omitempty"`
 }
 
 // GatewaySpecApplyConfiguration constructs a declarative configuration of the GatewaySpec type for use with
@@ -210,5 +214,13 @@ func (b *GatewaySpecApplyConfiguration) WithServiceAccount(value *ServiceAccount
 // If called multiple times, the Guardrails field is set to the value of the last call.
 func (b *GatewaySpecApplyConfiguration) WithGuardrails(value *GuardrailsSpecApplyConfiguration) *GatewaySpecApplyConfiguration {
 	b.Guardrails = value
+	return b
+}
+
+// WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkPolicy field is set to the value of the last call.
+func (b *GatewaySpecApplyConfiguration) WithNetworkPolicy(value *ServingNetworkPolicyApplyConfiguration) *GatewaySpecApplyConfiguration {
+	b.NetworkPolicy = value
 	return b
 }

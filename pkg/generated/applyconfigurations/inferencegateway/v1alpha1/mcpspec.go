@@ -33,6 +33,11 @@ type MCPSpecApplyConfiguration struct {
 	Server *MCPServerSpecApplyConfiguration `json:"server,omitempty"`
 	// hpa scales the server's Deployment with a HorizontalPodAutoscaler.
 	HPA *HPASpecApplyConfiguration `json:"hpa,omitempty"`
+	// networkPolicy isolates the server's pods for ingress: its server port from the peers
+	// named (any namespace by default). The Gateways and Orchestrators that call the server's
+	// tools connect to that port, so a from that is set must select them. Unset, none is made,
+	// as upstream makes none.
+	NetworkPolicy *ServingNetworkPolicyApplyConfiguration `json:"networkPolicy,omitempty"`
 }
 
 // MCPSpecApplyConfiguration constructs a declarative configuration of the MCPSpec type for use with
@@ -70,5 +75,13 @@ func (b *MCPSpecApplyConfiguration) WithServer(value *MCPServerSpecApplyConfigur
 // If called multiple times, the HPA field is set to the value of the last call.
 func (b *MCPSpecApplyConfiguration) WithHPA(value *HPASpecApplyConfiguration) *MCPSpecApplyConfiguration {
 	b.HPA = value
+	return b
+}
+
+// WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkPolicy field is set to the value of the last call.
+func (b *MCPSpecApplyConfiguration) WithNetworkPolicy(value *ServingNetworkPolicyApplyConfiguration) *MCPSpecApplyConfiguration {
+	b.NetworkPolicy = value
 	return b
 }

@@ -1,0 +1,54 @@
+package testcases
+
+import (
+	"fmt"
+
+	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
+)
+
+// networkPolicyAccepted are spec.networkPolicy blocks every kind with a ServingNetworkPolicy
+// admits, on base.
+func networkPolicyAccepted(base string) []Case {
+	return []Case{
+		{Name: "a NetworkPolicy open to any address", Base: base, Patch: `{spec: {networkPolicy: {enabled: true}}}`},
+		{Name: "no NetworkPolicy, said explicitly", Base: base, Patch: `{spec: {networkPolicy: {enabled: false}}}`},
+		{Name: "a NetworkPolicy open to selected peers", Base: base, Patch: `
+spec:
+  networkPolicy:
+    enabled: true
+    monitoringNamespace: monitoring
+    from:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: clients}}
+    - podSelector: {matchLabels: {app.kubernetes.io/component: gateway}}
+    - namespaceSelector: {matchExpressions: [{key: team, operator: In, values: [ml]}]}
+      podSelector: {}
+`},
+		{Name: "a NetworkPolicy at the size bounds", Base: base, Patch: fmt.Sprintf(`
+spec:
+  networkPolicy:
+    enabled: true
+    monitoringNamespace: %s
+    from: %s
+`, admission.Long(63), admission.Items(32, fmt.Sprintf("{namespaceSelector: {matchLabels: %s, matchExpressions: %s}}",
+			admission.Props(64, admission.Long(63)), admission.Items(32, fmt.Sprintf("{key: %s, operator: In, values: %s}", admission.Long(317), admission.Items(256, admission.Long(63)))))))},
+	}
+}
+
+// networkPolicyRejected are spec.networkPolicy blocks every such kind refuses, on base.
+func networkPolicyRejected(base string) []Case {
+	return []Case{
+		{Name: "a NetworkPolicy peer that selects nothing", Base: base, Patch: `{spec: {networkPolicy: {enabled: true, from: [{}]}}}`,
+			Errors: []string{admission.Invalid("spec.networkPolicy.from[0]", v1alpha1.MessageNetworkPolicyPeer)}},
+		{Name: "an empty NetworkPolicy from", Base: base, Patch: `{spec: {networkPolicy: {enabled: true, from: []}}}`,
+			Errors: []string{`spec.networkPolicy.from: Invalid value: 0: spec.networkPolicy.from in body should have at least 1 items`}},
+		{Name: "33 NetworkPolicy peers", Base: base, Patch: `{spec: {networkPolicy: {from: ` + admission.Items(33, "{podSelector: {}}") + `}}}`,
+			Errors: []string{admission.TooMany("spec.networkPolicy.from", 33, 32), RulesNotChecked}},
+		{Name: "a NetworkPolicy monitoringNamespace that is no namespace name", Base: base, Patch: `{spec: {networkPolicy: {monitoringNamespace: Monitoring}}}`,
+			Errors: []string{admission.Pattern("spec.networkPolicy.monitoringNamespace", "Monitoring", "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")}},
+		{Name: "a NetworkPolicy peer's label value", Base: base, Patch: fmt.Sprintf(`{spec: {networkPolicy: {from: [{podSelector: {matchLabels: {app: %s}}}]}}}`, admission.Long(64)),
+			Errors: []string{admission.TooLong("spec.networkPolicy.from[0].podSelector.matchLabels.app", 63), RulesNotChecked}},
+		{Name: "a NetworkPolicy peer with an ipBlock", Base: base, Patch: `{spec: {networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/8}}]}}}`,
+			Errors: []string{`unknown field "spec.networkPolicy.from[0].ipBlock"`}},
+	}
+}
