@@ -31,7 +31,7 @@ spec:
     monitoringNamespace: %s
     from: %s
 `, admission.Long(63), admission.Items(32, fmt.Sprintf("{namespaceSelector: {matchLabels: %s, matchExpressions: %s}}",
-			admission.Props(64, admission.Long(63)), admission.Items(32, fmt.Sprintf("{key: %s, operator: In, values: %s}", admission.Long(317), admission.Items(256, admission.Long(63)))))))},
+			admission.Props(16, admission.Long(63)), admission.Items(8, fmt.Sprintf("{key: %s, operator: In, values: %s}", admission.Long(317), admission.Items(16, admission.Long(63)))))))},
 	}
 }
 
@@ -48,6 +48,10 @@ func networkPolicyRejected(base string) []Case {
 			Errors: []string{admission.Pattern("spec.networkPolicy.monitoringNamespace", "Monitoring", "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")}},
 		{Name: "a NetworkPolicy peer's label value", Base: base, Patch: fmt.Sprintf(`{spec: {networkPolicy: {from: [{podSelector: {matchLabels: {app: %s}}}]}}}`, admission.Long(64)),
 			Errors: []string{admission.TooLong("spec.networkPolicy.from[0].podSelector.matchLabels.app", 63), RulesNotChecked}},
+		{Name: "a NetworkPolicy peer with 9 matchExpressions (the bound that keeps a CR under the request limit)", Base: base, Patch: `{spec: {networkPolicy: {from: [{podSelector: {matchExpressions: ` + admission.Items(9, "{key: a, operator: Exists}") + `}}]}}}`,
+			Errors: []string{admission.TooMany("spec.networkPolicy.from[0].podSelector.matchExpressions", 9, 8), RulesNotChecked}},
+		{Name: "a NetworkPolicy peer with 17 matchLabels", Base: base, Patch: `{spec: {networkPolicy: {from: [{namespaceSelector: {matchLabels: ` + admission.Props(17, "v") + `}}]}}}`,
+			Errors: []string{admission.TooMany("spec.networkPolicy.from[0].namespaceSelector.matchLabels", 17, 16), RulesNotChecked}},
 		{Name: "a NetworkPolicy peer with an ipBlock", Base: base, Patch: `{spec: {networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/8}}]}}}`,
 			Errors: []string{`unknown field "spec.networkPolicy.from[0].ipBlock"`}},
 	}
