@@ -62,10 +62,7 @@ func controllerFlows(render engine.Renderer, monitoringNamespace string) (engine
 	if c == nil {
 		return engine.NetworkFlows{}, nil, fmt.Errorf("%s has no container %q", bindata.LWSDeployment, managerContainer)
 	}
-	ports := map[string]int32{}
-	for _, p := range c.Ports {
-		ports[p.Name] = p.ContainerPort
-	}
+	ports := engine.ContainerPortsByName(c)
 	webhook, metrics := ports[webhookPortName], ports[metricsPortName]
 	if webhook == 0 || metrics == 0 {
 		return engine.NetworkFlows{}, nil, fmt.Errorf("%s: container %q has no port %q or %q", bindata.LWSDeployment, managerContainer, webhookPortName, metricsPortName)
