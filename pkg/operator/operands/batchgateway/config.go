@@ -1,6 +1,7 @@
 package batchgateway
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -310,15 +311,15 @@ func fileClientFor(storage *batchv1alpha1.FileStorageSpec) (fileClientConfig, er
 		if retry.MaxRetries != nil {
 			fc.Retry.MaxRetries = *retry.MaxRetries
 		}
-		fc.Retry.InitialBackoff = orDefault(retry.InitialBackoff, fc.Retry.InitialBackoff)
-		fc.Retry.MaxBackoff = orDefault(retry.MaxBackoff, fc.Retry.MaxBackoff)
+		fc.Retry.InitialBackoff = cmp.Or(retry.InitialBackoff, fc.Retry.InitialBackoff)
+		fc.Retry.MaxBackoff = cmp.Or(retry.MaxBackoff, fc.Retry.MaxBackoff)
 	}
 	return fc, nil
 }
 
 // fsBasePath is where the fs storage PVC is mounted and where the components keep files.
 func fsBasePath(fs *batchv1alpha1.FSStorageSpec) string {
-	return orDefault(fs.BasePath, defaultFSBasePath)
+	return cmp.Or(fs.BasePath, defaultFSBasePath)
 }
 
 func otelFor(spec *batchv1alpha1.LLMBatchGatewaySpec) otelConfig {
@@ -430,7 +431,7 @@ func processorConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedCo
 		HeartbeatInterval:              batchv1alpha1.DefaultHeartbeatInterval,
 		WorkDir:                        processorWorkDir,
 		DBClient:                       shared.DBClient,
-		DispatchMode:                   orDefault(spec.Processor.DispatchMode, batchv1alpha1.DispatchModeSync),
+		DispatchMode:                   cmp.Or(spec.Processor.DispatchMode, batchv1alpha1.DispatchModeSync),
 		DefaultOutputExpirationSeconds: 90 * 24 * 60 * 60,
 		ProgressTTLSeconds:             24 * 60 * 60,
 		FileClient:                     shared.FileClient,
@@ -485,10 +486,10 @@ func gatewayConfigFor(g *batchv1alpha1.InferenceGatewaySpec, withHTTP bool) gate
 	}
 	insecure := false
 	c.URL = g.URL
-	c.RequestTimeout = orDefault(g.RequestTimeout, defaultRequestTimeout)
+	c.RequestTimeout = cmp.Or(g.RequestTimeout, defaultRequestTimeout)
 	c.MaxRetries = &maxRetries
-	c.InitialBackoff = orDefault(g.InitialBackoff, defaultGatewayInitialBackoff)
-	c.MaxBackoff = orDefault(g.MaxBackoff, defaultGatewayMaxBackoff)
+	c.InitialBackoff = cmp.Or(g.InitialBackoff, defaultGatewayInitialBackoff)
+	c.MaxBackoff = cmp.Or(g.MaxBackoff, defaultGatewayMaxBackoff)
 	c.TLSInsecureSkipVerify = &insecure
 	return c
 }
@@ -520,7 +521,7 @@ func applyProcessorConfigSpec(c *processorConfig, cfg *batchv1alpha1.ProcessorCo
 		c.SendFairnessHeader = *cfg.SendFairnessHeader
 	}
 	c.EnablePprof = cfg.EnablePprof
-	c.HeartbeatInterval = orDefault(cfg.HeartbeatInterval, c.HeartbeatInterval)
+	c.HeartbeatInterval = cmp.Or(cfg.HeartbeatInterval, c.HeartbeatInterval)
 	return nil
 }
 
@@ -529,7 +530,7 @@ func applyProcessorConfigSpec(c *processorConfig, cfg *batchv1alpha1.ProcessorCo
 // gcConfigFor builds the garbage collector's config.yaml from the CR. It has no otel block.
 func gcConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) *gcConfig {
 	c := &gcConfig{
-		Collector:   collectorConfig{Interval: orDefault(spec.GC.Interval, defaultGCInterval), MaxConcurrency: 10},
+		Collector:   collectorConfig{Interval: cmp.Or(spec.GC.Interval, defaultGCInterval), MaxConcurrency: 10},
 		MetricsAddr: ":9091",
 		DBClient:    shared.DBClient,
 		FileClient:  shared.FileClient,
@@ -542,7 +543,7 @@ func gcConfigFor(spec *batchv1alpha1.LLMBatchGatewaySpec, shared sharedConfig) *
 			if reconciler.Enabled != nil {
 				c.Reconciler.Enabled = *reconciler.Enabled
 			}
-			c.Reconciler.Interval = orDefault(reconciler.Interval, c.Reconciler.Interval)
+			c.Reconciler.Interval = cmp.Or(reconciler.Interval, c.Reconciler.Interval)
 		}
 	}
 	return c
@@ -676,7 +677,7 @@ func asyncQueues(processor *batchv1alpha1.ProcessorSpec) []asyncQueueConfig {
 		queues = append(queues, asyncQueueConfig{
 			QueueName:      asyncRequestQueuePrefix + pool,
 			IGWBaseURL:     igw,
-			RequestPathURL: orDefault(redis.RequestPathURL, defaultAsyncRequestPath),
+			RequestPathURL: cmp.Or(redis.RequestPathURL, defaultAsyncRequestPath),
 			GateType:       redis.GateType,
 			GateParams:     redis.GateParams,
 		})
@@ -699,13 +700,6 @@ func inferencePools(gateways map[string]batchv1alpha1.InferenceGatewaySpec) []st
 }
 
 // --- helpers ---
-
-func orDefault(value, def string) string {
-	if value == "" {
-		return def
-	}
-	return value
-}
 
 // setIfNonZero overwrites a default with a CR value the CR has set (zero means unset).
 func setIfNonZero[T int32 | int64](dst *T, value T) {

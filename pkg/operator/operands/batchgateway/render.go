@@ -1,6 +1,7 @@
 package batchgateway
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -721,8 +722,8 @@ func otelEnv(otel *batchv1alpha1.OTELSpec, serviceVersion string) []corev1.EnvVa
 		fieldEnv("NAMESPACE", "metadata.namespace"),
 		{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Value: otel.Endpoint},
 		{Name: "OTEL_EXPORTER_OTLP_INSECURE", Value: strconv.FormatBool(otel.Insecure)},
-		{Name: "OTEL_TRACES_SAMPLER", Value: orDefault(otel.Sampler, defaultOTELSampler)},
-		{Name: "OTEL_TRACES_SAMPLER_ARG", Value: orDefault(otel.SamplerArg, defaultOTELSamplerArg)},
+		{Name: "OTEL_TRACES_SAMPLER", Value: cmp.Or(otel.Sampler, defaultOTELSampler)},
+		{Name: "OTEL_TRACES_SAMPLER_ARG", Value: cmp.Or(otel.SamplerArg, defaultOTELSamplerArg)},
 		{Name: "OTEL_RESOURCE_ATTRIBUTES", Value: "k8s.namespace.name=$(NAMESPACE),k8s.pod.name=$(POD_NAME),service.version=" + serviceVersion},
 	}
 }
@@ -819,7 +820,7 @@ func asyncProcessorArgs(spec *batchv1alpha1.LLMBatchGatewaySpec, configFiles map
 	}
 	args = append(args,
 		"--concurrency="+strconv.Itoa(int(ptr.Deref(async.Concurrency, 8))),
-		"--drain-timeout="+orDefault(async.DrainTimeout, "2m"),
+		"--drain-timeout="+cmp.Or(async.DrainTimeout, "2m"),
 		"--health-port=8081",
 		"--metrics-endpoint-auth=false",
 		"--metrics-port=9090",
@@ -844,7 +845,7 @@ func asyncQueueArgs(processor *batchv1alpha1.ProcessorSpec) []string {
 	}
 	args := []string{
 		"--redis.ss.igw-base-url=" + igw,
-		"--redis.ss.request-path-url", orDefault(async.Redis.RequestPathURL, defaultAsyncRequestPath),
+		"--redis.ss.request-path-url", cmp.Or(async.Redis.RequestPathURL, defaultAsyncRequestPath),
 		"--redis.ss.request-queue-name", "request-sortedset",
 	}
 	if async.Redis.GateType != "" {

@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +152,7 @@ func managedEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []
 		env = append(env, corev1.EnvVar{Name: name, Value: value})
 	}
 
-	set("ENVIRONMENT", orDefault(spec.Environment, v1alpha1.EnvironmentProduction))
+	set("ENVIRONMENT", cmp.Or(spec.Environment, v1alpha1.EnvironmentProduction))
 
 	server := spec.Server
 	if server == nil {
@@ -167,9 +168,9 @@ func managedEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []
 		set("SERVER_HOST", listenHost(spec))
 	}
 	set("SERVER_PORT", portString(serverPort(spec)))
-	set("SERVER_READ_TIMEOUT", orDefault(timeouts.Read, defaultReadTimeout))
-	set("SERVER_WRITE_TIMEOUT", orDefault(timeouts.Write, defaultWriteTimeout))
-	set("SERVER_IDLE_TIMEOUT", orDefault(timeouts.Idle, defaultIdleTimeout))
+	set("SERVER_READ_TIMEOUT", cmp.Or(timeouts.Read, defaultReadTimeout))
+	set("SERVER_WRITE_TIMEOUT", cmp.Or(timeouts.Write, defaultWriteTimeout))
+	set("SERVER_IDLE_TIMEOUT", cmp.Or(timeouts.Idle, defaultIdleTimeout))
 	if serverTLSEnabled(spec) {
 		set("SERVER_TLS_CERT_PATH", tlsDir+"/"+tlsCertFile)
 		set("SERVER_TLS_KEY_PATH", tlsDir+"/"+tlsKeyFile)
@@ -190,8 +191,8 @@ func managedEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []
 	auth := spec.Auth
 	set("AUTH_ENABLED", strconv.FormatBool(auth != nil && auth.Enabled))
 	if oidc := oidcOf(spec); oidc != nil {
-		set("AUTH_OIDC_ISSUER", orDefault(oidc.IssuerURL, defaultOIDCIssuer))
-		set("AUTH_OIDC_CLIENT_ID", orDefault(oidc.ClientID, defaultOIDCClientID))
+		set("AUTH_OIDC_ISSUER", cmp.Or(oidc.IssuerURL, defaultOIDCIssuer))
+		set("AUTH_OIDC_CLIENT_ID", cmp.Or(oidc.ClientID, defaultOIDCClientID))
 		if ref := oidc.ClientSecretRef; ref != nil {
 			env = append(env, corev1.EnvVar{Name: "AUTH_OIDC_CLIENT_SECRET", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: ref.DeepCopy()}})
 		}
@@ -204,16 +205,16 @@ func managedEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []
 		t := gatewayMCPTimeouts
 		if mcp.Timeouts != nil {
 			t = mcpTimeouts{
-				client:         orDefault(mcp.Timeouts.Client, apiMCPTimeouts.client),
-				dial:           orDefault(mcp.Timeouts.Dial, apiMCPTimeouts.dial),
-				tlsHandshake:   orDefault(mcp.Timeouts.TLSHandshake, apiMCPTimeouts.tlsHandshake),
-				responseHeader: orDefault(mcp.Timeouts.ResponseHeader, apiMCPTimeouts.responseHeader),
-				request:        orDefault(mcp.Timeouts.Request, apiMCPTimeouts.request),
+				client:         cmp.Or(mcp.Timeouts.Client, apiMCPTimeouts.client),
+				dial:           cmp.Or(mcp.Timeouts.Dial, apiMCPTimeouts.dial),
+				tlsHandshake:   cmp.Or(mcp.Timeouts.TLSHandshake, apiMCPTimeouts.tlsHandshake),
+				responseHeader: cmp.Or(mcp.Timeouts.ResponseHeader, apiMCPTimeouts.responseHeader),
+				request:        cmp.Or(mcp.Timeouts.Request, apiMCPTimeouts.request),
 			}
 		}
 		set("MCP_ENABLED", "true")
 		set("MCP_EXPOSE", strconv.FormatBool(mcp.Expose))
-		set("MCP_TOOL_MODE", orDefault(mcp.ToolMode, v1alpha1.MCPToolModeSelector))
+		set("MCP_TOOL_MODE", cmp.Or(mcp.ToolMode, v1alpha1.MCPToolModeSelector))
 		set("MCP_SERVERS", strings.Join(mcpServers, ","))
 		set("MCP_CLIENT_TIMEOUT", t.client)
 		set("MCP_DIAL_TIMEOUT", t.dial)
@@ -235,7 +236,7 @@ func managedEnv(spec *v1alpha1.GatewaySpec, names Names, mcpServers []string) []
 		set("GUARDRAILS_FAIL_MODE", v1alpha1.GatewayFailMode(g.FailMode))
 		if g.ExternalURL != "" {
 			set("GUARDRAILS_EXTERNAL_URL", g.ExternalURL)
-			set("GUARDRAILS_EXTERNAL_TIMEOUT", orDefault(g.ExternalTimeout, defaultExternalTimeout))
+			set("GUARDRAILS_EXTERNAL_TIMEOUT", cmp.Or(g.ExternalTimeout, defaultExternalTimeout))
 		}
 	}
 	return env
@@ -254,7 +255,7 @@ func serverPort(spec *v1alpha1.GatewaySpec) int32 {
 // not SERVER_HOST but the address SERVER_HOST resolves to in the pod (withSelfHostAlias).
 func listenHost(spec *v1alpha1.GatewaySpec) string {
 	if spec.Server != nil {
-		return orDefault(spec.Server.Host, defaultServerHost)
+		return cmp.Or(spec.Server.Host, defaultServerHost)
 	}
 	return defaultServerHost
 }
@@ -324,13 +325,6 @@ func routingSourceOf(spec *v1alpha1.GatewaySpec) *routingSource {
 
 // portString formats a port for the environment.
 func portString(port int32) string { return strconv.Itoa(int(port)) }
-
-func orDefault(value, def string) string {
-	if value == "" {
-		return def
-	}
-	return value
-}
 
 // Providers the gateway knows (gateway openapi.yaml), by id, and whether they need an API key:
 // Ollama's auth type is none, so it is configured with its default URL alone. Upstream's

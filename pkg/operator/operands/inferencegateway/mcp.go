@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 
@@ -62,7 +63,7 @@ func renderMCP(mcp *v1alpha1.MCP) ([]renderedObject, error) {
 	objs, err := renderAssets(mcp, bindata.MCPAssets, mcpRules, map[string]string{
 		bindata.NamespacePlaceholder:                mcp.Namespace,
 		bindata.InferenceGatewayInstancePlaceholder: mcp.Name,
-		bindata.InferenceGatewayImagePlaceholder:    orDefault(mcp.Spec.Image, defaultMCPImage),
+		bindata.InferenceGatewayImagePlaceholder:    cmp.Or(mcp.Spec.Image, defaultMCPImage),
 	})
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func mcpPort(spec *v1alpha1.MCPSpec) int32 {
 
 func mcpPath(spec *v1alpha1.MCPSpec) string {
 	if spec.Server != nil {
-		return orDefault(spec.Server.Path, defaultMCPPath)
+		return cmp.Or(spec.Server.Path, defaultMCPPath)
 	}
 	return defaultMCPPath
 }
@@ -179,7 +180,7 @@ func mcpURL(mcp *v1alpha1.MCP) string {
 // MCPEndpoint is where clients of an MCP object (a Gateway's or an Orchestrator's discovery)
 // call it: its status.url, else the URL its spec gives (an MCP the operator has not synced yet).
 func MCPEndpoint(mcp *v1alpha1.MCP) string {
-	return orDefault(mcp.Status.URL, mcpURL(mcp))
+	return cmp.Or(mcp.Status.URL, mcpURL(mcp))
 }
 
 // mcpPodInputs lists what an MCP's pods read at start-up: the TLS Secret.

@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -22,7 +23,7 @@ const defaultGatewayClass = "envoy"
 // gatewayClassOf is the class of the Gateway API Gateway the operator creates.
 func gatewayClassOf(spec *v1alpha1.GatewaySpec) string {
 	if g := spec.GatewayAPI; g != nil && g.Gateway != nil {
-		return orDefault(g.Gateway.GatewayClassName, defaultGatewayClass)
+		return cmp.Or(g.Gateway.GatewayClassName, defaultGatewayClass)
 	}
 	return defaultGatewayClass
 }

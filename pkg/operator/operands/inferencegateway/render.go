@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"sort"
@@ -64,7 +65,7 @@ func renderAll(in renderInput) ([]renderedObject, error) {
 		bindata.NamespacePlaceholder:                      in.cr.Namespace,
 		bindata.InferenceGatewayInstancePlaceholder:       in.cr.Name,
 		bindata.InferenceGatewayServiceAccountPlaceholder: r.names.ServiceAccount,
-		bindata.InferenceGatewayImagePlaceholder:          orDefault(in.cr.Spec.Image, defaultImage),
+		bindata.InferenceGatewayImagePlaceholder:          cmp.Or(in.cr.Spec.Image, defaultImage),
 	})
 	if err != nil {
 		return nil, err
@@ -553,7 +554,7 @@ func gatewayIngress(r *gatewayRenderer, ing *networkingv1.Ingress) error {
 		}
 	}
 	if tls := spec.TLS; tls != nil && tls.Enabled {
-		entry := networkingv1.IngressTLS{SecretName: orDefault(tls.SecretName, r.names.ListenerTLSSecret)}
+		entry := networkingv1.IngressTLS{SecretName: cmp.Or(tls.SecretName, r.names.ListenerTLSSecret)}
 		if spec.Host != "" {
 			entry.Hosts = []string{spec.Host}
 		}
@@ -589,7 +590,7 @@ func gatewayAPIGateway(r *gatewayRenderer, gw *unstructured.Unstructured) error 
 		listener = map[string]interface{}{
 			"name": "https", "protocol": "HTTPS", "port": int64(443),
 			"tls": map[string]interface{}{"certificateRefs": []interface{}{
-				map[string]interface{}{"name": orDefault(tls.SecretName, r.names.ListenerTLSSecret)},
+				map[string]interface{}{"name": cmp.Or(tls.SecretName, r.names.ListenerTLSSecret)},
 			}},
 		}
 		if tls.Issuer != "" && r.policy.ClusterIssuers.Allows(tls.Issuer) {

@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
@@ -171,7 +172,7 @@ func readyMCPServers(discovered []v1alpha1.MCP) []string {
 	ready := []string{}
 	for i := range discovered {
 		if discovered[i].Status.Ready {
-			ready = append(ready, orDefault(discovered[i].Status.URL, mcpURL(&discovered[i])))
+			ready = append(ready, cmp.Or(discovered[i].Status.URL, mcpURL(&discovered[i])))
 		}
 	}
 	sort.Strings(ready)

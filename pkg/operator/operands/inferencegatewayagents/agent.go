@@ -1,6 +1,7 @@
 package inferencegatewayagents
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ func agentEnv(agent *v1alpha1.Agent) []corev1.EnvVar {
 		str("TIMEZONE", spec.Timezone),
 		num("PORT", agentPort(spec)),
 		str("HOST", spec.Host),
-		str("A2A_AGENT_URL", orDefault(spec.Card.URL, AgentURL(agent))),
+		str("A2A_AGENT_URL", cmp.Or(spec.Card.URL, AgentURL(agent))),
 		str("READ_TIMEOUT", spec.ReadTimeout),
 		str("WRITE_TIMEOUT", spec.WriteTimeout),
 		str("IDLE_TIMEOUT", spec.IdleTimeout),

@@ -1,6 +1,7 @@
 package inferencegatewayagents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -433,7 +434,7 @@ func normalize(t *testing.T, obj runtime.Object) map[string]any {
 				continue
 			}
 			value, _ := e["value"].(string)
-			byName[e["name"].(string)] = orDefault(value, emptyValue)
+			byName[e["name"].(string)] = cmp.Or(value, emptyValue)
 		}
 		if len(env) > 0 {
 			c["env"] = byName

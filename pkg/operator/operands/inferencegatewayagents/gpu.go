@@ -1,6 +1,7 @@
 package inferencegatewayagents
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -293,7 +294,7 @@ func (s *gpuStep) observe(ctx context.Context, provider gpuprovider.Provider) gp
 	if err != nil {
 		return s.fail(v1alpha1.ReasonGPUConnectionSecretError, err)
 	}
-	probeURL := s.status.URL + orDefault(s.g.Spec.Endpoint.ReadinessPath, "/")
+	probeURL := s.status.URL + cmp.Or(s.g.Spec.Endpoint.ReadinessPath, "/")
 	probeCtx, cancel := context.WithTimeout(ctx, gpuProbeTimeout)
 	defer cancel()
 	if err := s.env.probe(probeCtx, probeURL, token); err != nil {

@@ -98,11 +98,3 @@ func agentPort(spec *v1alpha1.AgentSpec) int32 {
 	}
 	return v1alpha1.DefaultAgentPort
 }
-
-// orDefault is value, or def when value is empty.
-func orDefault(value, def string) string {
-	if value == "" {
-		return def
-	}
-	return value
-}
