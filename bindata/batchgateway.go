@@ -64,6 +64,11 @@ const (
 	BatchGatewayGCPodDisruptionBudget             = "assets/batchgateway/gc-poddisruptionbudget.yaml"
 	BatchGatewayAsyncProcessorPodDisruptionBudget = "assets/batchgateway/async-processor-poddisruptionbudget.yaml"
 
+	BatchGatewayAPIServerNetworkPolicy      = "assets/batchgateway/apiserver-networkpolicy.yaml"
+	BatchGatewayProcessorNetworkPolicy      = "assets/batchgateway/processor-networkpolicy.yaml"
+	BatchGatewayGCNetworkPolicy             = "assets/batchgateway/gc-networkpolicy.yaml"
+	BatchGatewayAsyncProcessorNetworkPolicy = "assets/batchgateway/async-processor-networkpolicy.yaml"
+
 	BatchGatewayAPIServerCertificate                = "assets/batchgateway/apiserver-certificate.yaml"
 	BatchGatewayAPIServerHTTPRoute                  = "assets/batchgateway/apiserver-httproute.yaml"
 	BatchGatewayAPIServerBackendTLSPolicy           = "assets/batchgateway/apiserver-backendtlspolicy.yaml"
@@ -78,7 +83,7 @@ const (
 
 // BatchGatewayAssets is every manifest of the LLM batch gateway operand in apply order:
 // ServiceAccounts, ConfigMaps, the Service and the Deployments (each after what it mounts or
-// runs as), their PodDisruptionBudgets, then the kinds whose CRDs are optional (cert-manager,
+// runs as), their PodDisruptionBudgets and NetworkPolicies, then the kinds whose CRDs are optional (cert-manager,
 // Gateway API, Prometheus operator). Removal walks it backwards. Code and tests use this one
 // list.
 var BatchGatewayAssets = []string{
@@ -106,6 +111,11 @@ var BatchGatewayAssets = []string{
 	BatchGatewayProcessorPodDisruptionBudget,
 	BatchGatewayGCPodDisruptionBudget,
 	BatchGatewayAsyncProcessorPodDisruptionBudget,
+
+	BatchGatewayAPIServerNetworkPolicy,
+	BatchGatewayProcessorNetworkPolicy,
+	BatchGatewayGCNetworkPolicy,
+	BatchGatewayAsyncProcessorNetworkPolicy,
 
 	BatchGatewayAPIServerCertificate,
 	BatchGatewayAPIServerHTTPRoute,

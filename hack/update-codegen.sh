@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the Go code derived from pkg/apis (operator.openshift.io/v1, batch.llm-d.ai/v1alpha1
-# and core.inference-gateway.com/v1alpha1):
+# and core.inference-gateway.com/v1alpha1, and the types they share):
 #   - pkg/apis/*/*/zz_generated.deepcopy.go                     (deepcopy-gen)
 #   - pkg/generated/applyconfigurations                        (applyconfiguration-gen, with Extract* functions)
 #   - pkg/generated/clientset/versioned                        (client-gen, one clientset for every group + fake)
@@ -42,6 +42,17 @@ API_DIRS=()
 for gv in "${API_GROUP_VERSIONS[@]}"; do
   APIS_PKGS+=("${MODULE}/pkg/apis/${gv}")
   API_DIRS+=("pkg/apis/${gv}")
+done
+# Packages of types that several API groups embed (pkg/apis/networkpolicy/v1alpha1: the
+# spec.networkPolicy of the Gateway, MCP, Agent, Orchestrator and LLMBatchGateway, declared
+# once): no group of their own (no +groupName=), so no client, lister or informer; deepcopy only.
+# The groups' apply configurations hold their types as they are (applyconfiguration-gen makes
+# apply configurations for the groups' packages only).
+SHARED_PKGS=()
+for doc in pkg/apis/*/*/doc.go; do
+  if ! grep -q '+groupName=' "${doc}" && grep -q '+k8s:deepcopy-gen=package' "${doc}"; then
+    SHARED_PKGS+=("${MODULE}/$(dirname "${doc}")")
+  fi
 done
 OUT_PKG="${MODULE}/pkg/generated"
 OUT_DIR="${ROOT}/pkg/generated"
@@ -86,7 +97,7 @@ echo "deepcopy-gen" >&2
 "${BIN_DIR}/deepcopy-gen" \
   --go-header-file "${BOILERPLATE}" \
   --output-file zz_generated.deepcopy.go \
-  "${APIS_PKGS[@]}"
+  "${APIS_PKGS[@]}" "${SHARED_PKGS[@]}"
 
 echo "openapi schema for applyconfiguration-gen (from the CRDs)" >&2
 "${BIN_DIR}/controller-gen" crd paths=./pkg/apis/... output:crd:dir="${WORK_DIR}/crd"

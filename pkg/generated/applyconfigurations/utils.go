@@ -204,8 +204,6 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.MetricsSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ModelRoutingSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ModelRoutingSpecApplyConfiguration{}
-	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("NetworkPolicyPeer"):
-		return &applyconfigurationsinferencegatewayv1alpha1.NetworkPolicyPeerApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("OIDCSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.OIDCSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Orchestrator"):
@@ -264,8 +262,6 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsinferencegatewayv1alpha1.ServiceMonitorSpecApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServiceSpec"):
 		return &applyconfigurationsinferencegatewayv1alpha1.ServiceSpecApplyConfiguration{}
-	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("ServingNetworkPolicy"):
-		return &applyconfigurationsinferencegatewayv1alpha1.ServingNetworkPolicyApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("Skill"):
 		return &applyconfigurationsinferencegatewayv1alpha1.SkillApplyConfiguration{}
 	case inferencegatewayv1alpha1.SchemeGroupVersion.WithKind("TelegramChannelSpec"):

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,4 +99,56 @@ func ContainerPortsByName(c *corev1.Container) map[string]int32 {
 		}
 	}
 	return ports
+}
+
+// ServingIngress is the ingress of a server's pods, by the names of its container's ports: the
+// serving ports from Clients (any address when there are none), the metrics ports from the pods
+// of MonitoringNamespace, nothing else. Egress stays open (NetworkFlows.OpenEgress): the
+// servers here call backends that their users configure.
+type ServingIngress struct {
+	// Serving are the ports clients connect to. The container must declare each: a serving
+	// port missing is the manifest's defect, and the policy would silently open nothing.
+	Serving []string
+	// Clients may connect to the serving ports; none is any address (a LoadBalancer's clients,
+	// routers on the host network), which no selector names.
+	Clients []networkingv1.NetworkPolicyPeer
+	// Metrics are the ports Prometheus scrapes. A name the container does not declare opens
+	// nothing: the metrics are off.
+	Metrics []string
+	// MonitoringNamespace is where Prometheus runs.
+	MonitoringNamespace string
+}
+
+// ServingNetworkPolicy makes np the ingress-only policy of d's pods, with in's ports read from
+// the named container of d as rendered (ContainerPortsByName), so a port follows the CR's
+// settings without being written again.
+func ServingNetworkPolicy(np *networkingv1.NetworkPolicy, d *appsv1.Deployment, container string, in ServingIngress) error {
+	c := ContainerOf(d, container)
+	if c == nil {
+		return fmt.Errorf("NetworkPolicy %s: Deployment %s has no container %q", np.Name, d.Name, container)
+	}
+	ports := ContainerPortsByName(c)
+	flows := NetworkFlows{OpenEgress: true}
+	if len(in.Serving) > 0 {
+		var serving []int32
+		for _, name := range in.Serving {
+			port, ok := ports[name]
+			if !ok {
+				return fmt.Errorf("NetworkPolicy %s: container %q of Deployment %s has no port %q", np.Name, container, d.Name, name)
+			}
+			serving = append(serving, port)
+		}
+		flows.Ingress = append(flows.Ingress, Flow{Ports: TCP(serving...), Peers: in.Clients})
+	}
+	var metrics []int32
+	for _, name := range in.Metrics {
+		if port, ok := ports[name]; ok {
+			metrics = append(metrics, port)
+		}
+	}
+	if len(metrics) > 0 {
+		flows.Ingress = append(flows.Ingress, Flow{Ports: TCP(metrics...), Peers: []networkingv1.NetworkPolicyPeer{FromNamespace(in.MonitoringNamespace)}})
+	}
+	NetworkPolicy(np, d.Spec.Selector, flows)
+	return nil
 }

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -123,5 +125,81 @@ func TestContainerPortsByName(t *testing.T) {
 	got := ContainerPortsByName(&corev1.Container{Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}, {ContainerPort: 9000}, {Name: "metrics", ContainerPort: 9464}}})
 	if len(got) != 2 || got["http"] != 8080 || got["metrics"] != 9464 {
 		t.Errorf("ports = %v, want http 8080 and metrics 9464 only", got)
+	}
+}
+
+// TestServingNetworkPolicy: the ports of the rendered container, by name: the serving ports
+// from the clients (any address without clients), the declared metrics ports from the
+// monitoring namespace, no other port; egress open. A serving port or container the Deployment
+// lacks is an error, a metrics port it lacks opens nothing.
+func TestServingNetworkPolicy(t *testing.T) {
+	deployment := func(ports ...corev1.ContainerPort) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "srv", Namespace: "team"}, Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "srv"}},
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "server", Ports: ports}}}},
+		}}
+	}
+	http, obs, metrics := corev1.ContainerPort{Name: "http", ContainerPort: 8000}, corev1.ContainerPort{Name: "observability", ContainerPort: 8081}, corev1.ContainerPort{Name: "metrics", ContainerPort: 9090}
+	srv := enginetest.Endpoint{Namespace: "team", NamespaceLabels: map[string]string{NamespaceNameLabel: "team"}, Labels: map[string]string{"app": "srv"}, IP: "10.128.0.5"}
+	client := enginetest.Endpoint{Namespace: "clients", NamespaceLabels: map[string]string{NamespaceNameLabel: "clients"}}
+	stranger := enginetest.Endpoint{Namespace: "other", NamespaceLabels: map[string]string{NamespaceNameLabel: "other"}}
+	prometheus := enginetest.Endpoint{Namespace: "monitoring", NamespaceLabels: map[string]string{NamespaceNameLabel: "monitoring"}}
+	outside := enginetest.Endpoint{IP: "203.0.113.7"}
+	type flow struct {
+		from, to enginetest.Endpoint
+		port     int32
+		want     bool
+	}
+	for _, tc := range []struct {
+		name      string
+		d         *appsv1.Deployment
+		container string
+		in        ServingIngress
+		flows     []flow
+		err       string
+	}{
+		{name: "serving port from any address, metrics from monitoring", d: deployment(http, obs, metrics), container: "server",
+			in: ServingIngress{Serving: []string{"http"}, Metrics: []string{"observability", "metrics"}, MonitoringNamespace: "monitoring"},
+			flows: []flow{{client, srv, 8000, true}, {outside, srv, 8000, true}, {prometheus, srv, 8081, true}, {prometheus, srv, 9090, true},
+				{client, srv, 8081, false}, {client, srv, 9090, false}, {prometheus, srv, 7000, false}, {srv, outside, 443, true}}},
+		{name: "serving port from the clients only", d: deployment(http), container: "server",
+			in:    ServingIngress{Serving: []string{"http"}, Clients: []networkingv1.NetworkPolicyPeer{FromNamespace("clients")}, Metrics: []string{"metrics"}, MonitoringNamespace: "monitoring"},
+			flows: []flow{{client, srv, 8000, true}, {stranger, srv, 8000, false}, {outside, srv, 8000, false}, {prometheus, srv, 9090, false}}},
+		{name: "metrics only", d: deployment(metrics), container: "server",
+			in:    ServingIngress{Metrics: []string{"metrics"}, MonitoringNamespace: "monitoring"},
+			flows: []flow{{prometheus, srv, 9090, true}, {client, srv, 9090, false}, {client, srv, 8000, false}}},
+		{name: "nothing served: every connection refused", d: deployment(), container: "server",
+			in:    ServingIngress{Metrics: []string{"metrics"}, MonitoringNamespace: "monitoring"},
+			flows: []flow{{prometheus, srv, 9090, false}, {client, srv, 8000, false}, {srv, outside, 443, true}}},
+		{name: "a serving port the container lacks", d: deployment(metrics), container: "server", in: ServingIngress{Serving: []string{"http"}},
+			err: `container "server" of Deployment srv has no port "http"`},
+		{name: "a container the Deployment lacks", d: deployment(http), container: "sidecar", in: ServingIngress{Serving: []string{"http"}},
+			err: `Deployment srv has no container "sidecar"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "srv", Namespace: "team"}}
+			err := ServingNetworkPolicy(np, tc.d, tc.container, tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress {
+				t.Fatalf("policy types %v, want Ingress only", np.Spec.PolicyTypes)
+			}
+			for _, f := range tc.flows {
+				got, err := enginetest.Allowed([]*networkingv1.NetworkPolicy{np}, f.from, f.to, corev1.ProtocolTCP, f.port)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != f.want {
+					t.Errorf("%+v to %+v port %d: allowed = %v, want %v", f.from, f.to, f.port, got, f.want)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 
 // LLMBatchGateway runs one instance of the llm-d batch gateway in its own namespace: an
@@ -128,6 +130,18 @@ type LLMBatchGatewaySpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=20
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+
+	// networkPolicy isolates the gateway's pods for ingress, one NetworkPolicy per component
+	// named like its Deployment: the apiserver's HTTP API port from the peers named (any
+	// address by default), the apiserver's observability port and the processor's, gc's and
+	// async-processor's metrics ports from the monitoring namespace, nothing else (the
+	// processor, gc and async-processor serve no one but Prometheus). An HTTPRoute's Gateway
+	// API implementation connects to the API port, so a from that is set must select it.
+	// Egress stays open: the databases, Redis, object store, inference gateways and OTLP
+	// collector are wherever the spec and the credentials Secret say. Unset, none is made, as
+	// upstream makes none.
+	// +optional
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // RedisClientSpec is the TLS setting of the components' Redis/Valkey clients.

@@ -79,6 +79,7 @@ func (in *LLMBatchGateway) ValidateSpec() field.ErrorList {
 		errs = append(errs, validateClaims(path.Child("processor", "asyncConfig", "resources"), spec.Processor.AsyncConfig.Resources)...)
 	}
 	errs = append(errs, spec.validateHeartbeat(path)...)
+	errs = append(errs, spec.NetworkPolicy.Validate(path.Child("networkPolicy"))...)
 	return errs
 }
 

@@ -22,6 +22,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -806,6 +807,11 @@ func (in *LLMBatchGatewaySpec) DeepCopyInto(out *LLMBatchGatewaySpec) {
 		in, out := &in.ImagePullSecrets, &out.ImagePullSecrets
 		*out = make([]v1.LocalObjectReference, len(*in))
 		copy(*out, *in)
+	}
+	if in.NetworkPolicy != nil {
+		in, out := &in.NetworkPolicy, &out.NetworkPolicy
+		*out = new(networkpolicyv1alpha1.ServingNetworkPolicy)
+		(*in).DeepCopyInto(*out)
 	}
 	return
 }

@@ -256,6 +256,10 @@ var schemaDifferences = []schemaDifference{
 	{"Agent", ".status.conditions", "x-kubernetes-list-type: <nil> -> map",
 		"conditions are keyed by type, as the Orchestrator's and GPU's (and metav1.Condition's convention), so server-side apply merges them"},
 	{"Agent", ".status.conditions", "x-kubernetes-list-map-keys: <nil> -> [type]", "as above"},
+	{"Agent", ".spec.networkPolicy", "field: missing -> present",
+		"an opt-in NetworkPolicy of the agent's A2A port (issue 33): upstream makes none, while an agent runs its LLM loop for any caller; unset, nothing changes (additive)"},
+	{"Orchestrator", ".spec.networkPolicy", "field: missing -> present",
+		"an opt-in NetworkPolicy that refuses every connection but the OTLP receiver's (issue 33); unset, nothing changes (additive)"},
 }
 
 // TestUpstreamSchema compares each CRD with upstream's (test/golden/inference-gateway-agents/crds,

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 
 // Agent runs one A2A (Agent-to-Agent protocol) server built on the inference-gateway ADK in its
@@ -150,6 +152,14 @@ type AgentSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || size(self.claims) == 0",fieldPath=".claims",reason="FieldValueForbidden",message="resources.claims is not supported: a claim must name one of the pod's resourceClaims, and the operator's pods have none; remove claims"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// networkPolicy isolates the agent's pods for ingress: its A2A port (spec.port) from the
+	// peers named (any address by default) and from the operator's namespace, whose operator
+	// reads the agent's card there; nothing else. The Orchestrators that call the agent connect
+	// to that port, so a from that is set must select them. Unset, none is made, as upstream
+	// makes none.
+	// +optional
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // LoggingSpec is the agent's logging.

@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 
 // Gateway runs one Inference Gateway in its namespace: an OpenAI-compatible API
@@ -154,7 +156,7 @@ type GatewaySpec struct {
 	// (any namespace by default), its metrics from the monitoring namespace. Unset, none is
 	// made, as upstream makes none.
 	// +optional
-	NetworkPolicy *ServingNetworkPolicy `json:"networkPolicy,omitempty"`
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // Phases of status.phase, derived from the conditions (see PhaseOf).

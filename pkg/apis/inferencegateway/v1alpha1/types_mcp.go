@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 
 // MCP runs one MCP (Model Context Protocol) server in its namespace: a Deployment named like the
@@ -68,7 +70,7 @@ type MCPSpec struct {
 	// tools connect to that port, so a from that is set must select them. Unset, none is made,
 	// as upstream makes none.
 	// +optional
-	NetworkPolicy *ServingNetworkPolicy `json:"networkPolicy,omitempty"`
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // DefaultMCPServerTimeout is the only accepted spec.server.timeout of an MCP: upstream's

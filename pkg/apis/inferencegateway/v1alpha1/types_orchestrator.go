@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 
 // Orchestrator runs the Inference Gateway CLI's channels-manager daemon (infer channels-manager)
@@ -98,6 +100,14 @@ type OrchestratorSpec struct {
 	// Unset, INFER_TELEMETRY_ENABLED is false.
 	// +optional
 	Telemetry *OrchestratorTelemetrySpec `json:"telemetry,omitempty"`
+
+	// networkPolicy isolates the orchestrator's pod for ingress. It serves nothing but its OTLP
+	// receiver (spec.telemetry.receiver), whose port is allowed from the peers named (any
+	// address by default) while the receiver is on; without the receiver every connection to
+	// the pod is refused. It exposes no metrics port (metrics are pushed over OTLP), so
+	// monitoringNamespace opens nothing. Unset, none is made, as upstream makes none.
+	// +optional
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // ChannelsSpec are the orchestrator's chat channels and what they share.

@@ -45,7 +45,6 @@ const (
 	MessageIngressNeedsHost        = "spec.ingress.enabled needs spec.ingress.host: the Ingress routes that host to the gateway"
 	MessageHPAMinAboveMax          = "spec.hpa.config.minReplicas must not exceed spec.hpa.config.maxReplicas"
 	MessageSelectorExpressions     = "spec.mcp.serviceDiscovery.selector.matchExpressions: operator In and NotIn need values, Exists and DoesNotExist take none"
-	MessageNetworkPolicyPeer       = "a peer of spec.networkPolicy.from needs a namespaceSelector, a podSelector or both; an empty selector ({}) selects every namespace or every pod"
 
 	// A rule CEL cannot afford (every env entry against every other, across providers):
 	// ValidateSpec only, so the API server admits it and the operator reports it.
@@ -106,7 +105,7 @@ func (in *Gateway) ValidateSpec() field.ErrorList {
 	errs = append(errs, spec.Routing.validate(path.Child("routing"))...)
 	errs = append(errs, spec.HPA.validate(path.Child("hpa"))...)
 	errs = append(errs, spec.Guardrails.validate(path.Child("guardrails"))...)
-	errs = append(errs, spec.NetworkPolicy.validate(path.Child("networkPolicy"))...)
+	errs = append(errs, spec.NetworkPolicy.Validate(path.Child("networkPolicy"))...)
 	return errs
 }
 
@@ -125,22 +124,7 @@ func (in *MCP) ValidateSpec() field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("server", "path"), field.OmitValueType{}, MessageMCPServerPath))
 	}
 	errs = append(errs, in.Spec.HPA.validate(path.Child("hpa"))...)
-	errs = append(errs, in.Spec.NetworkPolicy.validate(path.Child("networkPolicy"))...)
-	return errs
-}
-
-// validate: every peer of from selects something by namespace or pod (the CEL rule of
-// NetworkPolicyPeer).
-func (p *ServingNetworkPolicy) validate(path *field.Path) field.ErrorList {
-	if p == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	for i, peer := range p.From {
-		if peer.NamespaceSelector == nil && peer.PodSelector == nil {
-			errs = append(errs, field.Invalid(path.Child("from").Index(i), field.OmitValueType{}, MessageNetworkPolicyPeer))
-		}
-	}
+	errs = append(errs, in.Spec.NetworkPolicy.Validate(path.Child("networkPolicy"))...)
 	return errs
 }
 

@@ -94,6 +94,7 @@ func (in *Agent) ValidateSpec() field.ErrorList {
 		errs = append(errs, field.Forbidden(telPath.Child("receiver", "enabled"), MessageAgentReceiver))
 	}
 	errs = append(errs, tel.Metrics.validate(telPath.Child("metrics"))...)
+	errs = append(errs, spec.NetworkPolicy.Validate(path.Child("networkPolicy"))...)
 	return errs
 }
 
@@ -139,6 +140,7 @@ func (in *Orchestrator) ValidateSpec() field.ErrorList {
 		}
 		errs = append(errs, tel.Metrics.validate(telPath.Child("metrics"))...)
 	}
+	errs = append(errs, spec.NetworkPolicy.Validate(path.Child("networkPolicy"))...)
 	return errs
 }
 

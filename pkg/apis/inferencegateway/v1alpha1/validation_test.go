@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 
 // The table in testcases checks ValidateSpec against the CRDs. These cases are objects the API
@@ -55,7 +56,7 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 		{"a value that is no quantity is the schema's to report", GatewaySpec{
 			Resources: &ResourceRequirements{Requests: &ResourceList{CPU: "lots"}, Limits: &ResourceList{Memory: "1GB"}},
 		}, nil},
-		{"a peer that selects nothing", GatewaySpec{NetworkPolicy: &ServingNetworkPolicy{From: []NetworkPolicyPeer{{}}}}, []string{MessageNetworkPolicyPeer}},
+		{"a peer that selects nothing", GatewaySpec{NetworkPolicy: &networkpolicyv1alpha1.ServingNetworkPolicy{From: []networkpolicyv1alpha1.NetworkPolicyPeer{{}}}}, []string{networkpolicyv1alpha1.MessageNetworkPolicyPeer}},
 		{"hpa min above max", GatewaySpec{HPA: &HPASpec{Config: &CustomHorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](3), MaxReplicas: 2}}}, []string{MessageHPAMinAboveMax}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,9 +77,9 @@ func TestValidateSpecOfSparseObjects(t *testing.T) {
 			Server: &MCPServerSpec{Timeout: "1m"},
 			HPA:    &HPASpec{Config: &CustomHorizontalPodAutoscalerSpec{ScaleTargetRef: &CrossVersionObjectReference{Kind: "Deployment", Name: "gw"}}},
 		}, []string{MessageMCPServerTimeout, MessageMCPScaleTargetRef}},
-		{"a peer that selects nothing", MCPSpec{NetworkPolicy: &ServingNetworkPolicy{From: []NetworkPolicyPeer{
+		{"a peer that selects nothing", MCPSpec{NetworkPolicy: &networkpolicyv1alpha1.ServingNetworkPolicy{From: []networkpolicyv1alpha1.NetworkPolicyPeer{
 			{PodSelector: &metav1.LabelSelector{}}, {},
-		}}}, []string{MessageNetworkPolicyPeer}},
+		}}}, []string{networkpolicyv1alpha1.MessageNetworkPolicyPeer}},
 	} {
 		t.Run("MCP "+tc.name, func(t *testing.T) {
 			mcp := &MCP{ObjectMeta: metav1.ObjectMeta{Name: "memory"}, Spec: tc.spec}

@@ -349,6 +349,82 @@ var schemaYAML = typed.YAMLObject(`types:
                 - name: enabled
                   type:
                     scalar: boolean
+          - name: networkPolicy
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: from
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: namespaceSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                          - name: podSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                      elementRelationship: atomic
+                - name: monitoringNamespace
+                  type:
+                    scalar: string
+                  default: openshift-monitoring
           - name: otel
             type:
               map:
@@ -1221,6 +1297,82 @@ var schemaYAML = typed.YAMLObject(`types:
                       elementType:
                         scalar: string
                       elementRelationship: atomic
+          - name: networkPolicy
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: from
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: namespaceSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                          - name: podSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                      elementRelationship: atomic
+                - name: monitoringNamespace
+                  type:
+                    scalar: string
+                  default: openshift-monitoring
           - name: port
             type:
               scalar: numeric
@@ -3640,6 +3792,82 @@ var schemaYAML = typed.YAMLObject(`types:
                                   elementType:
                                     scalar: string
                             elementRelationship: atomic
+          - name: networkPolicy
+            type:
+              map:
+                fields:
+                - name: enabled
+                  type:
+                    scalar: boolean
+                - name: from
+                  type:
+                    list:
+                      elementType:
+                        map:
+                          fields:
+                          - name: namespaceSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                          - name: podSelector
+                            type:
+                              map:
+                                fields:
+                                - name: matchExpressions
+                                  type:
+                                    list:
+                                      elementType:
+                                        map:
+                                          fields:
+                                          - name: key
+                                            type:
+                                              scalar: string
+                                          - name: operator
+                                            type:
+                                              scalar: string
+                                          - name: values
+                                            type:
+                                              list:
+                                                elementType:
+                                                  scalar: string
+                                                elementRelationship: atomic
+                                      elementRelationship: atomic
+                                - name: matchLabels
+                                  type:
+                                    map:
+                                      elementType:
+                                        scalar: string
+                                elementRelationship: atomic
+                      elementRelationship: atomic
+                - name: monitoringNamespace
+                  type:
+                    scalar: string
+                  default: openshift-monitoring
           - name: resources
             type:
               map:

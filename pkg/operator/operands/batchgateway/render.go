@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -76,7 +77,7 @@ func renderAll(in renderInput) ([]renderedObject, error) {
 		}
 		out = append(out, renderedObject{asset: asset, wanted: wanted, obj: obj})
 	}
-	return out, nil
+	return out, withNetworkPolicies(out, &in.cr.Spec)
 }
 
 // renderer renders the assets of one CR.
@@ -171,6 +172,12 @@ var assetRenderers = map[string]assetRenderer{
 	bindata.BatchGatewayProcessorPodDisruptionBudget:      {engineDecides, typed[policyv1.PodDisruptionBudget]()},
 	bindata.BatchGatewayGCPodDisruptionBudget:             {engineDecides, typed[policyv1.PodDisruptionBudget]()},
 	bindata.BatchGatewayAsyncProcessorPodDisruptionBudget: {engineDecides, typed[policyv1.PodDisruptionBudget]()},
+
+	// withNetworkPolicies fills in each policy from its component's rendered Deployment.
+	bindata.BatchGatewayAPIServerNetworkPolicy:      {networkPolicyEnabled, typed[networkingv1.NetworkPolicy]()},
+	bindata.BatchGatewayProcessorNetworkPolicy:      {networkPolicyEnabled, typed[networkingv1.NetworkPolicy]()},
+	bindata.BatchGatewayGCNetworkPolicy:             {networkPolicyEnabled, typed[networkingv1.NetworkPolicy]()},
+	bindata.BatchGatewayAsyncProcessorNetworkPolicy: {both(asyncEnabled, networkPolicyEnabled), typed[networkingv1.NetworkPolicy]()},
 
 	bindata.BatchGatewayAPIServerCertificate:                {certManagerEnabled, unstructuredWith(apiServerCertificate)},
 	bindata.BatchGatewayAPIServerHTTPRoute:                  {httpRouteEnabled, unstructuredWith(apiServerHTTPRoute)},

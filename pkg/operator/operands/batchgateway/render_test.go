@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -20,6 +21,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
@@ -81,7 +83,7 @@ func TestRenderAllRendersEveryAssetInOrder(t *testing.T) {
 			t.Errorf("%s: a placeholder is left: %s", o.asset, data)
 		}
 		switch o.obj.(type) {
-		case *corev1.ServiceAccount, *corev1.ConfigMap, *corev1.Service, *appsv1.Deployment, *policyv1.PodDisruptionBudget:
+		case *corev1.ServiceAccount, *corev1.ConfigMap, *corev1.Service, *appsv1.Deployment, *policyv1.PodDisruptionBudget, *networkingv1.NetworkPolicy:
 		case *unstructured.Unstructured:
 			if kind := o.obj.GetObjectKind().GroupVersionKind(); kind.Group == "" || kind.Group == "apps" {
 				t.Errorf("%s: built-in kind %v is unstructured", o.asset, kind)
@@ -131,6 +133,22 @@ func TestWanted(t *testing.T) {
 			}
 			return s
 		}, append([]string{bindata.BatchGatewayAsyncProcessorConfigMap}, asyncCore...)},
+		{"network policies", func() batchv1alpha1.LLMBatchGatewaySpec {
+			s := minimalSpec()
+			s.NetworkPolicy = &networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true}
+			return s
+		}, []string{bindata.BatchGatewayAPIServerNetworkPolicy, bindata.BatchGatewayProcessorNetworkPolicy, bindata.BatchGatewayGCNetworkPolicy}},
+		{"async network policies", func() batchv1alpha1.LLMBatchGatewaySpec {
+			s := asyncSpec()
+			s.NetworkPolicy = &networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true}
+			return s
+		}, append([]string{bindata.BatchGatewayAPIServerNetworkPolicy, bindata.BatchGatewayProcessorNetworkPolicy, bindata.BatchGatewayGCNetworkPolicy,
+			bindata.BatchGatewayAsyncProcessorNetworkPolicy}, asyncCore...)},
+		{"network policies off", func() batchv1alpha1.LLMBatchGatewaySpec {
+			s := asyncSpec()
+			s.NetworkPolicy = &networkpolicyv1alpha1.ServingNetworkPolicy{From: []networkpolicyv1alpha1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}}
+			return s
+		}, asyncCore},
 		{"monitoring", func() batchv1alpha1.LLMBatchGatewaySpec {
 			s := minimalSpec()
 			s.Monitoring = &batchv1alpha1.MonitoringSpec{Enabled: true}

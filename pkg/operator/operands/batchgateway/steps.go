@@ -13,11 +13,13 @@ var stepOfKind = map[string]string{
 	"Deployment":     "Deployments",
 	// One step for the budgets of all four Deployments.
 	"PodDisruptionBudget": "PodDisruptionBudgets",
-	"Certificate":         "cert-manager Certificate",
-	"HTTPRoute":           "HTTPRoute",
-	"ServiceMonitor":      "monitors",
-	"PodMonitor":          "monitors",
-	"PrometheusRule":      "alert rules",
+	// One step for the policies of all four Deployments.
+	"NetworkPolicy":  "NetworkPolicies",
+	"Certificate":    "cert-manager Certificate",
+	"HTTPRoute":      "HTTPRoute",
+	"ServiceMonitor": "monitors",
+	"PodMonitor":     "monitors",
+	"PrometheusRule": "alert rules",
 }
 
 // configMapsOf lists the ConfigMaps each component's pods mount.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
@@ -81,7 +82,7 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 		Telemetry: &v1alpha1.TelemetrySpec{Enabled: true, Metrics: &v1alpha1.MetricsSpec{Enabled: true, Port: 9464}},
 	}
 	gw := enginetest.Endpoint{Namespace: ns, NamespaceLabels: namespaceLabels(ns), Labels: map[string]string{"app": "gw"}, IP: "10.128.0.9"}
-	render := func(p *v1alpha1.ServingNetworkPolicy) []*networkingv1.NetworkPolicy {
+	render := func(p *networkpolicyv1alpha1.ServingNetworkPolicy) []*networkingv1.NetworkPolicy {
 		s := *spec.DeepCopy()
 		s.NetworkPolicy = p
 		cr := testGateway(s)
@@ -90,7 +91,7 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 		return networkPoliciesOf(t, objs, err)
 	}
 	t.Run("any address", func(t *testing.T) {
-		policies := render(&v1alpha1.ServingNetworkPolicy{Enabled: true, MonitoringNamespace: "monitoring"})
+		policies := render(&networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true, MonitoringNamespace: "monitoring"})
 		if len(policies) != 1 || policies[0].Name != "gw" || len(policies[0].Spec.PolicyTypes) != 1 {
 			t.Fatalf("policies = %+v, want one ingress-only policy gw", policies)
 		}
@@ -109,7 +110,7 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 		})
 	})
 	t.Run("from the clients namespace and the namespace's gateways", func(t *testing.T) {
-		policies := render(&v1alpha1.ServingNetworkPolicy{Enabled: true, From: []v1alpha1.NetworkPolicyPeer{
+		policies := render(&networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true, From: []networkpolicyv1alpha1.NetworkPolicyPeer{
 			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: namespaceLabels("clients")}},
 			{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/component": componentGateway}}},
 		}})
@@ -124,7 +125,7 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 		})
 	})
 	t.Run("no metrics port", func(t *testing.T) {
-		s := v1alpha1.GatewaySpec{NetworkPolicy: &v1alpha1.ServingNetworkPolicy{Enabled: true}}
+		s := v1alpha1.GatewaySpec{NetworkPolicy: &networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true}}
 		cr := testGateway(s)
 		cr.Namespace = ns
 		objs, err := GatewayKind(&registry.Deps{}).RenderCR(cr)
@@ -143,14 +144,14 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 // port, so nothing else reaches it.
 func TestMCPNetworkPolicyFlows(t *testing.T) {
 	server := enginetest.Endpoint{Namespace: ns, NamespaceLabels: namespaceLabels(ns), Labels: map[string]string{"app": "memory"}, IP: "10.128.0.10"}
-	render := func(p *v1alpha1.ServingNetworkPolicy) []*networkingv1.NetworkPolicy {
+	render := func(p *networkpolicyv1alpha1.ServingNetworkPolicy) []*networkingv1.NetworkPolicy {
 		cr := testMCP("memory", v1alpha1.MCPSpec{Server: &v1alpha1.MCPServerSpec{Port: 3000}, NetworkPolicy: p})
 		cr.Namespace = ns
 		objs, err := MCPKind(&registry.Deps{}).RenderCR(cr)
 		return networkPoliciesOf(t, objs, err)
 	}
 	t.Run("any address", func(t *testing.T) {
-		policies := render(&v1alpha1.ServingNetworkPolicy{Enabled: true})
+		policies := render(&networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true})
 		if len(policies) != 1 || policies[0].Name != "memory" || len(policies[0].Spec.Ingress) != 1 {
 			t.Fatalf("policies = %+v, want one policy memory with one rule", policies)
 		}
@@ -163,7 +164,7 @@ func TestMCPNetworkPolicyFlows(t *testing.T) {
 		})
 	})
 	t.Run("from the namespace's Gateways", func(t *testing.T) {
-		policies := render(&v1alpha1.ServingNetworkPolicy{Enabled: true, From: []v1alpha1.NetworkPolicyPeer{
+		policies := render(&networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true, From: []networkpolicyv1alpha1.NetworkPolicyPeer{
 			{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/component": componentGateway}}},
 		}})
 		expectFlows(t, policies, []flow{
@@ -177,7 +178,7 @@ func TestMCPNetworkPolicyFlows(t *testing.T) {
 // TestNetworkPolicyOnlyWhenEnabled: no NetworkPolicy is rendered unless spec.networkPolicy
 // asks for one.
 func TestNetworkPolicyOnlyWhenEnabled(t *testing.T) {
-	for _, p := range []*v1alpha1.ServingNetworkPolicy{nil, {}, {MonitoringNamespace: "monitoring", From: []v1alpha1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}}} {
+	for _, p := range []*networkpolicyv1alpha1.ServingNetworkPolicy{nil, {}, {MonitoringNamespace: "monitoring", From: []networkpolicyv1alpha1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}}} {
 		objs, err := GatewayKind(&registry.Deps{}).RenderCR(testGateway(v1alpha1.GatewaySpec{NetworkPolicy: p}))
 		if got := networkPoliciesOf(t, objs, err); len(got) != 0 {
 			t.Errorf("Gateway, spec.networkPolicy %+v: %d NetworkPolicies rendered", p, len(got))
@@ -215,7 +216,7 @@ func TestTurningTheNetworkPolicyOffDeletesIt(t *testing.T) {
 	networkPolicies := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
 	t.Run("Gateway", func(t *testing.T) {
 		gw, key := minimalGateway(t)
-		gw.Spec.NetworkPolicy = &v1alpha1.ServingNetworkPolicy{Enabled: true}
+		gw.Spec.NetworkPolicy = &networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true}
 		env := newFakeEnv(t, nil, key)
 		env.createGateway(gw)
 		if err := env.syncGateway(gw.Name); err != nil {
@@ -236,7 +237,7 @@ func TestTurningTheNetworkPolicyOffDeletesIt(t *testing.T) {
 	t.Run("MCP", func(t *testing.T) {
 		env := newFakeEnv(t, nil)
 		env.createMCP(&v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: "memory"},
-			Spec: v1alpha1.MCPSpec{Replicas: ptr.To[int32](1), NetworkPolicy: &v1alpha1.ServingNetworkPolicy{Enabled: true}}})
+			Spec: v1alpha1.MCPSpec{Replicas: ptr.To[int32](1), NetworkPolicy: &networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true}}})
 		if err := env.syncMCP("memory"); err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
@@ -190,7 +191,7 @@ func everything() v1alpha1.GatewaySpec {
 	spec.Ingress = &v1alpha1.IngressSpec{Enabled: true, Host: "api.example.com"}
 	spec.GatewayAPI = &v1alpha1.RoutingSpec{Enabled: true}
 	spec.Service = &v1alpha1.ServiceSpec{Port: 80}
-	spec.NetworkPolicy = &v1alpha1.ServingNetworkPolicy{Enabled: true}
+	spec.NetworkPolicy = &networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true}
 	return spec
 }
 

@@ -265,9 +265,14 @@ func (o *agentOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.Agent, *
 			if err != nil {
 				return nil, err
 			}
+			np, npWanted, err := agentNetworkPolicy(run.CR, objs.deployment, deps.Namespace)
+			if err != nil {
+				return nil, err
+			}
 			return []engine.Rendered{
 				{Asset: bindata.AgentService, Object: objs.service, Wanted: true},
 				{Asset: bindata.AgentDeployment, Object: objs.deployment, Wanted: true},
+				{Asset: bindata.AgentNetworkPolicy, Object: np, Wanted: npWanted},
 			}, nil
 		},
 		PrepareDeployment: func(run *agentRun, d *appsv1.Deployment) error { return withInputHashes(run, run.State.inputs, d) },

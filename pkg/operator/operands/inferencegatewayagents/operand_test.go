@@ -115,8 +115,8 @@ func (e *fakeEnv) waitCached(what string, informer cache.SharedIndexInformer, ob
 	})
 }
 
-// settle waits until the managed caches hold every labelled Deployment, Service, ConfigMap and
-// Secret as stored.
+// settle waits until the managed caches hold every labelled Deployment, Service, ConfigMap,
+// Secret and NetworkPolicy as stored.
 func (e *fakeEnv) settle() {
 	e.t.Helper()
 	enginetest.WaitFor(e.t, "caches to catch up", func() bool {
@@ -136,8 +136,10 @@ func (e *fakeEnv) settle() {
 		svcs, _ := e.kube.CoreV1().Services(testNS).List(e.ctx, metav1.ListOptions{})
 		cms, _ := e.kube.CoreV1().ConfigMaps(testNS).List(e.ctx, metav1.ListOptions{})
 		secrets, _ := e.kube.CoreV1().Secrets(testNS).List(e.ctx, metav1.ListOptions{})
+		nps, _ := e.kube.NetworkingV1().NetworkPolicies(testNS).List(e.ctx, metav1.ListOptions{})
 		return check(engine.Deployments, metas(ds.Items)) && check(engine.Services, metas(svcs.Items)) &&
-			check(engine.ConfigMaps, metas(cms.Items)) && check(engine.Secrets, metas(secrets.Items))
+			check(engine.ConfigMaps, metas(cms.Items)) && check(engine.Secrets, metas(secrets.Items)) &&
+			check(engine.NetworkPolicies, metas(nps.Items))
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -76,6 +77,7 @@ type orchestratorObjects struct {
 	mcpsConfigMap   *corev1.ConfigMap
 	deployment      *appsv1.Deployment
 	receiver        *corev1.Service
+	networkPolicy   *networkingv1.NetworkPolicy
 	want            map[string]bool
 	// discoveredAgents and discoveredMCPs are the URLs of the discovered objects, sorted: the
 	// status's.
@@ -119,6 +121,7 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		bindata.OrchestratorMCPsConfigMap:   mcpFileWanted(spec),
 		bindata.OrchestratorDeployment:      true,
 		bindata.OrchestratorReceiverService: receiverOn(spec),
+		bindata.OrchestratorNetworkPolicy:   spec.NetworkPolicy.IsEnabled(),
 	}}
 	var err error
 	if out.agentsConfigMap, err = manifest[corev1.ConfigMap](bindata.OrchestratorAgentsConfigMap, placeholders); err != nil {
@@ -131,6 +134,9 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		return out, err
 	}
 	if out.receiver, err = manifest[corev1.Service](bindata.OrchestratorReceiverService, placeholders); err != nil {
+		return out, err
+	}
+	if out.networkPolicy, err = manifest[networkingv1.NetworkPolicy](bindata.OrchestratorNetworkPolicy, placeholders); err != nil {
 		return out, err
 	}
 
@@ -192,6 +198,12 @@ func renderOrchestrator(in orchestratorInput) (orchestratorObjects, error) {
 		port := receiverPort(spec)
 		c.Ports = append(c.Ports, corev1.ContainerPort{Name: portReceiver, ContainerPort: port, Protocol: corev1.ProtocolTCP})
 		out.receiver.Spec.Ports[0].Port = port
+	}
+	if out.want[bindata.OrchestratorNetworkPolicy] {
+		// After the receiver's port: the policy opens the ports the container declares.
+		if err := orchestratorNetworkPolicy(out.networkPolicy, out.deployment, spec); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
@@ -404,6 +416,8 @@ func (o orchestratorObjects) object(asset string) runtime.Object {
 		return o.deployment
 	case bindata.OrchestratorReceiverService:
 		return o.receiver
+	case bindata.OrchestratorNetworkPolicy:
+		return o.networkPolicy
 	}
 	panic("an Orchestrator has no asset " + asset)
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
+	networkpolicytestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1/testcases"
 )
 
 // Accepted are valid objects beyond the golden CRs: the smallest ones, every field set, and the
 // edges of the cross-field rules.
-var Accepted = []Case{
+var Accepted = append([]Case{
 	{Name: "minimal sync", Base: BaseSync},
 	{Name: "minimal async", Base: BaseAsync},
 	{Name: "every field set (sync)", Base: BaseSync, Patch: `
@@ -166,10 +167,10 @@ spec:
   tls: {certManager: {issuerName: ca, dnsNames: %s}}
   prometheusRule: {labels: %s}
 `, long(253), long(63), extendedResources(32), props(64, long(8192)), items(64, long(256)), "1111111111111111111111111111111s", items(100, "a.example.com"), props(64, long(63)))},
-}
+}, networkpolicytestcases.Accepted(BaseSync)...)
 
 // Rejected are invalid objects, with the errors the API server returns.
-var Rejected = []Case{
+var Rejected = append([]Case{
 	// Names: the objects' names and labels are made of the CR's.
 	{Name: "name of 64 characters", Base: BaseSync, Patch: fmt.Sprintf(`{metadata: {name: %s}}`, long(64)), Errors: []string{invalid("<nil>", v1alpha1.MessageName)}},
 	{Name: "name with a dot", Base: BaseSync, Patch: `{metadata: {name: gw.v1}}`, Errors: []string{invalid("<nil>", v1alpha1.MessageName)}},
@@ -376,4 +377,4 @@ var Rejected = []Case{
 		Errors: []string{tooLong("spec.gc.config.reconciler.interval", 16), RulesNotChecked}},
 	{Name: "65 workerPools", Base: BaseAsync, Patch: `{spec: {processor: {asyncConfig: {workerPools: ` + items(65, "{name: p}") + `}}}}`,
 		Errors: []string{tooMany("spec.processor.asyncConfig.workerPools", 65, 64), RulesNotChecked}},
-}
+}, networkpolicytestcases.Rejected(BaseSync)...)

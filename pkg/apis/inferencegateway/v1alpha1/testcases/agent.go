@@ -5,6 +5,7 @@ import (
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
+	networkpolicytestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1/testcases"
 )
 
 // BaseAgent is a small Agent.
@@ -52,7 +53,7 @@ spec:
 `
 
 // AgentAccepted are valid Agent objects.
-var AgentAccepted = []Case{
+var AgentAccepted = append([]Case{
 	{Name: "base", Base: BaseAgent},
 	{Name: "upstream example agent-server", Base: UpstreamAgent},
 	{Name: "every field set", Base: BaseAgent, Patch: `
@@ -135,10 +136,10 @@ spec:
   - {name: J, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
   - {name: K, valueFrom: {fieldRef: {fieldPath: status.podIPs}}}
 `},
-}
+}, networkpolicytestcases.Accepted(BaseAgent)...)
 
 // AgentRejected are invalid Agent objects, with the errors the API server returns.
-var AgentRejected = []Case{
+var AgentRejected = append([]Case{
 	// The schema.
 	{Name: "no image", Base: BaseAgent, Patch: `{spec: {image: null}}`, Errors: []string{admission.Missing("spec.image"), RulesNotChecked}},
 	{Name: "empty image", Base: BaseAgent, Patch: `{spec: {image: ""}}`,
@@ -206,4 +207,4 @@ var AgentRejected = []Case{
 		Errors: []string{admission.TooMany("spec.resources.limits", 33, 32), RulesNotChecked}},
 	{Name: "apiKeySecretRef key of 254", Base: BaseAgent, Patch: fmt.Sprintf(`{spec: {agent: {llm: {apiKeySecretRef: {name: s, key: %s}}}}}`, admission.Long(254)),
 		Errors: []string{admission.TooLong("spec.agent.llm.apiKeySecretRef.key", 253), RulesNotChecked}},
-}
+}, networkpolicytestcases.Rejected(BaseAgent)...)

@@ -5,6 +5,7 @@ import (
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
+	networkpolicytestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1/testcases"
 )
 
 // GatewayAccepted are valid Gateways beyond the golden CRs: upstream's examples, every field
@@ -170,7 +171,7 @@ spec:
     host: 0.0.0.0
 `, admission.Long(253), admission.Long(65536), admission.Long(253), admission.Long(253),
 		admission.Props(64, admission.Long(63)), admission.Items(32, fmt.Sprintf("{key: %s, operator: In, values: %s}", admission.Long(317), admission.Items(256, admission.Long(63)))), admission.Long(253))},
-}, networkPolicyAccepted(BaseGateway)...)
+}, networkpolicytestcases.Accepted(BaseGateway)...)
 
 // GatewayRejected are invalid Gateways, with the errors the API server returns.
 var GatewayRejected = append([]Case{
@@ -377,7 +378,7 @@ var GatewayRejected = append([]Case{
 		Errors: []string{admission.TooMany("spec.hpa.config.behavior.scaleUp.policies", 17, 16), RulesNotChecked}},
 	{Name: "tls certificateRef name of 254", Base: BaseGateway, Patch: fmt.Sprintf(`{spec: {server: {host: 0.0.0.0, tls: {enabled: true, certificateRef: {name: %s, key: tls.crt}, keyRef: {name: tls, key: tls.key}}}}}`, admission.Long(254)),
 		Errors: []string{admission.TooLong("spec.server.tls.certificateRef.name", 253), RulesNotChecked}},
-}, networkPolicyRejected(BaseGateway)...)
+}, networkpolicytestcases.Rejected(BaseGateway)...)
 
 // annotations is a map of n annotations, as YAML.
 func annotations(n int) string {

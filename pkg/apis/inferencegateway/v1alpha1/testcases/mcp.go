@@ -5,6 +5,7 @@ import (
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
+	networkpolicytestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1/testcases"
 )
 
 // MCPAccepted are valid MCP objects.
@@ -48,7 +49,7 @@ spec:
 	{Name: "path /", Base: BaseMCP, Patch: `{spec: {server: {path: /}}}`},
 	{Name: "path /sse", Base: BaseMCP, Patch: `{spec: {server: {path: /sse}}}`},
 	{Name: "path with every allowed character", Base: BaseMCP, Patch: `{spec: {server: {path: "/v1/mcp-server_2.0~x/!$&'()*+;=:@/a%20b%2C%C3%A9"}}}`},
-}, networkPolicyAccepted(BaseMCP)...)
+}, networkpolicytestcases.Accepted(BaseMCP)...)
 
 // MCPRejected are invalid MCP objects, with the errors the API server returns.
 var MCPRejected = append([]Case{
@@ -102,4 +103,4 @@ var MCPRejected = append([]Case{
 	{Name: "path with a lone %", Base: BaseMCP, Patch: `{spec: {server: {path: "/mcp%2"}}}`, Errors: []string{admission.Invalid("spec.server.path", v1alpha1.MessageMCPServerPath)}},
 	{Name: "path with a backslash", Base: BaseMCP, Patch: `{spec: {server: {path: "/mcp\\x"}}}`, Errors: []string{admission.Invalid("spec.server.path", v1alpha1.MessageMCPServerPath)}},
 	{Name: "path with a non-ASCII letter", Base: BaseMCP, Patch: `{spec: {server: {path: "/café"}}}`, Errors: []string{admission.Invalid("spec.server.path", v1alpha1.MessageMCPServerPath)}},
-}, networkPolicyRejected(BaseMCP)...)
+}, networkpolicytestcases.Rejected(BaseMCP)...)

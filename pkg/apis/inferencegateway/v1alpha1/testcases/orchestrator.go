@@ -5,6 +5,7 @@ import (
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
+	networkpolicytestcases "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1/testcases"
 )
 
 // ListedURLPattern is the pattern of the URLs an Agent's and an Orchestrator's lists and a
@@ -84,7 +85,7 @@ spec:
 `
 
 // OrchestratorAccepted are valid Orchestrator objects.
-var OrchestratorAccepted = []Case{
+var OrchestratorAccepted = append([]Case{
 	{Name: "base", Base: BaseOrchestrator},
 	{Name: "upstream example 05-orchestrator", Base: UpstreamOrchestrator},
 	{Name: "every field set", Base: BaseOrchestrator, Patch: `
@@ -140,10 +141,10 @@ spec:
   env: [{name: %s, value: v}]
   a2a: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: %s, operator: In, values: %s}]}}}
 `, admission.Long(253), admission.Long(253), admission.Long(253), admission.Long(317), admission.Items(256, admission.Long(63)))},
-}
+}, networkpolicytestcases.Accepted(BaseOrchestrator)...)
 
 // OrchestratorRejected are invalid Orchestrator objects, with the errors the API server returns.
-var OrchestratorRejected = []Case{
+var OrchestratorRejected = append([]Case{
 	// The schema.
 	{Name: "no channels", Base: BaseOrchestrator, Patch: `{spec: {channels: null}}`, Errors: []string{admission.Missing("spec.channels"), RulesNotChecked}},
 	{Name: "no telegram token", Base: BaseOrchestrator, Patch: `{spec: {channels: {telegram: {tokenSecretRef: null}}}}`,
@@ -206,4 +207,4 @@ var OrchestratorRejected = []Case{
 		Errors: []string{admission.TooMany("spec.a2a.serviceDiscovery.selector.matchExpressions[0].values", 257, 256), RulesNotChecked}},
 	{Name: "a discovery expression's key of 318", Base: BaseOrchestrator, Patch: fmt.Sprintf(`{spec: {mcp: {enabled: true, serviceDiscovery: {enabled: true, selector: {matchExpressions: [{key: %s, operator: Exists}]}}}}}`, admission.Long(318)),
 		Errors: []string{admission.TooLong("spec.mcp.serviceDiscovery.selector.matchExpressions[0].key", 317), RulesNotChecked}},
-}
+}, networkpolicytestcases.Rejected(BaseOrchestrator)...)

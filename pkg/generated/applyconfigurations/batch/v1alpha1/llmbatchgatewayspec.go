@@ -19,6 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -72,6 +73,16 @@ type LLMBatchGatewaySpecApplyConfiguration struct {
 	// imagePullSecrets are added to every batch gateway pod, for registries that need
 	// credentials. The async-processor gets them through its ServiceAccount.
 	ImagePullSecrets []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	// networkPolicy isolates the gateway's pods for ingress, one NetworkPolicy per component
+	// named like its Deployment: the apiserver's HTTP API port from the peers named (any
+	// address by default), the apiserver's observability port and the processor's, gc's and
+	// async-processor's metrics ports from the monitoring namespace, nothing else (the
+	// processor, gc and async-processor serve no one but Prometheus). An HTTPRoute's Gateway
+	// API implementation connects to the API port, so a from that is set must select it.
+	// Egress stays open: the databases, Redis, object store, inference gateways and OTLP
+	// collector are wherever the spec and the credentials Secret say. Unset, none is made, as
+	// upstream makes none.
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // LLMBatchGatewaySpecApplyConfiguration constructs a declarative configuration of the LLMBatchGatewaySpec type for use with
@@ -194,5 +205,13 @@ func (b *LLMBatchGatewaySpecApplyConfiguration) WithImagePullSecrets(values ...*
 		}
 		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
+	return b
+}
+
+// WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkPolicy field is set to the value of the last call.
+func (b *LLMBatchGatewaySpecApplyConfiguration) WithNetworkPolicy(value networkpolicyv1alpha1.ServingNetworkPolicy) *LLMBatchGatewaySpecApplyConfiguration {
+	b.NetworkPolicy = &value
 	return b
 }

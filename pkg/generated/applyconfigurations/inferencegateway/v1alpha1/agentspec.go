@@ -19,6 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -71,6 +72,12 @@ type AgentSpecApplyConfiguration struct {
 	Env *[]v1.EnvVarApplyConfiguration `json:"env,omitempty"`
 	// resources are the agent container's compute requests and limits.
 	Resources *v1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
+	// networkPolicy isolates the agent's pods for ingress: its A2A port (spec.port) from the
+	// peers named (any address by default) and from the operator's namespace, whose operator
+	// reads the agent's card there; nothing else. The Orchestrators that call the agent connect
+	// to that port, so a from that is set must select them. Unset, none is made, as upstream
+	// makes none.
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // AgentSpecApplyConfiguration constructs a declarative configuration of the AgentSpec type for use with
@@ -216,5 +223,13 @@ func (b *AgentSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfigura
 // If called multiple times, the Resources field is set to the value of the last call.
 func (b *AgentSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AgentSpecApplyConfiguration {
 	b.Resources = value
+	return b
+}
+
+// WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkPolicy field is set to the value of the last call.
+func (b *AgentSpecApplyConfiguration) WithNetworkPolicy(value networkpolicyv1alpha1.ServingNetworkPolicy) *AgentSpecApplyConfiguration {
+	b.NetworkPolicy = &value
 	return b
 }

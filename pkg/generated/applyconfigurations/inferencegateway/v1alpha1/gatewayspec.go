@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
+)
+
 // GatewaySpecApplyConfiguration represents a declarative configuration of the GatewaySpec type for use
 // with apply.
 //
@@ -75,7 +79,7 @@ type GatewaySpecApplyConfiguration struct {
 	// networkPolicy isolates the gateway's pods for ingress: its HTTP port from the peers named
 	// (any namespace by default), its metrics from the monitoring namespace. Unset, none is
 	// made, as upstream makes none.
-	NetworkPolicy *ServingNetworkPolicyApplyConfiguration `json:"networkPolicy,omitempty"`
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // GatewaySpecApplyConfiguration constructs a declarative configuration of the GatewaySpec type for use with
@@ -220,7 +224,7 @@ func (b *GatewaySpecApplyConfiguration) WithGuardrails(value *GuardrailsSpecAppl
 // WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the NetworkPolicy field is set to the value of the last call.
-func (b *GatewaySpecApplyConfiguration) WithNetworkPolicy(value *ServingNetworkPolicyApplyConfiguration) *GatewaySpecApplyConfiguration {
-	b.NetworkPolicy = value
+func (b *GatewaySpecApplyConfiguration) WithNetworkPolicy(value networkpolicyv1alpha1.ServingNetworkPolicy) *GatewaySpecApplyConfiguration {
+	b.NetworkPolicy = &value
 	return b
 }

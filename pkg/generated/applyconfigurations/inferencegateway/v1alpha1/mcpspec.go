@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
+)
+
 // MCPSpecApplyConfiguration represents a declarative configuration of the MCPSpec type for use
 // with apply.
 //
@@ -37,7 +41,7 @@ type MCPSpecApplyConfiguration struct {
 	// named (any namespace by default). The Gateways and Orchestrators that call the server's
 	// tools connect to that port, so a from that is set must select them. Unset, none is made,
 	// as upstream makes none.
-	NetworkPolicy *ServingNetworkPolicyApplyConfiguration `json:"networkPolicy,omitempty"`
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // MCPSpecApplyConfiguration constructs a declarative configuration of the MCPSpec type for use with
@@ -81,7 +85,7 @@ func (b *MCPSpecApplyConfiguration) WithHPA(value *HPASpecApplyConfiguration) *M
 // WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the NetworkPolicy field is set to the value of the last call.
-func (b *MCPSpecApplyConfiguration) WithNetworkPolicy(value *ServingNetworkPolicyApplyConfiguration) *MCPSpecApplyConfiguration {
-	b.NetworkPolicy = value
+func (b *MCPSpecApplyConfiguration) WithNetworkPolicy(value networkpolicyv1alpha1.ServingNetworkPolicy) *MCPSpecApplyConfiguration {
+	b.NetworkPolicy = &value
 	return b
 }

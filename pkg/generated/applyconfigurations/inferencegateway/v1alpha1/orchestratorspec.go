@@ -19,6 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -55,6 +56,12 @@ type OrchestratorSpecApplyConfiguration struct {
 	// telemetry is the orchestrator's traces, metrics and OTLP receiver (INFER_TELEMETRY_*).
 	// Unset, INFER_TELEMETRY_ENABLED is false.
 	Telemetry *OrchestratorTelemetrySpecApplyConfiguration `json:"telemetry,omitempty"`
+	// networkPolicy isolates the orchestrator's pod for ingress. It serves nothing but its OTLP
+	// receiver (spec.telemetry.receiver), whose port is allowed from the peers named (any
+	// address by default) while the receiver is on; without the receiver every connection to
+	// the pod is refused. It exposes no metrics port (metrics are pushed over OTLP), so
+	// monitoringNamespace opens nothing. Unset, none is made, as upstream makes none.
+	NetworkPolicy *networkpolicyv1alpha1.ServingNetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
 // OrchestratorSpecApplyConfiguration constructs a declarative configuration of the OrchestratorSpec type for use with
@@ -152,5 +159,13 @@ func (b *OrchestratorSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyCo
 // If called multiple times, the Telemetry field is set to the value of the last call.
 func (b *OrchestratorSpecApplyConfiguration) WithTelemetry(value *OrchestratorTelemetrySpecApplyConfiguration) *OrchestratorSpecApplyConfiguration {
 	b.Telemetry = value
+	return b
+}
+
+// WithNetworkPolicy sets the NetworkPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkPolicy field is set to the value of the last call.
+func (b *OrchestratorSpecApplyConfiguration) WithNetworkPolicy(value networkpolicyv1alpha1.ServingNetworkPolicy) *OrchestratorSpecApplyConfiguration {
+	b.NetworkPolicy = &value
 	return b
 }

@@ -1,17 +1,18 @@
 package v1alpha1
 
 import (
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	operatorv1 "github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1"
 )
 
-// ServingNetworkPolicy isolates a server's pods for ingress with a NetworkPolicy of the CR's
-// name: connections to its serving port are allowed from the peers of from (any namespace when
-// from is unset), to its metrics port from the pods of monitoringNamespace, and no other
-// connection reaches the pods. Egress is left open: the providers', databases' and MCP tools'
-// addresses are whatever the configuration names, and a policy that guessed them would cut
-// the server off. Probes come from the node, which policies do not restrict.
+// ServingNetworkPolicy isolates a server's pods for ingress with a NetworkPolicy per
+// Deployment: connections to its serving port are allowed from the peers of from (any address
+// when from is unset), to its metrics port from the pods of monitoringNamespace, and no other
+// connection reaches the pods. Egress is left open: the providers', databases', object stores'
+// and MCP tools' addresses are whatever the configuration names, and a policy that guessed them
+// would cut the server off. Probes come from the node, which policies do not restrict.
 type ServingNetworkPolicy struct {
 	// enabled makes the NetworkPolicy; false (the default) deletes the one the operator made.
 	// +optional
@@ -55,6 +56,18 @@ type NetworkPolicyPeer struct {
 
 // IsEnabled says whether p asks for the NetworkPolicy.
 func (p *ServingNetworkPolicy) IsEnabled() bool { return p != nil && p.Enabled }
+
+// Peers are from as NetworkPolicy peers; none (any address) when from is unset.
+func (p *ServingNetworkPolicy) Peers() []networkingv1.NetworkPolicyPeer {
+	if p == nil || len(p.From) == 0 {
+		return nil
+	}
+	out := make([]networkingv1.NetworkPolicyPeer, len(p.From))
+	for i, peer := range p.From {
+		out[i] = networkingv1.NetworkPolicyPeer{NamespaceSelector: peer.NamespaceSelector.DeepCopy(), PodSelector: peer.PodSelector.DeepCopy()}
+	}
+	return out
+}
 
 // MonitoringNamespaceOrDefault is the namespace allowed to scrape the server's metrics.
 func (p *ServingNetworkPolicy) MonitoringNamespaceOrDefault() string {
