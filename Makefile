@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./hack/openshift/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./hack/openshift/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -39,6 +39,10 @@ generate: ## Regenerate deepcopy, clients, CRDs, the operand manifests, deploy/'
 	hack/generate-dashboards.sh
 	hack/kindgen.sh
 	hack/bundle.sh
+
+.PHONY: new-kind
+new-kind: ## Scaffold a namespaced kind: make new-kind KIND=Sandbox GROUP=inferencegateway/v1alpha1 OPERAND=sandbox [PLURAL=sandboxes PART_OF=...] (docs/development.md), then make generate.
+	go run ./hack/newkind -kind '$(KIND)' -group '$(GROUP)' -operand '$(OPERAND)' -plural '$(PLURAL)' -part-of '$(PART_OF)'
 
 # The OLM bundle's settings (hack/bundle.sh). A release pins the images by digest:
 #   hack/bundle-pin-images.sh > _output/image-digests

@@ -8,7 +8,7 @@ export GOFLAGS="-mod=vendor -trimpath"
 failed=0
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/kindgen hack/crdbounds hack/crdopenapi hack/bundlegen hack/dashboardgen hack/tools/realpods 2>/dev/null || true)
+unformatted=$(gofmt -l cmd pkg bindata test hack/operandgen hack/kindgen hack/newkind hack/crdbounds hack/crdopenapi hack/bundlegen hack/dashboardgen hack/tools/realpods 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "these files need gofmt -w:"; echo "${unformatted}"; failed=1
 fi

@@ -787,9 +787,14 @@ func crdSkeleton(crd *unstructured.Unstructured) (map[string]interface{}, error)
 	if len(specDescriptors) > 0 {
 		entry["specDescriptors"] = specDescriptors
 	}
-	if _, ok, _ := unstructured.NestedMap(schema, "properties", "status", "properties", "conditions"); ok {
-		entry["statusDescriptors"] = []interface{}{map[string]interface{}{"path": "conditions", "displayName": "Conditions",
-			"x-descriptors": []interface{}{"urn:alm:descriptor:io.kubernetes.conditions"}}}
+	if conditions, ok, _ := unstructured.NestedMap(schema, "properties", "status", "properties", "conditions"); ok {
+		d := map[string]interface{}{"path": "conditions", "displayName": "Conditions",
+			"x-descriptors": []interface{}{"urn:alm:descriptor:io.kubernetes.conditions"}}
+		// The schema's description, as for the spec's fields: the bundle's tests want one.
+		if text, _ := conditions["description"].(string); text != "" {
+			d["description"] = text
+		}
+		entry["statusDescriptors"] = []interface{}{d}
 	}
 	return entry, nil
 }

@@ -378,7 +378,7 @@ spec:
           status:
             type: object
             properties:
-              conditions: {type: array, items: {type: object}}
+              conditions: {type: array, items: {type: object}, description: Available and Degraded.}
 `})
 	files, err := build(defaults(root))
 	if err != nil {
@@ -391,7 +391,7 @@ spec:
 		t.Errorf("the new CRD's entry: %+v", last)
 	}
 	if len(last.SpecDescriptors) != 1 || last.SpecDescriptors[0].Path != "replicas" || last.SpecDescriptors[0].Description != "How many widgets." ||
-		len(last.StatusDescriptors) != 1 || last.StatusDescriptors[0].Path != "conditions" {
+		len(last.StatusDescriptors) != 1 || last.StatusDescriptors[0].Path != "conditions" || last.StatusDescriptors[0].Description != "Available and Degraded." {
 		t.Errorf("the new CRD's descriptors: %+v %+v", last.SpecDescriptors, last.StatusDescriptors)
 	}
 	if owned[0].Name != "leaderworkersetoperators.operator.openshift.io" || owned[0].Version != "v1" {

@@ -65,7 +65,7 @@ func TestANewKindIsGenerated(t *testing.T) {
 			t.Errorf("the users' roles lack %q:\n%s", want, roles)
 		}
 	}
-	for _, want := range []string{"  - gpus\n  - widgets\n  verbs:\n  - update\n", "  - widgets/finalizers\n", "Orchestrator, GPU and Widget"} {
+	for _, want := range []string{"  - gpus\n  - widgets\n  verbs:\n  - update\n", "  - widgets/finalizers\n", ", " + lastKind(all, gpu.GVK.Group) + " and Widget\n"} {
 		if !strings.Contains(rules, want) {
 			t.Errorf("the ClusterRole lacks %q", want)
 		}
@@ -75,4 +75,16 @@ func TestANewKindIsGenerated(t *testing.T) {
 	if _, err := generate(append(all, widget), "../../deploy"); err == nil || !strings.Contains(err.Error(), "roleFiles") {
 		t.Errorf("a kind of a new group without a roles file: %v", err)
 	}
+}
+
+// lastKind is the last registered namespaced kind of the group: the kind the ClusterRole's
+// header names before a kind added after it.
+func lastKind(all []registry.Registration, group string) string {
+	last := ""
+	for _, r := range all {
+		if r.Namespaced && r.GVK.Group == group {
+			last = r.GVK.Kind
+		}
+	}
+	return last
 }
