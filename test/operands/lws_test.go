@@ -18,8 +18,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -58,6 +60,13 @@ func ensureLWSController(ctx context.Context) {
 		Expect(apierrors.IsAlreadyExists(err)).To(BeTrue(), "create LeaderWorkerSetOperator/cluster: %v", err)
 	}
 	waitCondition(ctx, cr, "", "Available")
+	// The operator installed the LeaderWorkerSet CRD after the suite's REST mapper cached
+	// discovery, and a cache that was filled once is not refreshed on a miss.
+	Eventually(func() error {
+		fw.mapper.(meta.ResettableRESTMapper).Reset()
+		_, err := fw.mapper.RESTMapping(schema.GroupKind{Group: "leaderworkerset.x-k8s.io", Kind: "LeaderWorkerSet"}, "v1")
+		return err
+	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 }
 
 // lwsPods are the sample's pods as they are now, by name.
@@ -81,8 +90,9 @@ func podReady(p *corev1.Pod) bool {
 }
 
 // waitLWSReady waits until the LeaderWorkerSet is Available with every group ready and updated,
-// and each of its lwsGroups*lwsSize pods Ready and of the LeaderWorkerSet's current revision.
-func waitLWSReady(ctx context.Context, lws *unstructured.Unstructured, ns string) map[string]corev1.Pod {
+// and each of its lwsGroups*lwsSize pods Ready and of one revision, other than oldRevision
+// (after a template change, whose status and pods the controller updates a moment later).
+func waitLWSReady(ctx context.Context, lws *unstructured.Unstructured, ns, oldRevision string) map[string]corev1.Pod {
 	By(fmt.Sprintf("waiting for LeaderWorkerSet %s/%s: %d groups of %d Ready", ns, lws.GetName(), lwsGroups, lwsSize))
 	var pods map[string]corev1.Pod
 	Eventually(func(g Gomega) {
@@ -101,6 +111,7 @@ func waitLWSReady(ctx context.Context, lws *unstructured.Unstructured, ns string
 			g.Expect(podReady(&p)).To(BeTrue(), "pod %s is not Ready", p.Name)
 			revisions[p.Labels[lwsRevisionLabel]] = true
 		}
+		g.Expect(revisions).NotTo(HaveKey(oldRevision), "pods of the revision before the change")
 		g.Expect(revisions).To(HaveLen(1), "the pods are of more than one revision")
 	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 	return pods
@@ -187,7 +198,7 @@ var _ = Describe("LeaderWorkerSet on real pods", Ordered, func() {
 	})
 
 	It("answers: 2 groups of 2 Ready on the real controller, each process with LWS's env, each worker reaching its leader at LWS_LEADER_ADDRESS, a chat completion through its Service", Label("short"), func(ctx SpecContext) {
-		pods := waitLWSReady(ctx, lws, ns)
+		pods := waitLWSReady(ctx, lws, ns, "")
 
 		By("the controller made the leaders' StatefulSet and one workers' StatefulSet per group")
 		sts, err := fw.kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: lwsNameLabel + "=" + lwsName})
@@ -253,7 +264,7 @@ var _ = Describe("LeaderWorkerSet on real pods", Ordered, func() {
 	})
 
 	It("replaces the groups one by one on a rolling update of its template", func(ctx SpecContext) {
-		before := waitLWSReady(ctx, lws, ns)
+		before := waitLWSReady(ctx, lws, ns, "")
 		oldRevision := before[lwsName+"-0"].Labels[lwsRevisionLabel]
 		leaders := metav1.ListOptions{LabelSelector: lwsNameLabel + "=" + lwsName + "," + lwsWorkerLabel + "=0"}
 		list, err := fw.kube.CoreV1().Pods(ns).List(ctx, leaders)
@@ -301,8 +312,7 @@ var _ = Describe("LeaderWorkerSet on real pods", Ordered, func() {
 		_, err = resource(lws, ns).Patch(ctx, lwsName, types.JSONPatchType, data, metav1.PatchOptions{FieldManager: fieldManager})
 		Expect(err).NotTo(HaveOccurred())
 
-		after := waitLWSReady(ctx, lws, ns)
-		Expect(after[lwsName+"-0"].Labels[lwsRevisionLabel]).NotTo(Equal(oldRevision))
+		after := waitLWSReady(ctx, lws, ns, oldRevision)
 		for name, p := range after {
 			Expect(p.UID).NotTo(Equal(before[name].UID), "pod %s was not replaced", name)
 			Expect(processEnv(name)).To(HaveKeyWithValue("SAMPLE_REVISION", "2"), "pod %s", name)
