@@ -143,11 +143,13 @@ build_sim() {
   (cd "${WORK}/llm-d-inference-sim" && gobuild -o "$1/llm-d-inference-sim" ./cmd/llm-d-inference-sim)
 }
 
-# Upstream's Makefile builds cmd/main.go into bin/manager, which its image runs as /manager; the
-# version it stamps (-X sigs.k8s.io/lws/pkg/version.*) is only printed, so it is left out here.
+# Upstream's Makefile builds cmd/main.go into bin/manager, which its image runs as /manager, and
+# stamps the version it logs at start; here the pinned commit (else it logs a placeholder).
 build_lws() {
   source_of lws
-  (cd "${WORK}/lws" && gobuild -o "$1/lws-manager" ./cmd)
+  (cd "${WORK}/lws" &&
+    go build -trimpath -ldflags "-s -w -X sigs.k8s.io/lws/pkg/version.GitCommit=${SOURCES_COMMIT[lws]}" \
+      -o "$1/lws-manager" ./cmd)
 }
 
 build_gateway() {
