@@ -15,6 +15,8 @@
 #     github.com/llm-d-incubation/llm-d-async/{api,producer}, which the module proxy refuses,
 #     at the pinned llm-d-async's api/ and producer/, the same code under its new path)
 #   async-processor (llm-d-async ./cmd), llm-d-inference-sim, inference-gateway (./cmd/gateway)
+#   lws-manager (lws ./cmd: the LeaderWorkerSet controller, upstream's `make build` of the
+#     /manager its Dockerfile's ENTRYPOINT runs)
 #
 # The builds are cached outside the clone, in OPERANDS_CACHE
 # [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/operands], one folder per operand named by
@@ -34,8 +36,8 @@
 #   FORCE [false]             rebuild, ignoring the cache
 #   OPERANDS_SET [full]       full: every build above; short: only what test-operands-short runs
 #                             (batch-gateway's apiserver, processor and gc, llm-d-inference-sim,
-#                             inference-gateway, the services), not upstream's e2e suite nor the
-#                             async processor, whose images then stay simulated
+#                             inference-gateway, lws-manager, the services), not upstream's e2e
+#                             suite nor the async processor, whose images then stay simulated
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -141,6 +143,15 @@ build_sim() {
   (cd "${WORK}/llm-d-inference-sim" && gobuild -o "$1/llm-d-inference-sim" ./cmd/llm-d-inference-sim)
 }
 
+# Upstream's Makefile builds cmd/main.go into bin/manager, which its image runs as /manager, and
+# stamps the version it logs at start; here the pinned commit (else it logs a placeholder).
+build_lws() {
+  source_of lws
+  (cd "${WORK}/lws" &&
+    go build -trimpath -ldflags "-s -w -X sigs.k8s.io/lws/pkg/version.GitCommit=${SOURCES_COMMIT[lws]}" \
+      -o "$1/lws-manager" ./cmd)
+}
+
 build_gateway() {
   source_of inference-gateway
   (cd "${WORK}/inference-gateway" && gobuild -o "$1/inference-gateway" ./cmd/gateway)
@@ -216,6 +227,7 @@ else
 fi
 build llm-d-inference-sim "$(key_of build_sim llm-d-inference-sim)" "llm-d-inference-sim" build_sim
 build inference-gateway "$(key_of build_gateway inference-gateway)" "inference-gateway" build_gateway
+build lws "$(key_of build_lws lws)" "lws-manager" build_lws
 build services-tools "$(services_key)" "s3fake npmregistry oidcissuer" build_services_tools
 install_mcp_package
 install_packages

@@ -13,7 +13,7 @@
 #   user        the image's USER, UID:GID (`-`: root): who runs a container that sets no
 #               runAsUser, from the Dockerfile that builds the image: the opendatahub batch
 #               gateway images are batch-gateway's docker/Dockerfile.*.konflux (1001:1001);
-#               llm-d-async and llm-d-inference-sim say 65532:65532; the inference gateway
+#               llm-d-async, llm-d-inference-sim and lws say 65532:65532; the inference gateway
 #               (distroless/static) and node:lts have none
 # A pod without `command` runs binary + args; any other command[0] is looked up in the host's
 # PATH (`node`, `npx` for the node image). Images not in the table stay simulated.
@@ -24,7 +24,7 @@ BIN="${1:?usage: $0 BIN_DIR}"
 source "${ROOT}/hack/operands/lib.sh"
 
 # repository_of VAR: the repository (no tag) deploy/10_deployment.yaml gives RELATED_IMAGE_<VAR>,
-# the one place the batch gateway's images are set.
+# the one place the LeaderWorkerSet controller's and the batch gateway's images are set.
 repository_of() {
   local image
   image="$(awk -v want="RELATED_IMAGE_$1" '$0 ~ "- name: " want "$" { getline; print $2; exit }' \
@@ -62,6 +62,7 @@ set -- \
   "$(repository_of BATCH_GATEWAY_ASYNC_PROCESSOR)" /async-processor "${BIN}/async-processor" - 65532:65532 \
   "$(crd_default types_gateway.go inference-gateway)" /app/inference-gateway "${BIN}/inference-gateway" "SERVER_HOST=0.0.0.0" - \
   ghcr.io/llm-d/llm-d-inference-sim /app/llm-d-inference-sim "${BIN}/llm-d-inference-sim" - 65532:65532 \
+  "$(repository_of OPERAND_IMAGE)" /manager "${BIN}/lws-manager" - 65532:65532 \
   "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}" -
 while [[ $# -gt 0 ]]; do
   row "$1" "$2" "$3" "$4" "$5"

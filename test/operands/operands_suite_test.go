@@ -1,11 +1,12 @@
 // Package operands proves that what the operator deploys serves: the real upstream programs (built
 // by make fetch-operands from the pinned sources) run as the pods of the operator's Deployments,
 // against real Redis, PostgreSQL, an S3 endpoint, llm-d-inference-sim and an npm MCP server, and
-// batches complete, chat completions and MCP tools come back through the gateways.
+// batches complete, chat completions and MCP tools come back through the gateways; the
+// LeaderWorkerSet controller runs LeaderWorkerSets of the simulator that answer.
 //
 //	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v          (make test-operands)
 //	hack/test-operands-local.sh                                               (make test-operands-local)
-//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list (make ci)
+//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering (make ci)
 //
 // Environment:
 //
