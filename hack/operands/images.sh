@@ -14,7 +14,8 @@
 #               runAsUser, from the Dockerfile that builds the image: the opendatahub batch
 #               gateway images are batch-gateway's docker/Dockerfile.*.konflux (1001:1001);
 #               llm-d-async, llm-d-inference-sim and lws say 65532:65532; the inference gateway
-#               (distroless/static) and node:lts have none
+#               (distroless/static) and node:lts have none; curlimages/curl is curl_user
+#               (100:101), bitnami's postgresql 1001
 # A pod without `command` runs binary + args; any other command[0] is looked up in the host's
 # PATH (`node`, `npx` for the node image). Images not in the table stay simulated.
 set -euo pipefail
@@ -55,6 +56,13 @@ row() {
 }
 
 printf '# image\tentrypoint\tbinary\tenv\tuser\n'
+# curlimages/curl: the pod upstream's batch-gateway e2e suite creates (batch-gateway-e2e-curl,
+# `sleep infinity`) and runs `kubectl exec ... curl` in, to set its simulators' failure rate and
+# latency through their /admin/config (FlowControl/HeaderAndRetry/RetryOn429, AIMD/Recovery,
+# ProcessorGracefulShutdown/RollingRestartOrphan): both programs are the host's.
+# docker.io/bitnami/postgresql: the image of upstream's PostgreSQL (its dev deploy's Helm chart),
+# for the client pod test/operands names in TEST_DB_POD, where upstream's GarbageCollection tests
+# `kubectl exec ... bash -c 'psql ...'` against the services' PostgreSQL: the host's bash and psql.
 set -- \
   "$(repository_of BATCH_GATEWAY_APISERVER)" /app/batch-gateway-apiserver "${BIN}/batch-gateway-apiserver" - 1001:1001 \
   "$(repository_of BATCH_GATEWAY_PROCESSOR)" /app/batch-gateway-processor "${BIN}/batch-gateway-processor" - 1001:1001 \
@@ -63,7 +71,9 @@ set -- \
   "$(crd_default types_gateway.go inference-gateway)" /app/inference-gateway "${BIN}/inference-gateway" "SERVER_HOST=0.0.0.0" - \
   ghcr.io/llm-d/llm-d-inference-sim /app/llm-d-inference-sim "${BIN}/llm-d-inference-sim" - 65532:65532 \
   "$(repository_of OPERAND_IMAGE)" /manager "${BIN}/lws-manager" - 65532:65532 \
-  "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}" -
+  "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}" - \
+  curlimages/curl - - - 100:101 \
+  docker.io/bitnami/postgresql - - - 1001:1001
 while [[ $# -gt 0 ]]; do
   row "$1" "$2" "$3" "$4" "$5"
   shift 5

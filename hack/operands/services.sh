@@ -7,6 +7,8 @@
 #
 #   redis        redis-server (Debian's redis-server 7.0), password auth       :6379
 #   postgresql   PostgreSQL (Debian's postgresql-15), database and role batch  :5432
+#                (role batch may also create tables in database postgres, and role postgres
+#                has a password: upstream's batch-gateway e2e, test/operands)
 #   s3           hack/tools/services s3fake (gofakes3), bucket llm-d-batch-gateway :9000
 #   npm          hack/tools/services npmregistry: the pinned MCP server package and its
 #                dependencies, from the npm cache `make fetch-operands` filled  :4873
@@ -133,12 +135,17 @@ start_postgresql() {
     -c unix_socket_directories="${dir}/run" -c fsync=off -c synchronous_commit=off \
     -c full_page_writes=off -c max_connections=200 -c log_destination=stderr -c logging_collector=off
   wait_ready postgresql "${bin}/pg_isready" -q -h "${IP}" -p "${SERVICES_POSTGRESQL_PORT}"
-  # The role and database of the batch gateway; the password is (re)set every start.
+  # The role and database of the batch gateway; the passwords are (re)set every start. Upstream's
+  # batch-gateway e2e suite backdates rows as its dev deploy's superuser, `psql -U postgres -d
+  # postgres` (its GarbageCollection tests): the gateway of that spec keeps its tables in
+  # database postgres, as role batch, and the suite's client pod logs in as postgres.
   as_postgres "${bin}/psql" -q -h "${dir}/run" -p "${SERVICES_POSTGRESQL_PORT}" -U postgres -d postgres \
-    -v ON_ERROR_STOP=1 -v pw="$(secret postgresql)" >/dev/null <<'SQL' || die "could not create the batch role and database"
+    -v ON_ERROR_STOP=1 -v pw="$(secret postgresql)" -v adminpw="$(secret postgresql-admin)" >/dev/null <<'SQL' || die "could not create the batch role and database"
 SELECT 'CREATE ROLE batch LOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'batch') \gexec
 ALTER ROLE batch PASSWORD :'pw';
 SELECT 'CREATE DATABASE batch OWNER batch' WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'batch') \gexec
+ALTER ROLE postgres PASSWORD :'adminpw';
+GRANT CREATE ON SCHEMA public TO batch;
 SQL
 }
 
@@ -169,8 +176,8 @@ start_oidc() {
 # (the names the pods use, and *_HOST_* the addresses on this machine).
 write_env() {
   mkdir -p "${SVC}"
-  local redis pg s3 oidc
-  redis="$(secret redis)" pg="$(secret postgresql)" s3="$(secret s3)" oidc="$(secret oidc)"
+  local redis pg pgadmin s3 oidc
+  redis="$(secret redis)" pg="$(secret postgresql)" pgadmin="$(secret postgresql-admin)" s3="$(secret s3)" oidc="$(secret oidc)"
   (
     umask 077
     cat >"${SVC}/env.tmp" <<EOF
@@ -180,6 +187,7 @@ REDIS_URL=redis://default:${redis}@$(dns redis):${SERVICES_REDIS_PORT}/0
 REDIS_HOST_URL=redis://default:${redis}@${IP}:${SERVICES_REDIS_PORT}/0
 POSTGRESQL_URL=postgresql://batch:${pg}@$(dns postgresql):${SERVICES_POSTGRESQL_PORT}/batch?sslmode=disable
 POSTGRESQL_HOST_URL=postgresql://batch:${pg}@${IP}:${SERVICES_POSTGRESQL_PORT}/batch?sslmode=disable
+POSTGRESQL_ADMIN_URL=postgresql://postgres:${pgadmin}@$(dns postgresql):${SERVICES_POSTGRESQL_PORT}/postgres?sslmode=disable
 S3_ENDPOINT=http://$(dns s3):${SERVICES_S3_PORT}
 S3_HOST_ENDPOINT=http://${IP}:${SERVICES_S3_PORT}
 S3_BUCKET=llm-d-batch-gateway

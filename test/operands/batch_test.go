@@ -181,12 +181,22 @@ func runBatch(ctx context.Context, c batchClient, n int, tag string) batchStatus
 
 // deployBatchSample applies the run-local batch sample into ns, with patch applied to the CR.
 func deployBatchSample(ctx context.Context, ns string, patch func(*unstructured.Unstructured)) (*unstructured.Unstructured, batchClient) {
-	objs, err := render("batch-gateway.yaml", map[string]string{"NAMESPACE": ns})
-	Expect(err).NotTo(HaveOccurred())
-	cr := byKind(objs, "LLMBatchGateway", batchCR)
+	objs, cr := batchSample(ns)
 	if patch != nil {
 		patch(cr)
 	}
+	return deployBatch(ctx, ns, objs, cr)
+}
+
+// batchSample is the run-local batch sample's objects for ns, and its LLMBatchGateway among them.
+func batchSample(ns string) ([]*unstructured.Unstructured, *unstructured.Unstructured) {
+	objs, err := render("batch-gateway.yaml", map[string]string{"NAMESPACE": ns})
+	Expect(err).NotTo(HaveOccurred())
+	return objs, byKind(objs, "LLMBatchGateway", batchCR)
+}
+
+// deployBatch applies objs (cr one of them) into ns and waits for the simulator and the CR.
+func deployBatch(ctx context.Context, ns string, objs []*unstructured.Unstructured, cr *unstructured.Unstructured) (*unstructured.Unstructured, batchClient) {
 	apply(ctx, ns, objs...)
 	waitDeploymentReady(ctx, ns, "vllm-sim")
 	waitCondition(ctx, cr, ns, "Ready")
@@ -366,169 +376,7 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 			g.Expect(err).To(HaveOccurred(), "the apiserver still answers on %s", c.url)
 		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 	})
-
-	It("passes upstream's batch-gateway e2e suite against the operator's gateway", func(ctx SpecContext) {
-		ns := namespace(ctx, "operands-batch-upstream")
-		_, c := deployBatchSample(ctx, ns, nil)
-		bin, err := filepath.Abs(filepath.Join(fw.bin, "batch-gateway-e2e.test"))
-		Expect(err).NotTo(HaveOccurred())
-		env := append(os.Environ(),
-			"TEST_APISERVER_URL="+c.url,
-			"TEST_APISERVER_OBS_URL="+serviceURL(ctx, ns, batchCR+"-apiserver", 8081, "http"),
-			// The processor's observability port through a Service, not upstream's
-			// `kubectl port-forward svc/<release>-processor-nodeport` (a Service of its Helm chart).
-			"TEST_PROCESSOR_OBS_URL="+strings.TrimSuffix(metricsService(ctx, ns, "processor", 9090), "/metrics"),
-			// The names upstream derives from its Helm release (<release>-processor, the
-			// app.kubernetes.io/instance label) are the CR's.
-			"TEST_HELM_RELEASE="+batchCR,
-			"TEST_NAMESPACE="+ns, "TEST_MODEL=sim-model")
-		log := filepath.Join(os.TempDir(), "operands-upstream-e2e.log")
-		var all []byte
-		var res goTestResult
-		// One run per test group, each with its own timeout: a group that hangs (upstream's
-		// Observability/Processor did, with its port-forward) costs its own time only, and the
-		// others still report.
-		for _, g := range upstreamGroups {
-			By("upstream e2e group " + g)
-			cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.timeout="+upstreamGroupTimeout.String(), "-test.run", g)
-			cmd.Env = env
-			out, _ := cmd.CombinedOutput()
-			all = append(all, out...)
-			r := parseGoTest(out)
-			if bytes.Contains(out, []byte("panic: test timed out")) {
-				// The hanging test prints no verdict: the group counts as one failure.
-				r.failed = append(r.failed, g+" (timed out)")
-			}
-			res.passed = append(res.passed, r.passed...)
-			res.failed = append(res.failed, r.failed...)
-			res.skipped = append(res.skipped, r.skipped...)
-		}
-		Expect(os.WriteFile(log, all, 0o644)).To(Succeed())
-		GinkgoWriter.Printf("upstream batch-gateway e2e: %d passed, %d failed, %d skipped (log: %s)\n", len(res.passed), len(res.failed), len(res.skipped), log)
-		for _, name := range res.failed {
-			GinkgoWriter.Printf("  FAIL %s: %s\n", name, explanation(name))
-		}
-		for _, name := range res.skipped {
-			GinkgoWriter.Printf("  SKIP %s: %s\n", name, explanation(name))
-		}
-		Expect(res.passed).NotTo(BeEmpty(), "upstream's suite ran nothing:\n%s", tail(all, 40))
-		var unexplained []string
-		for _, name := range append(append([]string{}, res.failed...), res.skipped...) {
-			if explanation(name) == "" {
-				unexplained = append(unexplained, name)
-			}
-		}
-		Expect(unexplained).To(BeEmpty(), "upstream e2e failures or skips without an explanation (log: %s)", log)
-	})
 })
-
-// upstreamGroups: the -test.run patterns of upstream's e2e suite (TestE2E's subtests, in its
-// order, and the dispatcher's own tests), one run each.
-var upstreamGroups = []string{
-	"^TestE2E$/^Files$", "^TestE2E$/^Batches$", "^TestE2E$/^Concurrent$", "^TestE2E$/^MultiTenant$",
-	"^TestE2E$/^GarbageCollection$", "^TestE2E$/^Observability$", "^TestE2E$/^ProcessorGracefulShutdown$",
-	"^TestE2E$/^OrphanRecovery$", "^TestE2E$/^FlowControl$", "^TestE2E$/^AIMD$", "^TestE2E$/^HelmUpgrade$",
-	"^TestDispatcher$|^TestDispatcherOTelTraces$",
-}
-
-// upstreamGroupTimeout bounds one group's run (upstream's longest, FlowControl and AIMD, take a
-// few minutes on a loaded machine).
-const upstreamGroupTimeout = 11 * time.Minute
-
-// explanation: why an upstream test fails or is skipped against this deployment ("" when not
-// known). Keys are test names, or a prefix ending in "/" for a whole subtree.
-func explanation(name string) string {
-	if why, ok := upstreamExplained[name]; ok {
-		return why
-	}
-	for key, why := range upstreamExplained {
-		if strings.HasSuffix(key, "/") && strings.HasPrefix(name, key) {
-			return why
-		}
-	}
-	return ""
-}
-
-// upstreamExplained: upstream e2e tests that cannot pass against this deployment, and why. A
-// failure or skip not listed here fails the spec. Upstream's suite is written for its dev deploy
-// (test/e2e/README.md: Helm releases, several simulators with latency, failure rates and an admin
-// API, the GIE EPP, Jaeger); what differs is named here, none is the operator's rendering.
-var upstreamExplained = map[string]string{
-	// The sample's llm-d-inference-sim answers at once (upstream's dev sim-model waits ~100 ms per
-	// token): a batch completes before the test sees it in_progress.
-	"TestE2E/Batches/Cancel/InProgress":          "the batch completes before it is seen in_progress (the sample's simulator has no inter-token latency)",
-	"TestE2E/Batches/Cancel/IdempotentRetry":     "the batch completes before it is seen in_progress (the sample's simulator has no inter-token latency)",
-	"TestE2E/Batches/ProgressPolling":            "the batch completes before it is seen in_progress (the sample's simulator has no inter-token latency)",
-	"TestE2E/Batches/Expiration":                 "its blocker batch completes before it is seen in_progress (the sample's simulator has no inter-token latency)",
-	"TestE2E/OrphanRecovery/HardCrashInProgress": "the batch completes before it is seen in_progress (the sample's simulator has no inter-token latency)",
-	"TestE2E/OrphanRecovery/CancellingOrphan":    "the batch completes before it is seen in_progress (the sample's simulator has no inter-token latency)",
-	// One simulator serves every model name of the sample: an unknown model gets the simulator's
-	// 404 as a response in the output file; upstream's dev deploy has no route for it, so its
-	// requests land in the error file.
-	"TestE2E/Batches/MixedSuccessFailure":             "the unknown model's request is answered 404 by the sample's single simulator (output file), not refused as unroutable (error file)",
-	"TestE2E/Batches/Ingestion/AllModelsUnregistered": "the unknown models' requests are answered 404 by the sample's single simulator (output file), not refused as unroutable (error file)",
-	"TestE2E/Batches/MultiModel":                      "needs a second simulator serving sim-model-b (upstream's dev deploy); the sample serves one model",
-	"TestE2E/Batches/PassThroughHeaders":              "reads the processor's log for the X-E2E-Pass-Through-* headers that upstream's dev deploy configures as pass_through_headers; the sample configures none",
-	"TestE2E/GarbageCollection/CollectsExpiredFile":   "backdates rows with `kubectl exec postgresql-0 -- psql`: PostgreSQL here is a service on the host, not upstream's Helm pod",
-	"TestE2E/GarbageCollection/CollectsExpiredBatch":  "backdates rows with `kubectl exec postgresql-0 -- psql`: PostgreSQL here is a service on the host, not upstream's Helm pod",
-	"TestE2E/Observability/RequestLogging":            "looks for the apiserver's per-request log line, which upstream's dev deploy turns on with a higher log verbosity than the operator renders",
-	"TestE2E/Observability/Pprof/APIServer":           "skipped: pprof is off (enable_pprof is not set by the operator)",
-	"TestE2E/Observability/Pprof/Processor":           "skipped: pprof is off (enable_pprof is not set by the operator)",
-	"TestE2E/Observability/OtelTraces":                "skipped: no Jaeger (tracing is not part of this deployment)",
-	"TestE2E/ProcessorGracefulShutdown/":              "drives upstream's vllm-sim Service's /admin/config (latency on demand); the sample's simulator has no such Service or API",
-	"TestE2E/FlowControl/":                            "needs the Gateway API Inference Extension's EPP (upstream's ENABLE_GIE=true), not deployed",
-	"TestE2E/AIMD/":                                   "needs upstream's vllm-sim-aimd simulator (failure rate set through /admin/config) and its AIMD endpoint",
-	"TestE2E/HelmUpgrade":                             "skipped: upgrades upstream's Helm release; the operator deploys without Helm",
-	"TestDispatcher":                                  "skipped: the async processor (dispatcher) is not deployed in this spec's sync sample (the async spec covers it)",
-	"TestDispatcherOTelTraces":                        "skipped: the async processor (dispatcher) is not deployed in this spec's sync sample, and there is no Jaeger",
-}
-
-type goTestResult struct{ passed, failed, skipped []string }
-
-// parseGoTest reads `go test -v` output: the verdict of every leaf test (upstream's suite is one
-// TestE2E whose subtests are the cases; a parent's verdict only sums up its children's).
-func parseGoTest(out []byte) goTestResult {
-	var r goTestResult
-	re := regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL|SKIP): (\S+)`)
-	verdicts := map[string]string{}
-	var names []string
-	for _, m := range re.FindAllSubmatch(out, -1) {
-		name := string(m[2])
-		if _, seen := verdicts[name]; !seen {
-			names = append(names, name)
-		}
-		verdicts[name] = string(m[1])
-	}
-	for _, name := range names {
-		leaf := true
-		for _, other := range names {
-			if strings.HasPrefix(other, name+"/") {
-				leaf = false
-				break
-			}
-		}
-		if !leaf {
-			continue
-		}
-		switch verdicts[name] {
-		case "PASS":
-			r.passed = append(r.passed, name)
-		case "FAIL":
-			r.failed = append(r.failed, name)
-		case "SKIP":
-			r.skipped = append(r.skipped, name)
-		}
-	}
-	return r
-}
-
-func tail(out []byte, n int) string {
-	lines := strings.Split(string(out), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
 
 func podUIDs(ctx context.Context, ns, selector string) map[string]bool {
 	pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
