@@ -3,6 +3,7 @@ package enginetest
 import (
 	"fmt"
 	"net/netip"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -223,4 +224,29 @@ func inBlock(block *networkingv1.IPBlock, ip string) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// TCPFlow is one row of a flow table: a TCP connection, named for the test's output, and
+// whether the policies allow it.
+type TCPFlow struct {
+	Name     string
+	From, To Endpoint
+	Port     int32
+	Want     bool
+}
+
+// ExpectTCPFlows checks each row against the policies (Allowed), one subtest per row.
+func ExpectTCPFlows(t *testing.T, policies []*networkingv1.NetworkPolicy, flows []TCPFlow) {
+	t.Helper()
+	for _, f := range flows {
+		t.Run(f.Name, func(t *testing.T) {
+			got, err := Allowed(policies, f.From, f.To, corev1.ProtocolTCP, f.Port)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != f.Want {
+				t.Errorf("allowed = %v, want %v", got, f.Want)
+			}
+		})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -55,29 +54,6 @@ var (
 	outsideAddr  = enginetest.Endpoint{IP: "203.0.113.7"}
 )
 
-// flow is one row of a flow table: a connection and whether the policies allow it.
-type flow struct {
-	name     string
-	from, to enginetest.Endpoint
-	port     int32
-	want     bool
-}
-
-func expectFlows(t *testing.T, policies []*networkingv1.NetworkPolicy, flows []flow) {
-	t.Helper()
-	for _, f := range flows {
-		t.Run(f.name, func(t *testing.T) {
-			got, err := enginetest.Allowed(policies, f.from, f.to, corev1.ProtocolTCP, f.port)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != f.want {
-				t.Errorf("allowed = %v, want %v", got, f.want)
-			}
-		})
-	}
-}
-
 // TestNetworkPolicyFlows evaluates the LLMBatchGateway's rendered NetworkPolicies, connection by
 // connection (docs/network-policies.md has this table): the apiserver's API port from from
 // (any address when unset), the observability and metrics ports from the monitoring namespace,
@@ -100,25 +76,25 @@ func TestNetworkPolicyFlows(t *testing.T) {
 				t.Errorf("%s: policy types %v, want Ingress only", np.Name, np.Spec.PolicyTypes)
 			}
 		}
-		expectFlows(t, policies, []flow{
-			{"a pod of another namespace to the API port", clientPod, apiserverPod, 9000, true},
-			{"an address outside the cluster to the API port", outsideAddr, apiserverPod, 9000, true},
-			{"a pod of the namespace to the API port", neighbourPod, apiserverPod, 9000, true},
-			{"the manifest's default API port is not the pod's", clientPod, apiserverPod, 8000, false},
-			{"the monitoring namespace to the apiserver's observability port", userProm, apiserverPod, 9001, true},
-			{"a pod of another namespace to the observability port", clientPod, apiserverPod, 9001, false},
-			{"a pod of the namespace to the observability port", neighbourPod, apiserverPod, 9001, false},
-			{"the monitoring namespace to the processor's metrics", userProm, processorPod, 9090, true},
-			{"the monitoring namespace to the gc's metrics", userProm, gcPod, 9091, true},
-			{"a pod of the namespace to the processor's metrics", neighbourPod, processorPod, 9090, false},
-			{"the apiserver to the processor", apiserverPod, processorPod, 9090, false},
-			{"a client to the processor", clientPod, processorPod, 9000, false},
-			{"the monitoring namespace to another port of the gc", userProm, gcPod, 8081, false},
-			{"the default monitoring namespace, not the one set", platformProm, processorPod, 9090, false},
-			{"the processor to an inference gateway (egress open)", processorPod, strangerPod, 8000, true},
-			{"the apiserver to an object store outside the cluster (egress open)", apiserverPod, outsideAddr, 443, true},
-			{"the gc to the database (egress open)", gcPod, neighbourPod, 5432, true},
-			{"pods no policy selects are left alone", clientPod, neighbourPod, 8080, true},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a pod of another namespace to the API port", From: clientPod, To: apiserverPod, Port: 9000, Want: true},
+			{Name: "an address outside the cluster to the API port", From: outsideAddr, To: apiserverPod, Port: 9000, Want: true},
+			{Name: "a pod of the namespace to the API port", From: neighbourPod, To: apiserverPod, Port: 9000, Want: true},
+			{Name: "the manifest's default API port is not the pod's", From: clientPod, To: apiserverPod, Port: 8000, Want: false},
+			{Name: "the monitoring namespace to the apiserver's observability port", From: userProm, To: apiserverPod, Port: 9001, Want: true},
+			{Name: "a pod of another namespace to the observability port", From: clientPod, To: apiserverPod, Port: 9001, Want: false},
+			{Name: "a pod of the namespace to the observability port", From: neighbourPod, To: apiserverPod, Port: 9001, Want: false},
+			{Name: "the monitoring namespace to the processor's metrics", From: userProm, To: processorPod, Port: 9090, Want: true},
+			{Name: "the monitoring namespace to the gc's metrics", From: userProm, To: gcPod, Port: 9091, Want: true},
+			{Name: "a pod of the namespace to the processor's metrics", From: neighbourPod, To: processorPod, Port: 9090, Want: false},
+			{Name: "the apiserver to the processor", From: apiserverPod, To: processorPod, Port: 9090, Want: false},
+			{Name: "a client to the processor", From: clientPod, To: processorPod, Port: 9000, Want: false},
+			{Name: "the monitoring namespace to another port of the gc", From: userProm, To: gcPod, Port: 8081, Want: false},
+			{Name: "the default monitoring namespace, not the one set", From: platformProm, To: processorPod, Port: 9090, Want: false},
+			{Name: "the processor to an inference gateway (egress open)", From: processorPod, To: strangerPod, Port: 8000, Want: true},
+			{Name: "the apiserver to an object store outside the cluster (egress open)", From: apiserverPod, To: outsideAddr, Port: 443, Want: true},
+			{Name: "the gc to the database (egress open)", From: gcPod, To: neighbourPod, Port: 5432, Want: true},
+			{Name: "pods no policy selects are left alone", From: clientPod, To: neighbourPod, Port: 8080, Want: true},
 		})
 	})
 	t.Run("async mode, from a namespace and a router", func(t *testing.T) {
@@ -129,18 +105,18 @@ func TestNetworkPolicyFlows(t *testing.T) {
 		if len(policies) != 4 || policies[0].Name != NamesFor("gw").AsyncProcessor {
 			t.Fatalf("policies %v, want the async-processor's too", policyNames(policies))
 		}
-		expectFlows(t, policies, []flow{
-			{"a pod of the namespace from", clientPod, apiserverPod, 9000, true},
-			{"the router from names (an HTTPRoute's)", routerPod, apiserverPod, 9000, true},
-			{"a pod of another namespace", strangerPod, apiserverPod, 9000, false},
-			{"another pod of the CR's namespace", neighbourPod, apiserverPod, 9000, false},
-			{"an address outside the cluster", outsideAddr, apiserverPod, 9000, false},
-			{"the default monitoring namespace to the observability port", platformProm, apiserverPod, 9001, true},
-			{"the default monitoring namespace to the async-processor's metrics", platformProm, asyncPod, 9090, true},
-			{"the default monitoring namespace to the async-processor's health port", platformProm, asyncPod, 8081, false},
-			{"a pod of from to the async-processor", clientPod, asyncPod, 9090, false},
-			{"a pod of from to the processor's metrics", clientPod, processorPod, 9090, false},
-			{"the async-processor to an InferencePool's endpoint picker (egress open)", asyncPod, neighbourPod, 8081, true},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a pod of the namespace from", From: clientPod, To: apiserverPod, Port: 9000, Want: true},
+			{Name: "the router from names (an HTTPRoute's)", From: routerPod, To: apiserverPod, Port: 9000, Want: true},
+			{Name: "a pod of another namespace", From: strangerPod, To: apiserverPod, Port: 9000, Want: false},
+			{Name: "another pod of the CR's namespace", From: neighbourPod, To: apiserverPod, Port: 9000, Want: false},
+			{Name: "an address outside the cluster", From: outsideAddr, To: apiserverPod, Port: 9000, Want: false},
+			{Name: "the default monitoring namespace to the observability port", From: platformProm, To: apiserverPod, Port: 9001, Want: true},
+			{Name: "the default monitoring namespace to the async-processor's metrics", From: platformProm, To: asyncPod, Port: 9090, Want: true},
+			{Name: "the default monitoring namespace to the async-processor's health port", From: platformProm, To: asyncPod, Port: 8081, Want: false},
+			{Name: "a pod of from to the async-processor", From: clientPod, To: asyncPod, Port: 9090, Want: false},
+			{Name: "a pod of from to the processor's metrics", From: clientPod, To: processorPod, Port: 9090, Want: false},
+			{Name: "the async-processor to an InferencePool's endpoint picker (egress open)", From: asyncPod, To: neighbourPod, Port: 8081, Want: true},
 		})
 	})
 }

@@ -3,7 +3,6 @@ package inferencegateway
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,29 +47,6 @@ var (
 	outside         = enginetest.Endpoint{IP: "203.0.113.7"}
 )
 
-// flow is one row of a flow table: a connection and whether the policies allow it.
-type flow struct {
-	name     string
-	from, to enginetest.Endpoint
-	port     int32
-	want     bool
-}
-
-func expectFlows(t *testing.T, policies []*networkingv1.NetworkPolicy, flows []flow) {
-	t.Helper()
-	for _, f := range flows {
-		t.Run(f.name, func(t *testing.T) {
-			got, err := enginetest.Allowed(policies, f.from, f.to, corev1.ProtocolTCP, f.port)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != f.want {
-				t.Errorf("allowed = %v, want %v", got, f.want)
-			}
-		})
-	}
-}
-
 // TestGatewayNetworkPolicyFlows evaluates the Gateway's rendered NetworkPolicy, connection by
 // connection (docs/network-policies.md has this table). The gateway listens on 9000 behind a
 // Service port of 80 and serves metrics on 9464: the policy opens the container's ports, which
@@ -95,18 +71,18 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 		if len(policies) != 1 || policies[0].Name != "gw" || len(policies[0].Spec.PolicyTypes) != 1 {
 			t.Fatalf("policies = %+v, want one ingress-only policy gw", policies)
 		}
-		expectFlows(t, policies, []flow{
-			{"a pod of another namespace to the HTTP port", clientPod, gw, 9000, true},
-			{"an address outside the cluster to the HTTP port", outside, gw, 9000, true},
-			{"a pod of the namespace to the HTTP port", neighbourPod, gw, 9000, true},
-			{"the Service's port number is not the pod's", clientPod, gw, 80, false},
-			{"the monitoring namespace to metrics", prometheus, gw, 9464, true},
-			{"a pod of another namespace to metrics", clientPod, gw, 9464, false},
-			{"a pod of the namespace to metrics", neighbourPod, gw, 9464, false},
-			{"the monitoring namespace to another port", prometheus, gw, 8081, false},
-			{"the gateway to a provider (egress open)", gw, outside, 443, true},
-			{"the gateway to an MCP server of another namespace (egress open)", gw, otherPod, 8080, true},
-			{"pods the policy does not select are left alone", clientPod, neighbourPod, 8080, true},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a pod of another namespace to the HTTP port", From: clientPod, To: gw, Port: 9000, Want: true},
+			{Name: "an address outside the cluster to the HTTP port", From: outside, To: gw, Port: 9000, Want: true},
+			{Name: "a pod of the namespace to the HTTP port", From: neighbourPod, To: gw, Port: 9000, Want: true},
+			{Name: "the Service's port number is not the pod's", From: clientPod, To: gw, Port: 80, Want: false},
+			{Name: "the monitoring namespace to metrics", From: prometheus, To: gw, Port: 9464, Want: true},
+			{Name: "a pod of another namespace to metrics", From: clientPod, To: gw, Port: 9464, Want: false},
+			{Name: "a pod of the namespace to metrics", From: neighbourPod, To: gw, Port: 9464, Want: false},
+			{Name: "the monitoring namespace to another port", From: prometheus, To: gw, Port: 8081, Want: false},
+			{Name: "the gateway to a provider (egress open)", From: gw, To: outside, Port: 443, Want: true},
+			{Name: "the gateway to an MCP server of another namespace (egress open)", From: gw, To: otherPod, Port: 8080, Want: true},
+			{Name: "pods the policy does not select are left alone", From: clientPod, To: neighbourPod, Port: 8080, Want: true},
 		})
 	})
 	t.Run("from the clients namespace and the namespace's gateways", func(t *testing.T) {
@@ -114,14 +90,14 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: namespaceLabels("clients")}},
 			{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/component": componentGateway}}},
 		}})
-		expectFlows(t, policies, []flow{
-			{"a pod of the namespace from", clientPod, gw, 9000, true},
-			{"a pod the podSelector selects, in the CR's namespace", gatewayPeer, gw, 9000, true},
-			{"a pod of another namespace", otherPod, gw, 9000, false},
-			{"another pod of the CR's namespace", neighbourPod, gw, 9000, false},
-			{"an address outside the cluster", outside, gw, 9000, false},
-			{"the default monitoring namespace to metrics", platformProm, gw, 9464, true},
-			{"a pod of the namespace from to metrics", clientPod, gw, 9464, false},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a pod of the namespace from", From: clientPod, To: gw, Port: 9000, Want: true},
+			{Name: "a pod the podSelector selects, in the CR's namespace", From: gatewayPeer, To: gw, Port: 9000, Want: true},
+			{Name: "a pod of another namespace", From: otherPod, To: gw, Port: 9000, Want: false},
+			{Name: "another pod of the CR's namespace", From: neighbourPod, To: gw, Port: 9000, Want: false},
+			{Name: "an address outside the cluster", From: outside, To: gw, Port: 9000, Want: false},
+			{Name: "the default monitoring namespace to metrics", From: platformProm, To: gw, Port: 9464, Want: true},
+			{Name: "a pod of the namespace from to metrics", From: clientPod, To: gw, Port: 9464, Want: false},
 		})
 	})
 	t.Run("no metrics port", func(t *testing.T) {
@@ -133,9 +109,9 @@ func TestGatewayNetworkPolicyFlows(t *testing.T) {
 		if len(policies) != 1 || len(policies[0].Spec.Ingress) != 1 {
 			t.Fatalf("policies = %+v, want one with the HTTP port's rule only", policies)
 		}
-		expectFlows(t, policies, []flow{
-			{"any pod to the default port", otherPod, gw, 8080, true},
-			{"the monitoring namespace to 9464", platformProm, gw, 9464, false},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "any pod to the default port", From: otherPod, To: gw, Port: 8080, Want: true},
+			{Name: "the monitoring namespace to 9464", From: platformProm, To: gw, Port: 9464, Want: false},
 		})
 	})
 }
@@ -155,22 +131,22 @@ func TestMCPNetworkPolicyFlows(t *testing.T) {
 		if len(policies) != 1 || policies[0].Name != "memory" || len(policies[0].Spec.Ingress) != 1 {
 			t.Fatalf("policies = %+v, want one policy memory with one rule", policies)
 		}
-		expectFlows(t, policies, []flow{
-			{"a Gateway of the namespace to the server port", gatewayPeer, server, 3000, true},
-			{"a pod of another namespace to the server port", otherPod, server, 3000, true},
-			{"the monitoring namespace to the server port", platformProm, server, 3000, true},
-			{"any pod to another port", otherPod, server, 8080, false},
-			{"the server to the internet (egress open)", server, outside, 443, true},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a Gateway of the namespace to the server port", From: gatewayPeer, To: server, Port: 3000, Want: true},
+			{Name: "a pod of another namespace to the server port", From: otherPod, To: server, Port: 3000, Want: true},
+			{Name: "the monitoring namespace to the server port", From: platformProm, To: server, Port: 3000, Want: true},
+			{Name: "any pod to another port", From: otherPod, To: server, Port: 8080, Want: false},
+			{Name: "the server to the internet (egress open)", From: server, To: outside, Port: 443, Want: true},
 		})
 	})
 	t.Run("from the namespace's Gateways", func(t *testing.T) {
 		policies := render(&networkpolicyv1alpha1.ServingNetworkPolicy{Enabled: true, From: []networkpolicyv1alpha1.NetworkPolicyPeer{
 			{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/component": componentGateway}}},
 		}})
-		expectFlows(t, policies, []flow{
-			{"a Gateway of the namespace", gatewayPeer, server, 3000, true},
-			{"another pod of the namespace", neighbourPod, server, 3000, false},
-			{"a pod of another namespace", otherPod, server, 3000, false},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a Gateway of the namespace", From: gatewayPeer, To: server, Port: 3000, Want: true},
+			{Name: "another pod of the namespace", From: neighbourPod, To: server, Port: 3000, Want: false},
+			{Name: "a pod of another namespace", From: otherPod, To: server, Port: 3000, Want: false},
 		})
 	})
 }

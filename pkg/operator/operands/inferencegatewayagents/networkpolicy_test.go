@@ -68,29 +68,6 @@ var (
 	outsideAddr     = enginetest.Endpoint{IP: "203.0.113.7"}
 )
 
-// flow is one row of a flow table: a connection and whether the policies allow it.
-type flow struct {
-	name     string
-	from, to enginetest.Endpoint
-	port     int32
-	want     bool
-}
-
-func expectFlows(t *testing.T, policies []*networkingv1.NetworkPolicy, flows []flow) {
-	t.Helper()
-	for _, f := range flows {
-		t.Run(f.name, func(t *testing.T) {
-			got, err := enginetest.Allowed(policies, f.from, f.to, corev1.ProtocolTCP, f.port)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != f.want {
-				t.Errorf("allowed = %v, want %v", got, f.want)
-			}
-		})
-	}
-}
-
 // TestAgentNetworkPolicyFlows evaluates an Agent's rendered NetworkPolicy, connection by
 // connection (docs/network-policies.md has this table): the A2A port (spec.port 9000) from from
 // (any address when unset) and, with from set, from the operator's namespace, which reads the
@@ -101,15 +78,15 @@ func TestAgentNetworkPolicyFlows(t *testing.T) {
 		if len(policies) != 1 || policies[0].Name != "calendar" || len(policies[0].Spec.PolicyTypes) != 1 {
 			t.Fatalf("policies = %+v, want one ingress-only policy calendar", policies)
 		}
-		expectFlows(t, policies, []flow{
-			{"an Orchestrator of another namespace to the A2A port", orchestratorPod, agentPod, 9000, true},
-			{"an address outside the cluster to the A2A port", outsideAddr, agentPod, 9000, true},
-			{"the operator reads the card", operatorPod, agentPod, 9000, true},
-			{"the default port is not the agent's", orchestratorPod, agentPod, 8080, false},
-			{"the monitoring namespace to another port (no metrics port)", platformProm, agentPod, 9464, false},
-			{"the agent to its LLM's gateway (egress open)", agentPod, gatewayPod, 8080, true},
-			{"the agent to a provider outside the cluster (egress open)", agentPod, outsideAddr, 443, true},
-			{"pods the policy does not select are left alone", strangerPod, agentsNeighbour, 8080, true},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "an Orchestrator of another namespace to the A2A port", From: orchestratorPod, To: agentPod, Port: 9000, Want: true},
+			{Name: "an address outside the cluster to the A2A port", From: outsideAddr, To: agentPod, Port: 9000, Want: true},
+			{Name: "the operator reads the card", From: operatorPod, To: agentPod, Port: 9000, Want: true},
+			{Name: "the default port is not the agent's", From: orchestratorPod, To: agentPod, Port: 8080, Want: false},
+			{Name: "the monitoring namespace to another port (no metrics port)", From: platformProm, To: agentPod, Port: 9464, Want: false},
+			{Name: "the agent to its LLM's gateway (egress open)", From: agentPod, To: gatewayPod, Port: 8080, Want: true},
+			{Name: "the agent to a provider outside the cluster (egress open)", From: agentPod, To: outsideAddr, Port: 443, Want: true},
+			{Name: "pods the policy does not select are left alone", From: strangerPod, To: agentsNeighbour, Port: 8080, Want: true},
 		})
 	})
 	t.Run("from the llm namespace's Orchestrators", func(t *testing.T) {
@@ -122,14 +99,14 @@ spec:
     - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}
       podSelector: {matchLabels: {app.kubernetes.io/component: orchestrator}}
 `)
-		expectFlows(t, policies, []flow{
-			{"an Orchestrator from selects", orchestratorPod, agentPod, 9000, true},
-			{"the operator still reads the card", operatorPod, agentPod, 9000, true},
-			{"the operator to another port", operatorPod, agentPod, 8080, false},
-			{"another pod of the Orchestrators' namespace", llmNeighbour, agentPod, 9000, false},
-			{"a pod of the agent's own namespace", agentsNeighbour, agentPod, 9000, false},
-			{"a pod of another namespace", strangerPod, agentPod, 9000, false},
-			{"an address outside the cluster", outsideAddr, agentPod, 9000, false},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "an Orchestrator from selects", From: orchestratorPod, To: agentPod, Port: 9000, Want: true},
+			{Name: "the operator still reads the card", From: operatorPod, To: agentPod, Port: 9000, Want: true},
+			{Name: "the operator to another port", From: operatorPod, To: agentPod, Port: 8080, Want: false},
+			{Name: "another pod of the Orchestrators' namespace", From: llmNeighbour, To: agentPod, Port: 9000, Want: false},
+			{Name: "a pod of the agent's own namespace", From: agentsNeighbour, To: agentPod, Port: 9000, Want: false},
+			{Name: "a pod of another namespace", From: strangerPod, To: agentPod, Port: 9000, Want: false},
+			{Name: "an address outside the cluster", From: outsideAddr, To: agentPod, Port: 9000, Want: false},
 		})
 	})
 }
@@ -143,13 +120,13 @@ func TestOrchestratorNetworkPolicyFlows(t *testing.T) {
 		if len(policies) != 1 || policies[0].Name != "orchestrator" || len(policies[0].Spec.Ingress) != 0 || policies[0].Spec.Ingress == nil {
 			t.Fatalf("policies = %+v, want one policy orchestrator with no ingress rule", policies)
 		}
-		expectFlows(t, policies, []flow{
-			{"a Gateway to the receiver's default port", gatewayPod, orchestratorPod, 4318, false},
-			{"an address outside the cluster to any port", outsideAddr, orchestratorPod, 8080, false},
-			{"the monitoring namespace (no metrics port)", platformProm, orchestratorPod, 9464, false},
-			{"the operator", operatorPod, orchestratorPod, 8080, false},
-			{"the orchestrator to an agent (egress open)", orchestratorPod, agentPod, 8080, true},
-			{"the orchestrator to Telegram (egress open)", orchestratorPod, outsideAddr, 443, true},
+		enginetest.ExpectTCPFlows(t, policies, []enginetest.TCPFlow{
+			{Name: "a Gateway to the receiver's default port", From: gatewayPod, To: orchestratorPod, Port: 4318, Want: false},
+			{Name: "an address outside the cluster to any port", From: outsideAddr, To: orchestratorPod, Port: 8080, Want: false},
+			{Name: "the monitoring namespace (no metrics port)", From: platformProm, To: orchestratorPod, Port: 9464, Want: false},
+			{Name: "the operator", From: operatorPod, To: orchestratorPod, Port: 8080, Want: false},
+			{Name: "the orchestrator to an agent (egress open)", From: orchestratorPod, To: agentPod, Port: 8080, Want: true},
+			{Name: "the orchestrator to Telegram (egress open)", From: orchestratorPod, To: outsideAddr, Port: 443, Want: true},
 		})
 	})
 	receiver := `
@@ -159,19 +136,19 @@ spec:
     enabled: true
 `
 	t.Run("the receiver, from unset", func(t *testing.T) {
-		expectFlows(t, renderOrchestratorKind(t, receiver), []flow{
-			{"a Gateway pushes spans", gatewayPod, orchestratorPod, 4400, true},
-			{"an agent of another namespace pushes spans", agentPod, orchestratorPod, 4400, true},
-			{"the default receiver port is not this one", gatewayPod, orchestratorPod, 4318, false},
-			{"any pod to another port", strangerPod, orchestratorPod, 8080, false},
+		enginetest.ExpectTCPFlows(t, renderOrchestratorKind(t, receiver), []enginetest.TCPFlow{
+			{Name: "a Gateway pushes spans", From: gatewayPod, To: orchestratorPod, Port: 4400, Want: true},
+			{Name: "an agent of another namespace pushes spans", From: agentPod, To: orchestratorPod, Port: 4400, Want: true},
+			{Name: "the default receiver port is not this one", From: gatewayPod, To: orchestratorPod, Port: 4318, Want: false},
+			{Name: "any pod to another port", From: strangerPod, To: orchestratorPod, Port: 8080, Want: false},
 		})
 	})
 	t.Run("the receiver, from the namespace's Gateways", func(t *testing.T) {
-		expectFlows(t, renderOrchestratorKind(t, receiver+`    from: [{podSelector: {matchLabels: {app.kubernetes.io/component: gateway}}}]
-`), []flow{
-			{"a Gateway of the namespace pushes spans", gatewayPod, orchestratorPod, 4400, true},
-			{"another pod of the namespace", llmNeighbour, orchestratorPod, 4400, false},
-			{"an agent of another namespace", agentPod, orchestratorPod, 4400, false},
+		enginetest.ExpectTCPFlows(t, renderOrchestratorKind(t, receiver+`    from: [{podSelector: {matchLabels: {app.kubernetes.io/component: gateway}}}]
+`), []enginetest.TCPFlow{
+			{Name: "a Gateway of the namespace pushes spans", From: gatewayPod, To: orchestratorPod, Port: 4400, Want: true},
+			{Name: "another pod of the namespace", From: llmNeighbour, To: orchestratorPod, Port: 4400, Want: false},
+			{Name: "an agent of another namespace", From: agentPod, To: orchestratorPod, Port: 4400, Want: false},
 		})
 	})
 }
