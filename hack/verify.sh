@@ -18,7 +18,7 @@ echo "== go vet"
 go vet ./cmd/... ./pkg/... ./bindata/... ./test/... ./hack/... || failed=1
 
 echo "== shell scripts parse (bash -n)"
-for script in hack/*.sh hack/lib/*.sh hack/operands/*.sh hack/openshift/*.sh .ci/run; do
+for script in hack/*.sh hack/lib/*.sh hack/lib/cluster/*.sh hack/operands/*.sh hack/openshift/*.sh .ci/run; do
   bash -n "${script}" || { echo "${script}: syntax error"; failed=1; }
 done
 
