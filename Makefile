@@ -198,13 +198,5 @@ clean: ## Remove build output (keeps the cluster binaries cache in _output/bin).
 	rm -rf bin
 
 .PHONY: ci
-ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster (and its platform specs on the OpenShift-like cluster), the operands' short form on real pods (on plain Kubernetes and on the OpenShift-like cluster: OPENSHIFT=true, SCC admission and the service CA, with their own live tests), the upgrade from the previous release's short form, the reliability suites' short form, admission on the oldest Kubernetes.
-	hack/timed.sh verify $(MAKE) verify
-	hack/timed.sh test $(MAKE) test
-	hack/timed.sh test-e2e-local $(MAKE) test-e2e-local
-	hack/timed.sh test-e2e-short-openshift $(MAKE) test-e2e-short-openshift
-	hack/timed.sh test-operands-short $(MAKE) test-operands-short
-	hack/timed.sh test-operands-short-openshift env OPENSHIFT=true $(MAKE) test-operands-short
-	hack/timed.sh test-upgrade-short $(MAKE) test-upgrade-short
-	hack/timed.sh test-reliability-short $(MAKE) test-reliability-short
-	hack/timed.sh test-admission-oldest $(MAKE) test-admission-oldest
+ci: ## What CI runs: verify, unit tests, the e2e suite on a local cluster (and its platform specs on the OpenShift-like cluster), the operands' short form on real pods (on plain Kubernetes and on the OpenShift-like cluster: OPENSHIFT=true, SCC admission and the service CA, with their own live tests), the upgrade from the previous release's short form, the reliability suites' short form, admission on the oldest Kubernetes; the later phases' programs built beside the first (hack/ci.sh, hack/prebuild.sh).
+	MAKE=$(MAKE) hack/ci.sh

@@ -57,11 +57,6 @@ export CGO_ENABLED="${CGO_ENABLED:-0}"
 
 mkdir -p "${BIN}" "${STAMPS}"
 
-# One build at a time per output directory (e2e and bench scripts may start
-# together); the second waits, then finds everything up to date.
-exec 9>"${BIN}/.build.lock"
-flock 9
-
 log() { echo "[build-cluster-binaries] $*"; }
 
 # stamp_of MODULE_DIR CMD...: hash of everything that decides what a module builds: the Go
@@ -91,8 +86,17 @@ up_to_date() {
 
 # build_module NAME MODULE_DIR "OUTPUTS" CMD...: runs CMD in MODULE_DIR
 # unless up to date, then records the stamp. The stamp is written last, so
-# an interrupted build is redone next time.
+# an interrupted build is redone next time. One build of a module at a time per output
+# directory (e2e and bench scripts may start together, and `make ci` builds ahead beside its
+# phases: hack/prebuild.sh): the second waits, then finds it up to date; other modules go on.
 build_module() {
+  (
+    exec 9>"${STAMPS}/$1.lock"
+    flock 9
+    build_module_locked "$@"
+  )
+}
+build_module_locked() {
   local name="$1" dir="$2" outputs="$3"; shift 3
   local stamp cached f
   stamp="$(stamp_of "${dir}" "$@")"
