@@ -24,8 +24,12 @@ const (
 	OrchestratorNetworkPolicy   = "assets/inferencegatewayagents/orchestrator-networkpolicy.yaml"
 )
 
-// GPUConnectionSecret is a GPU's connection Secret, <gpu>-connection.
-const GPUConnectionSecret = "assets/inferencegatewayagents/gpu-connection-secret.yaml"
+// A GPU's manifests: its connection Secret, <gpu>-connection, and its copy of the provider's
+// key, <gpu>-provider-key.
+const (
+	GPUConnectionSecret  = "assets/inferencegatewayagents/gpu-connection-secret.yaml"
+	GPUProviderKeySecret = "assets/inferencegatewayagents/gpu-provider-key-secret.yaml"
+)
 
 // AgentAssets is every manifest of an Agent, in apply order.
 var AgentAssets = []string{AgentService, AgentDeployment, AgentNetworkPolicy}
@@ -34,4 +38,4 @@ var AgentAssets = []string{AgentService, AgentDeployment, AgentNetworkPolicy}
 var OrchestratorAssets = []string{OrchestratorAgentsConfigMap, OrchestratorMCPsConfigMap, OrchestratorReceiverService, OrchestratorDeployment, OrchestratorNetworkPolicy}
 
 // GPUAssets is every manifest of a GPU.
-var GPUAssets = []string{GPUConnectionSecret}
+var GPUAssets = []string{GPUConnectionSecret, GPUProviderKeySecret}

@@ -270,6 +270,37 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 			Expect(deleted).To(BeTrue(), "DELETE /pods/%s sent", pods[0].ID)
 			waitObjectGone(ctx, gvrSecrets, ns, inferencegatewayagents.ConnectionSecretName("ornith"))
 		})
+
+		It("GP4. a namespace with a leased GPU is deleted: the GPU's copy of the provider's key releases the allocation after the namespace's Secrets went", func(ctx SpecContext) {
+			gone := agentsNamespacePrefix + "gpu-gone"
+			ensureRestrictedNamespace(ctx, gone)
+			ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: gone, Name: "runpod-credentials"},
+				Data: map[string][]byte{"api-key": []byte(providerKey)}})
+			createGPU(ctx, gone, "1h")
+			pod := runFakePod(ctx, fake, len(fake.Pods())+1)
+			waitGPU(ctx, gone, "ornith", "phase Ready", func(g Gomega, gpu *igwv1alpha1.GPU) {
+				g.Expect(gpu.Status.Phase).To(Equal(igwv1alpha1.GPUPhaseReady), gpuConditions(gpu))
+			})
+			kept, err := fw.kube.CoreV1().Secrets(gone).Get(ctx, inferencegatewayagents.ProviderKeySecretName("ornith"), metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred(), "the GPU's copy of the provider's key")
+			Expect(kept.Finalizers).To(ContainElement(inferencegatewayagents.ProviderKeyFinalizer))
+
+			By("deleting namespace " + gone + ": its Secrets and its GPU go together")
+			start := time.Now()
+			Expect(fw.kube.CoreV1().Namespaces().Delete(ctx, gone, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				_, err := fw.kube.CoreV1().Namespaces().Get(ctx, gone, metav1.GetOptions{})
+				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
+			}).WithTimeout(settleTimeout).WithPolling(poll).Should(Succeed())
+			took := time.Since(start).Round(time.Second)
+			AddReportEntry("namespace with a leased GPU deleted in", took.String())
+			fmt.Fprintf(GinkgoWriter, "namespace %s with a leased GPU deleted in %s\n", gone, took)
+			Expect(slices.ContainsFunc(fake.Pods(), func(p fakerunpod.Pod) bool { return p.ID == pod.ID })).To(BeFalse(),
+				"the allocation was released, not abandoned")
+			Expect(slices.ContainsFunc(fake.Requests(), func(r fakerunpod.Request) bool {
+				return r.Method == http.MethodDelete && r.Path == "/pods/"+pod.ID && r.Authorized
+			})).To(BeTrue(), "DELETE /pods/%s sent with the provider's key", pod.ID)
+		})
 	})
 })
 

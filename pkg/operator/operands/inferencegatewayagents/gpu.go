@@ -70,6 +70,10 @@ type gpuEnv struct {
 	// credentials returns the provider's key from spec.credentialsRef; its error names the
 	// Secret and the key, never a value.
 	credentials func() (string, error)
+	// keptCredentials returns the GPU's own copy of that key (<gpu>-provider-key), which a
+	// deleted GPU releases its allocation with when spec.credentialsRef's Secret is gone first,
+	// as when its namespace is deleted. Nil when there is no copy.
+	keptCredentials func() (string, error)
 	// provider builds spec.provider's driver with a key.
 	provider func(name, apiKey string) (gpuprovider.Provider, error)
 	// probe GETs the runtime's readiness URL with the token as bearer credential.
@@ -177,6 +181,13 @@ func (s *gpuStep) release(ctx context.Context) gpuResult {
 	}
 	giveUp := s.g.DeletionTimestamp.Add(gpuCleanupGiveUp)
 	provider, err := s.providerOf()
+	if err != nil && s.env.keptCredentials != nil {
+		// spec.credentialsRef's Secret is gone (a namespace being deleted deletes it with the
+		// GPU): the copy kept for this (providerKeyWanted) releases the allocation.
+		if key, kerr := s.env.keptCredentials(); kerr == nil {
+			provider, err = s.env.provider(s.g.Spec.Provider, key)
+		}
+	}
 	if err != nil {
 		if r, ok := s.abandon(giveUp, err); ok {
 			return r

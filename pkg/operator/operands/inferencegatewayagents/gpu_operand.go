@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,6 +33,26 @@ import (
 type gpuState struct {
 	// result is the step's outcome; nil before it ran (a render without a cluster).
 	result *gpuResult
+	// providerKey is spec.credentialsRef's key as the step read it, for the GPU's copy; empty
+	// when it could not be read. Never logged, never in status.
+	providerKey string
+}
+
+// providerKeyDataKey is the data key of the GPU's copy of the provider's key (<gpu>-provider-key,
+// bindata.GPUProviderKeySecret).
+const providerKeyDataKey = "providerKey"
+
+// ProviderKeyFinalizer keeps a GPU's copy of the provider's key readable while the allocation
+// may need releasing (the manifest sets it; releaseProviderKey takes it off).
+const ProviderKeyFinalizer = "core.inference-gateway.com/gpu-provider-key"
+
+// providerKeyWanted says whether a GPU keeps its copy of the provider's key: while it may hold
+// an allocation, that is unless it has expired with nothing leased. A namespace being deleted
+// deletes spec.credentialsRef's Secret and the GPU together; the copy's finalizer keeps the key
+// until the GPU's release (upstream kept the GPU's finalizer forever then; without the copy the
+// operator would give up after gpuCleanupGiveUp and the allocation would stay billed).
+func providerKeyWanted(status v1alpha1.GPUStatus) bool {
+	return status.InstanceID != "" || status.Phase != v1alpha1.GPUPhaseExpired
 }
 
 type gpuRun = engine.Run[*v1alpha1.GPU, *gpuState]
@@ -70,9 +92,17 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 		NewState:      func(*v1alpha1.GPU) *gpuState { return &gpuState{} },
 		Steps: []engine.Step[*gpuRun]{
 			{Name: "allocation", Apply: func(ctx context.Context, run *gpuRun, _ []string) error {
-				r := syncGPU(ctx, run.CR, o.env(ctx, run))
+				env := o.env(ctx, run)
+				if key, err := env.credentials(); err == nil {
+					run.State.providerKey = key
+				}
+				r := syncGPU(ctx, run.CR, env)
 				run.State.result = &r
 				run.After(r.requeueAfter)
+				if !providerKeyWanted(r.status) {
+					// The render deletes the copy: its finalizer first, or it would stay.
+					return releaseProviderKey(ctx, run)
+				}
 				return nil
 			}},
 		},
@@ -88,6 +118,12 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 			run.After(r.requeueAfter)
 			if r.abandoned != "" {
 				run.Recorder.Warning(v1alpha1.ReasonGPUAllocationAbandoned, r.abandoned)
+			}
+			if r.removeFinalizer {
+				// Released (or given up): the copy of the key may go with the GPU.
+				if err := releaseProviderKey(ctx, run); err != nil {
+					return false, err
+				}
 			}
 			return r.removeFinalizer, nil
 		},
@@ -130,6 +166,15 @@ func (o *gpuOperand) env(ctx context.Context, run *gpuRun) gpuEnv {
 		probe: o.probe,
 		now:   o.now,
 	}
+	if kept := providerKeyCopy(run); kept != nil {
+		env.keptCredentials = func() (string, error) {
+			key := kept.Data[providerKeyDataKey]
+			if len(key) == 0 {
+				return "", fmt.Errorf("the provider's key: Secret %s/%s has no key %q", kept.Namespace, kept.Name, providerKeyDataKey)
+			}
+			return string(key), nil
+		}
+	}
 	if obj, err := run.Caches().Get(engine.Secrets, run.CR.Namespace, ConnectionSecretName(run.CR.Name)); err == nil {
 		if s, ok := obj.(*corev1.Secret); ok && engine.ControlledBy(run.CR)(s) {
 			env.connection = s
@@ -138,9 +183,74 @@ func (o *gpuOperand) env(ctx context.Context, run *gpuRun) gpuEnv {
 	return env
 }
 
-// render is the connection Secret: as the allocation step wrote it, else as it exists (kept as
-// it is), else none yet.
+// providerKeyCopy is the GPU's copy of the provider's key as cached, nil when there is none
+// this GPU made.
+func providerKeyCopy(run *gpuRun) *corev1.Secret {
+	obj, err := run.Caches().Get(engine.Secrets, run.CR.Namespace, ProviderKeySecretName(run.CR.Name))
+	if err != nil {
+		return nil
+	}
+	if s, ok := obj.(*corev1.Secret); ok && engine.ControlledBy(run.CR)(s) {
+		return s
+	}
+	return nil
+}
+
+// releaseProviderKey takes the finalizer off the GPU's copy of the provider's key, so that it
+// goes (deleted by the render, by garbage collection with the GPU, or with its namespace).
+func releaseProviderKey(ctx context.Context, run *gpuRun) error {
+	kept := providerKeyCopy(run)
+	if kept == nil || !slices.Contains(kept.Finalizers, ProviderKeyFinalizer) {
+		return nil
+	}
+	updated := kept.DeepCopy()
+	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == ProviderKeyFinalizer })
+	_, err := run.Applier.Clients.Kube.CoreV1().Secrets(updated.Namespace).Update(ctx, updated, metav1.UpdateOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("remove the finalizer %s of Secret %s/%s: %w", ProviderKeyFinalizer, updated.Namespace, updated.Name, err)
+	}
+	return nil
+}
+
+// renderProviderKey is the GPU's copy of the provider's key: wanted while providerKeyWanted,
+// with the key the step read, else as it exists (kept as it is); not wanted otherwise (the
+// name alone, so an object of that name is deleted only if this GPU made it).
+func renderProviderKey(run *gpuRun) (engine.Rendered, error) {
+	secret, err := manifest[corev1.Secret](bindata.GPUProviderKeySecret, instancePlaceholders(run.CR.Namespace, run.CR.Name, run.CR.Spec.Image))
+	if err != nil {
+		return engine.Rendered{}, err
+	}
+	status := run.CR.Status
+	if r := run.State.result; r != nil {
+		status = r.status
+	}
+	key := run.State.providerKey
+	if kept := providerKeyCopy(run); key == "" && kept != nil {
+		key = string(kept.Data[providerKeyDataKey])
+	}
+	wanted := providerKeyWanted(status) && key != ""
+	if wanted {
+		secret.Data = map[string][]byte{providerKeyDataKey: []byte(key)}
+	}
+	return engine.Rendered{Asset: bindata.GPUProviderKeySecret, Object: secret, Wanted: wanted}, nil
+}
+
+// render is the connection Secret and the copy of the provider's key.
 func (o *gpuOperand) render(run *gpuRun) ([]engine.Rendered, error) {
+	connection, err := renderConnection(run)
+	if err != nil {
+		return nil, err
+	}
+	key, err := renderProviderKey(run)
+	if err != nil {
+		return nil, err
+	}
+	return []engine.Rendered{connection, key}, nil
+}
+
+// renderConnection is the connection Secret: as the allocation step wrote it, else as it exists
+// (kept as it is), else none yet.
+func renderConnection(run *gpuRun) (engine.Rendered, error) {
 	var secret *corev1.Secret
 	if r := run.State.result; r != nil && r.connection != nil {
 		secret = r.connection
@@ -148,21 +258,21 @@ func (o *gpuOperand) render(run *gpuRun) ([]engine.Rendered, error) {
 		if s, ok := obj.(*corev1.Secret); ok && engine.ControlledBy(run.CR)(s) {
 			rendered, err := renderConnectionSecret(run.CR, string(s.Data[connectionURLKey]), string(s.Data[connectionTokenKey]))
 			if err != nil {
-				return nil, err
+				return engine.Rendered{}, err
 			}
 			secret = rendered
 		}
 	}
 	if secret != nil {
-		return []engine.Rendered{{Asset: bindata.GPUConnectionSecret, Object: secret, Wanted: true}}, nil
+		return engine.Rendered{Asset: bindata.GPUConnectionSecret, Object: secret, Wanted: true}, nil
 	}
 	// Nothing to write yet; the name alone, so an object of that name is left alone (it is
 	// deleted only if this GPU made it, which it did not).
 	empty, err := renderConnectionSecret(run.CR, "", "")
 	if err != nil {
-		return nil, err
+		return engine.Rendered{}, err
 	}
-	return []engine.Rendered{{Asset: bindata.GPUConnectionSecret, Object: empty, Wanted: false}}, nil
+	return engine.Rendered{Asset: bindata.GPUConnectionSecret, Object: empty, Wanted: false}, nil
 }
 
 // gpuStatus is a GPU's status after a sync: the allocation step's (upstream's phase and Ready),

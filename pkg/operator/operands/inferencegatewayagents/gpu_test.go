@@ -335,6 +335,69 @@ func TestGPUDeletionGivesUp(t *testing.T) {
 	}
 }
 
+// TestGPUDeletionWithTheKeptKey: a deleted GPU whose credentials Secret is gone releases its
+// allocation with its copy of the key; a copy with a key the provider refuses, or no copy, keeps
+// the finalizer and says why.
+func TestGPUDeletionWithTheKeptKey(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		kept        string // the copy's key; "" is no copy
+		wantRemoved bool
+		wantReason  string
+	}{
+		{"the copy holds the key", providerKey, true, ""},
+		{"the copy holds a key the provider refuses", "not-the-key", false, v1alpha1.ReasonGPUCleanupFailed},
+		{"no copy", "", false, v1alpha1.ReasonGPUCleanupBlocked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newGPUWorld(t)
+			w.sync()
+			w.sync()
+			deleted := metav1.NewTime(w.now)
+			w.gpu.DeletionTimestamp = &deleted
+			w.noCreds = true
+			env := w.env()
+			if tc.kept != "" {
+				env.keptCredentials = func() (string, error) { return tc.kept, nil }
+			}
+			r := syncGPU(context.Background(), w.gpu, env)
+			if r.removeFinalizer != tc.wantRemoved || (len(w.runpod.Pods()) == 0) != tc.wantRemoved || r.abandoned != "" {
+				t.Fatalf("finalizer removed %v (want %v), pods %v, abandoned %q", r.removeFinalizer, tc.wantRemoved, w.runpod.Pods(), r.abandoned)
+			}
+			if tc.wantRemoved {
+				return
+			}
+			cond := meta.FindStatusCondition(r.status.Conditions, v1alpha1.ConditionReady)
+			if cond == nil || cond.Reason != tc.wantReason {
+				t.Fatalf("condition %+v, want reason %s", cond, tc.wantReason)
+			}
+			if strings.Contains(cond.Message, providerKey) || strings.Contains(cond.Message, "not-the-key") {
+				t.Errorf("a key in the condition: %s", cond.Message)
+			}
+		})
+	}
+}
+
+// TestProviderKeyWanted: the copy of the key is kept while the GPU may hold an allocation.
+func TestProviderKeyWanted(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status v1alpha1.GPUStatus
+		want   bool
+	}{
+		{"new", v1alpha1.GPUStatus{}, true},
+		{"pending, about to lease", v1alpha1.GPUStatus{Phase: v1alpha1.GPUPhasePending}, true},
+		{"leased", v1alpha1.GPUStatus{Phase: v1alpha1.GPUPhaseReady, InstanceID: "pod-1"}, true},
+		{"failed, still leased", v1alpha1.GPUStatus{Phase: v1alpha1.GPUPhaseFailed, InstanceID: "pod-1"}, true},
+		{"terminating after maxRuntime", v1alpha1.GPUStatus{Phase: v1alpha1.GPUPhaseTerminating, InstanceID: "pod-1"}, true},
+		{"expired, released", v1alpha1.GPUStatus{Phase: v1alpha1.GPUPhaseExpired}, false},
+	} {
+		if got := providerKeyWanted(tc.status); got != tc.want {
+			t.Errorf("%s: providerKeyWanted %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestGPUFailures: each way the provider fails is phase Failed with its reason, retried slowly;
 // none of the messages carries the provider's key.
 func TestGPUFailures(t *testing.T) {

@@ -85,6 +85,9 @@ func OrchestratorNamesFor(name string) OrchestratorNames {
 // ConnectionSecretName is a GPU's connection Secret: upstream's <gpu>-connection.
 func ConnectionSecretName(gpu string) string { return gpu + "-connection" }
 
+// ProviderKeySecretName is a GPU's copy of its provider's key (gpu_operand.go: providerKeyWanted).
+func ProviderKeySecretName(gpu string) string { return gpu + "-provider-key" }
+
 // AgentURL is the Agent's URL in the cluster, http://<name>.<namespace>.svc.cluster.local:<port>:
 // where Orchestrators call it, and the URL it advertises unless spec.card.url says otherwise.
 func AgentURL(agent *v1alpha1.Agent) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,11 +13,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -475,6 +478,22 @@ func TestGPUController(t *testing.T) {
 	if got.Status.Phase != v1alpha1.GPUPhaseProvisioning || len(runpod.Pods()) != 1 || runpod.Pods()[0].Env["API_KEY"] != string(secret.Data[connectionTokenKey]) {
 		t.Fatalf("third sync: phase %q, pods %+v", got.Status.Phase, runpod.Pods())
 	}
+	// keptKey is the GPU's copy of the provider's key, nil when there is none.
+	keptKey := func(gpu string) *corev1.Secret {
+		t.Helper()
+		s, err := e.kube.CoreV1().Secrets(testNS).Get(e.ctx, ProviderKeySecretName(gpu), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if c := keptKey("ornith"); c == nil || string(c.Data[providerKeyDataKey]) != providerKey ||
+		!slices.Equal(c.Finalizers, []string{ProviderKeyFinalizer}) || !engine.ControlledBy(created)(c) {
+		t.Fatalf("the copy of the provider's key while leased: %+v", c)
+	}
 
 	got.DeletionTimestamp = ptr.To(metav1.NewTime(now))
 	deleted, err := e.crs.CoreV1alpha1().GPUs(testNS).Update(e.ctx, got, metav1.UpdateOptions{})
@@ -485,6 +504,9 @@ func TestGPUController(t *testing.T) {
 	if got := sync(); len(got.Finalizers) != 0 || len(runpod.Pods()) != 0 {
 		t.Errorf("after deletion: finalizers %v, pods %v", got.Finalizers, runpod.Pods())
 	}
+	if c := keptKey("ornith"); c != nil && len(c.Finalizers) != 0 {
+		t.Errorf("released, yet the copy of the key keeps its finalizer: %v", c.Finalizers)
+	}
 	for _, ev := range e.recorder.Events() {
 		if strings.Contains(ev.Message, providerKey) || strings.Contains(ev.Message, string(secret.Data[connectionTokenKey])) {
 			t.Errorf("a credential in event %s: %s", ev.Reason, ev.Message)
@@ -494,36 +516,65 @@ func TestGPUController(t *testing.T) {
 		t.Error("an allocation released in time reported as abandoned")
 	}
 
-	// A second GPU whose credentials are gone (its namespace being deleted takes the Secret
-	// first): the finalizer stays until the bound, then goes with a Warning event naming the
-	// allocation.
-	gpu.Name, gpu.UID = "kept", "u4"
-	second, err := e.crs.CoreV1alpha1().GPUs(testNS).Create(e.ctx, gpu, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// A GPU whose credentials Secret is gone before it (its namespace being deleted deletes
+	// both): the copy of the key releases the allocation, then loses its finalizer.
+	leased := func(name string, uid types.UID) *v1alpha1.GPU {
+		t.Helper()
+		gpu.Name, gpu.UID = name, uid
+		created, err := e.crs.CoreV1alpha1().GPUs(testNS).Create(e.ctx, gpu, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitCached("the GPU "+name, k.Informer, created)
+		syncNamed(name)
+		syncNamed(name)
+		got := syncNamed(name)
+		if got.Status.InstanceID == "" || keptKey(name) == nil {
+			t.Fatalf("GPU %s leased nothing or kept no key: %+v", name, got.Status)
+		}
+		return got
 	}
-	e.waitCached("the second GPU", k.Informer, second)
-	syncKept := func() *v1alpha1.GPU { t.Helper(); return syncNamed("kept") }
-	syncKept()
-	syncKept()
-	kept := syncKept()
-	if kept.Status.InstanceID == "" {
-		t.Fatalf("the second GPU leased nothing: %+v", kept.Status)
+	deleteGPU := func(g *v1alpha1.GPU) {
+		t.Helper()
+		g.DeletionTimestamp = ptr.To(metav1.NewTime(now))
+		deleted, err := e.crs.CoreV1alpha1().GPUs(testNS).Update(e.ctx, g, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitCached("the deleted GPU "+g.Name, k.Informer, deleted)
 	}
-	if err := e.kube.CoreV1().Secrets(testNS).Delete(e.ctx, "runpod-credentials", metav1.DeleteOptions{}); err != nil {
+	deleteSecret := func(name string) {
+		t.Helper()
+		if err := e.kube.CoreV1().Secrets(testNS).Delete(e.ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		e.settle()
+	}
+	released := leased("released", "u4")
+	deleteSecret("runpod-credentials")
+	deleteGPU(released)
+	if got := syncNamed("released"); len(got.Finalizers) != 0 || len(runpod.Pods()) != 0 || hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
+		t.Fatalf("credentials gone, the copy kept: finalizers %v, pods %v, events %v", got.Finalizers, runpod.Pods(), e.recorder.Events())
+	}
+	if c := keptKey("released"); c != nil && len(c.Finalizers) != 0 {
+		t.Errorf("released, yet the copy of the key keeps its finalizer: %v", c.Finalizers)
+	}
+
+	// A GPU whose credentials and copy are both gone (someone took the copy's finalizer off):
+	// the finalizer stays until the bound, then goes with a Warning event naming the allocation.
+	if _, err := e.kube.CoreV1().Secrets(testNS).Create(e.ctx, secretOf("runpod-credentials", map[string]string{"api-key": providerKey}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.settle()
-	kept.DeletionTimestamp = ptr.To(metav1.NewTime(now))
-	if kept, err = e.crs.CoreV1alpha1().GPUs(testNS).Update(e.ctx, kept, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.waitCached("the deleted second GPU", k.Informer, kept)
-	if got := syncKept(); len(got.Finalizers) != 1 || hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
+	kept := leased("kept", "u5")
+	deleteSecret("runpod-credentials")
+	deleteSecret(ProviderKeySecretName("kept"))
+	deleteGPU(kept)
+	if got := syncNamed("kept"); len(got.Finalizers) != 1 || hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
 		t.Fatalf("before the bound: finalizers %v, events %v", got.Finalizers, e.recorder.Events())
 	}
 	now = now.Add(gpuCleanupGiveUp)
-	if got := syncKept(); len(got.Finalizers) != 0 || len(runpod.Pods()) != 1 {
+	if got := syncNamed("kept"); len(got.Finalizers) != 0 || len(runpod.Pods()) != 1 {
 		t.Fatalf("at the bound: finalizers %v, pods %v", got.Finalizers, runpod.Pods())
 	}
 	var warned bool
