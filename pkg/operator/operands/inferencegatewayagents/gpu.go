@@ -204,6 +204,9 @@ func (s *gpuStep) release(ctx context.Context) gpuResult {
 			fmt.Sprintf("failed to release allocation %s: %v; the operator gives up at %s", id, err, giveUp.UTC().Format(time.RFC3339)),
 			s.cleanupRequeue(giveUp))
 	}
+	// Released: the status says so, so that a retry (the finalizer's removal may conflict)
+	// needs neither the key nor the provider.
+	s.status.InstanceID, s.status.URL = "", ""
 	return gpuResult{status: s.status, removeFinalizer: true}
 }
 

@@ -119,13 +119,20 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 			if r.abandoned != "" {
 				run.Recorder.Warning(v1alpha1.ReasonGPUAllocationAbandoned, r.abandoned)
 			}
-			if r.removeFinalizer {
-				// Released (or given up): the copy of the key may go with the GPU.
-				if err := releaseProviderKey(ctx, run); err != nil {
-					return false, err
-				}
+			if !r.removeFinalizer {
+				return false, nil
 			}
-			return r.removeFinalizer, nil
+			if r.abandoned == "" && run.CR.Status.InstanceID != "" {
+				// Released by this call: the status written after it records that first, so
+				// the next call (soon) needs no key; only then may the copy of the key go.
+				run.After(time.Second)
+				return false, nil
+			}
+			// Released and recorded (or given up): the copy of the key may go with the GPU.
+			if err := releaseProviderKey(ctx, run); err != nil {
+				return false, err
+			}
+			return true, nil
 		},
 	}
 	if deps.CRInformers != nil {

@@ -501,12 +501,25 @@ func TestGPUController(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitCached("the deleted GPU", k.Informer, deleted)
-	if got := sync(); len(got.Finalizers) != 0 || len(runpod.Pods()) != 0 {
-		t.Errorf("after deletion: finalizers %v, pods %v", got.Finalizers, runpod.Pods())
+	// released: the first sync of a deleted GPU releases the allocation and records it, the
+	// copy of the key kept; the next one lets the copy and the GPU go.
+	released := func(name string) {
+		t.Helper()
+		got := syncNamed(name)
+		if len(got.Finalizers) != 1 || got.Status.InstanceID != "" || len(runpod.Pods()) != 0 {
+			t.Fatalf("%s released: finalizers %v, instanceID %q, pods %v", name, got.Finalizers, got.Status.InstanceID, runpod.Pods())
+		}
+		if c := keptKey(name); c == nil || len(c.Finalizers) != 1 {
+			t.Fatalf("%s released: the copy of the key went before the release was recorded: %+v", name, c)
+		}
+		if got := syncNamed(name); len(got.Finalizers) != 0 {
+			t.Fatalf("%s released and recorded: finalizers %v", name, got.Finalizers)
+		}
+		if c := keptKey(name); c != nil && len(c.Finalizers) != 0 {
+			t.Errorf("%s released, yet the copy of the key keeps its finalizer: %v", name, c.Finalizers)
+		}
 	}
-	if c := keptKey("ornith"); c != nil && len(c.Finalizers) != 0 {
-		t.Errorf("released, yet the copy of the key keeps its finalizer: %v", c.Finalizers)
-	}
+	released("ornith")
 	for _, ev := range e.recorder.Events() {
 		if strings.Contains(ev.Message, providerKey) || strings.Contains(ev.Message, string(secret.Data[connectionTokenKey])) {
 			t.Errorf("a credential in event %s: %s", ev.Reason, ev.Message)
@@ -550,14 +563,12 @@ func TestGPUController(t *testing.T) {
 		}
 		e.settle()
 	}
-	released := leased("released", "u4")
+	second := leased("second", "u4")
 	deleteSecret("runpod-credentials")
-	deleteGPU(released)
-	if got := syncNamed("released"); len(got.Finalizers) != 0 || len(runpod.Pods()) != 0 || hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
-		t.Fatalf("credentials gone, the copy kept: finalizers %v, pods %v, events %v", got.Finalizers, runpod.Pods(), e.recorder.Events())
-	}
-	if c := keptKey("released"); c != nil && len(c.Finalizers) != 0 {
-		t.Errorf("released, yet the copy of the key keeps its finalizer: %v", c.Finalizers)
+	deleteGPU(second)
+	released("second")
+	if hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
+		t.Fatalf("credentials gone, the copy kept: an allocation reported abandoned: %v", e.recorder.Events())
 	}
 
 	// A GPU whose credentials and copy are both gone (someone took the copy's finalizer off):
