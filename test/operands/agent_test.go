@@ -131,10 +131,10 @@ var _ = Describe("Agent on real pods", Ordered, func() {
 
 	// The agent sends its calendar tools with every chat completion, and llm-d-inference-sim
 	// v0.10.2 validates tool definitions against a schema of its own that has no `minimum` or
-	// `maximum` (list_calendar_events's limit and maxResults have them): the simulator answers 400 through the Gateway and
-	// the task fails. So this spec checks that the task went agent -> Gateway -> simulator and
-	// failed for exactly that reason; the day a task completes, it fails and says to expect the
-	// answer instead.
+	// `maximum` (list_calendar_events's limit and maxResults have them): the simulator answers
+	// 400 through the Gateway and the task fails. So this spec checks that the task went agent ->
+	// Gateway -> simulator and failed for exactly that reason; the day a task completes, it fails
+	// and says to expect the answer instead.
 	It("sends a task over A2A to its LLM, the simulator behind a Gateway, which refuses the agent's tool schemas", func(ctx SpecContext) {
 		// The Agent's LLM is simple-gateway of this namespace (agent.yaml), with the simulator
 		// behind it: both from the gateway sample.
