@@ -130,7 +130,7 @@ test-operands-local: ## Local cluster with real pods + services + operator + the
 	hack/test-operands-local.sh
 
 .PHONY: test-operands-short
-test-operands-short: ## The short form `ci` runs: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, on real pods (OPERANDS_SET=short builds only their programs).
+test-operands-short: ## The short form `ci` runs: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, an Agent's card, on real pods (OPERANDS_SET=short builds only their programs).
 	OPERANDS_SHORT=true hack/test-operands-local.sh
 
 .PHONY: test-reliability

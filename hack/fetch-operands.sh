@@ -17,6 +17,10 @@
 #   async-processor (llm-d-async ./cmd), llm-d-inference-sim, inference-gateway (./cmd/gateway)
 #   lws-manager (lws ./cmd: the LeaderWorkerSet controller, upstream's `make build` of the
 #     /manager its Dockerfile's ENTRYPOINT runs)
+#   google-calendar-agent (the A2A agent of deploy/examples/agent_google_calendar.yaml, its
+#     Dockerfile's /app/main), with the files its image holds beside it in /app (the agent card
+#     it serves, .well-known/agent-card.json, and its skills, .agents/skills), placed in
+#     $OUTPUT_DIR/operands/images/google-calendar-agent/app for the image table's files column
 #
 # The builds are cached outside the clone, in OPERANDS_CACHE
 # [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/operands], one folder per operand named by
@@ -152,6 +156,18 @@ build_lws() {
       -o "$1/lws-manager" ./cmd)
 }
 
+# Upstream's Dockerfile: `go build` of the module's root into /app/main (its -X flags set the
+# version, name and description to main.go's own defaults), then .well-known and .agents/skills
+# copied beside it: the program reads both relative to its WORKDIR, /app.
+build_calendar_agent() {
+  local src="${WORK}/google-calendar-agent"
+  source_of google-calendar-agent
+  (cd "${src}" && gobuild -o "$1/google-calendar-agent" .)
+  mkdir -p "$1/google-calendar-agent-image/app/.agents"
+  cp -R "${src}/.well-known" "$1/google-calendar-agent-image/app/"
+  cp -R "${src}/.agents/skills" "$1/google-calendar-agent-image/app/.agents/"
+}
+
 build_gateway() {
   source_of inference-gateway
   (cd "${WORK}/inference-gateway" && gobuild -o "$1/inference-gateway" ./cmd/gateway)
@@ -228,6 +244,12 @@ fi
 build llm-d-inference-sim "$(key_of build_sim llm-d-inference-sim)" "llm-d-inference-sim" build_sim
 build inference-gateway "$(key_of build_gateway inference-gateway)" "inference-gateway" build_gateway
 build lws "$(key_of build_lws lws)" "lws-manager" build_lws
+agent_key="$(key_of build_calendar_agent google-calendar-agent)"
+build google-calendar-agent "${agent_key}" "google-calendar-agent" build_calendar_agent
+# The image's files beside the binaries, in the output folder the image table names.
+rm -rf "${OUT}/images/google-calendar-agent"
+mkdir -p "${OUT}/images"
+cp -R "${OPERANDS_CACHE}/google-calendar-agent-${agent_key}/google-calendar-agent-image" "${OUT}/images/google-calendar-agent"
 build services-tools "$(services_key)" "s3fake npmregistry oidcissuer" build_services_tools
 install_mcp_package
 install_packages

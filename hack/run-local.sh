@@ -15,7 +15,9 @@
 # REAL_PODS [auto]: the operands' pods run as real processes (hack/tools/realpods), their programs
 # built from the pinned sources (make fetch-operands), with the backing services of
 # hack/operands/services.sh, and the samples of hack/operands/samples/ instead of the placeholder
-# ones; run-local then sends a first chat completion and prints how to use both gateways. `auto`:
+# ones (with an Agent beside the Gateway, and a LeaderWorkerSet in namespace LWS_NAMESPACE
+# [lws-sample]); run-local then sends a first chat completion, waits for the Agent's card and a
+# chat completion through the LeaderWorkerSet, and prints how to use them. `auto`:
 # on when this machine can (root, unshare, ip, the agent), else it says why and the pods are
 # simulated (kwok). true: fail when it cannot; false: simulated.
 set -euo pipefail
@@ -30,6 +32,7 @@ AVAILABLE_TIMEOUT="${AVAILABLE_TIMEOUT:-180}"
 source "${ROOT}/hack/operands/lib.sh"
 BATCH_NAMESPACE="${BATCH_NAMESPACE:-batch-gateway-sample}"
 GATEWAY_NAMESPACE="${GATEWAY_NAMESPACE:-inference-gateway-sample}"
+LWS_NAMESPACE="${LWS_NAMESPACE:-lws-sample}"
 RUN_START=${SECONDS}
 
 REAL_PODS="${REAL_PODS:-auto}"
@@ -132,9 +135,30 @@ if [[ "${REAL_PODS}" == "true" ]]; then
   op::poll "${AVAILABLE_TIMEOUT}" 1 mcp_tools ||
     op::die "no MCP tools through the sample mcp-gateway (${MCPGW}) after ${AVAILABLE_TIMEOUT}s" "${OP_LOG}"
   op::log "MCP tools listed $((SECONDS - RUN_START))s after make run-local started"
+  op::log "waiting up to ${AVAILABLE_TIMEOUT}s for Agent ${GATEWAY_NAMESPACE}/google-calendar-agent Ready=True (its card read)"
+  op::kubectl -n "${GATEWAY_NAMESPACE}" wait --for=condition=Ready --timeout="${AVAILABLE_TIMEOUT}s" agents/google-calendar-agent >/dev/null ||
+    op::die "Agent ${GATEWAY_NAMESPACE}/google-calendar-agent has no card: $(op::kubectl -n "${GATEWAY_NAMESPACE}" get agents google-calendar-agent -o jsonpath='{.status.conditions}')" "${OP_LOG}"
+  op::log "Agent card read: $(op::kubectl -n "${GATEWAY_NAMESPACE}" get agents google-calendar-agent -o jsonpath='{.status.card.name} {.status.card.version}, skills {.status.card.skillsNames}')"
+  # The LeaderWorkerSet needs the controller's CRD and webhooks (LeaderWorkerSetOperator/cluster
+  # is Available: waited for above); the webhooks refuse requests until the API server trusts
+  # their newly issued certificate, so the apply is retried.
+  apply_lws() { "${ROOT}/hack/operands/samples.sh" apply-lws "${LWS_NAMESPACE}" 2>/dev/null; }
+  op::poll "${AVAILABLE_TIMEOUT}" 2 apply_lws ||
+    op::die "the LeaderWorkerSet sample was not admitted: $("${ROOT}/hack/operands/samples.sh" apply-lws "${LWS_NAMESPACE}" 2>&1)" "${OP_LOG}"
+  LWS="$(service_url "${LWS_NAMESPACE}" sim-leaders 8000)"
+  lws_chat() {
+    curl -sf --max-time 10 "${LWS}/v1/chat/completions" -H 'Content-Type: application/json' \
+      -d '{"model":"sim-model","messages":[{"role":"user","content":"Hello from make run-local"}]}' |
+      grep -q '"choices"'
+  }
+  op::log "waiting up to ${AVAILABLE_TIMEOUT}s for a chat completion through the LeaderWorkerSet's leaders (${LWS})"
+  op::poll "${AVAILABLE_TIMEOUT}" 1 lws_chat ||
+    op::die "no chat completion through the sample LeaderWorkerSet (${LWS}) after ${AVAILABLE_TIMEOUT}s: $(op::kubectl -n "${LWS_NAMESPACE}" get leaderworkerset,pods 2>&1)" "${OP_LOG}"
+  op::log "LeaderWorkerSet answered $((SECONDS - RUN_START))s after make run-local started"
   cat <<MSG
 
-The operator runs the sample LLM batch gateway and the sample inference gateway on real pods
+The operator runs the sample LLM batch gateway, the sample inference gateway, an A2A Agent
+(google-calendar-agent, mock mode) and a LeaderWorkerSet of llm-d-inference-sim on real pods
 (processes on this machine), with Redis, PostgreSQL, an S3 endpoint, llm-d-inference-sim (the
 model server) and an npm MCP server; everything listens on loopback.
   operator   pid $(op::pid), log ${OP_LOG}
@@ -145,12 +169,17 @@ Use it (README.md, "Try the gateways"):
   BG=${BG}   # the LLMBatchGateway's apiserver
   GW=${GW}   # the Gateway simple-gateway
   MCPGW=${MCPGW}   # the Gateway mcp-gateway, with the MCP server
+  LWS=${LWS}   # the LeaderWorkerSet sim's leaders (Service sim-leaders)
   curl -s \$GW/v1/models
   curl -s \$GW/v1/chat/completions -H 'Content-Type: application/json' \\
     -d '{"model":"openai/sim-model","messages":[{"role":"user","content":"Hello"}]}'
   curl -s \$MCPGW/v1/mcp/tools
+  curl -s \$LWS/v1/chat/completions -H 'Content-Type: application/json' \\
+    -d '{"model":"sim-model","messages":[{"role":"user","content":"Hello"}]}'
   kubectl -n ${BATCH_NAMESPACE} get llmbatchgateways,deploy,pods
-  kubectl -n ${GATEWAY_NAMESPACE} get igw,mcps,pods
+  kubectl -n ${GATEWAY_NAMESPACE} get igw,mcps,agents,pods
+  kubectl -n ${GATEWAY_NAMESPACE} get agent google-calendar-agent -o jsonpath='{.status.card.skillsNames}'
+  kubectl -n ${LWS_NAMESPACE} get leaderworkersets,pods
 
 Ctrl-C stops the operator, the services and the cluster.
 MSG

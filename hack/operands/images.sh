@@ -15,7 +15,10 @@
 #               gateway images are batch-gateway's docker/Dockerfile.*.konflux (1001:1001);
 #               llm-d-async, llm-d-inference-sim and lws say 65532:65532; the inference gateway
 #               (distroless/static) and node:lts have none; curlimages/curl is curl_user
-#               (100:101), bitnami's postgresql 1001
+#               (100:101), bitnami's postgresql 1001, google-calendar-agent's Dockerfile 1001 (agent:a2a)
+#   workdir, cmd, files  optional (hack/tools/realpods/README.md): the image's WORKDIR, its CMD
+#               after the program, and the folder of the files the image holds beside the
+#               program (google-calendar-agent's CMD is `./main start` in /app, beside its card)
 # A pod without `command` runs binary + args; any other command[0] is looked up in the host's
 # PATH (`node`, `npx` for the node image). Images not in the table stay simulated.
 set -euo pipefail
@@ -48,11 +51,21 @@ crd_default() {
 # image-level default: a pod that sets npm_config_registry itself wins.)
 node_env="npm_config_registry=http://$(services::dns npm):${SERVICES_NPM_PORT}/;npm_config_update_notifier=false;npm_config_fund=false;npm_config_audit=false"
 
-# row IMAGE ENTRYPOINT BINARY ENV USER: one line of the table, none when BINARY was not built (the
-# short set of hack/fetch-operands.sh builds no async processor): that image stays simulated.
+# row IMAGE ENTRYPOINT BINARY ENV USER [WORKDIR CMD FILES]: one line of the table, none when
+# BINARY was not built (the short set of hack/fetch-operands.sh builds no async processor): that
+# image stays simulated.
 row() {
   [[ "$3" == - || -x "$3" ]] || return 0
-  printf '%s\t%s\t%s\t%s\t%s\n' "$@"
+  local IFS=$'\t'
+  printf '%s\n' "$*"
+}
+
+# The Agent sample's image (deploy/examples/agent_google_calendar.yaml, upstream's example).
+example_image() {
+  local image
+  image="$(sed -n 's|^  image: *||p' "${ROOT}/deploy/examples/$1" | head -n1)"
+  [[ -n "${image}" ]] || { echo "no spec.image in deploy/examples/$1" >&2; exit 1; }
+  echo "${image%:*}"
 }
 
 printf '# image\tentrypoint\tbinary\tenv\tuser\n'
@@ -78,3 +91,7 @@ while [[ $# -gt 0 ]]; do
   row "$1" "$2" "$3" "$4" "$5"
   shift 5
 done
+# The A2A agent of the Agent sample: upstream's image runs CMD `./main start` in WORKDIR /app, which
+# holds the card the program serves (hack/fetch-operands.sh places those files).
+row "$(example_image agent_google_calendar.yaml)" /app/main "${BIN}/google-calendar-agent" A2A_SERVER_PORT=8080 1001:1001 \
+  /app start "$(cd "${BIN}/.." && pwd)/images/google-calendar-agent"

@@ -3,8 +3,11 @@
 # with its ${VAR}s filled in from the instance's services ($LOCAL_CLUSTER_DIR/services/env,
 # hack/operands/services.sh) and NAMESPACE (${NAMESPACE}; ${BATCH_NAMESPACE} is
 # $BATCH_NAMESPACE [batch-gateway-sample]). An unknown ${VAR} is an error, never left in.
-# hack/operands/samples.sh apply BATCH_NAMESPACE GATEWAY_NAMESPACE: render and apply both samples
+# hack/operands/samples.sh apply BATCH_NAMESPACE GATEWAY_NAMESPACE: render and apply the batch
+# gateway's sample, and the inference gateway's with the Agent beside it (its LLM is that Gateway)
 # (kubectl as the local cluster's admin), creating the namespaces.
+# hack/operands/samples.sh apply-lws NAMESPACE: the LeaderWorkerSet sample, once the LeaderWorkerSet
+# controller serves its CRD and webhooks (LeaderWorkerSetOperator/cluster Available).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=hack/lib/instance.sh
@@ -40,6 +43,8 @@ case "${1:-}" in
     export BATCH_NAMESPACE="$2"
     apply "$2" batch-gateway.yaml
     apply "$3" inference-gateway.yaml
+    apply "$3" agent.yaml
     ;;
+  apply-lws) apply "$2" leaderworkerset.yaml ;;
   *) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -11,6 +11,14 @@
 //	user         optional fifth column: the image's USER as UID or UID:GID (numeric), or -: the
 //	             user a container runs as when no security context sets runAsUser (a missing
 //	             column or - is root, as an image without USER)
+//	workdir      optional sixth column: the image's WORKDIR (absolute), or -: where a container
+//	             without workingDir runs (missing or -: /)
+//	cmd          optional seventh column: the image's CMD after the program the entrypoint
+//	             column names, space-separated words, or -: what a container with neither
+//	             command nor args passes the binary (the kubelet's runtime runs ENTRYPOINT + CMD)
+//	files        optional eighth column: a host directory holding the image's own files, or -:
+//	             each entry D at its top appears read-only at /D in the container (what an image's
+//	             layers add beside its program, e.g. /app/.well-known/agent-card.json)
 //
 // A container whose image is in the table runs for real (Resolve says how); a pod any of whose
 // containers' images is not in the table is simulated.
@@ -38,6 +46,12 @@ type Image struct {
 	// User and Group are the image's USER (nil for root, the default of an image without one);
 	// Group is nil when the column gives only a UID.
 	User, Group *int64
+	// WorkDir is the image's WORKDIR ("" for -: /).
+	WorkDir string
+	// Cmd is the image's CMD after its program: what runs with neither command nor args.
+	Cmd []string
+	// Files is the host directory of the image's own files ("" for -).
+	Files string
 }
 
 // EnvDefault is one K=V of the env column.
@@ -77,8 +91,8 @@ func Parse(r io.Reader) (*Table, error) {
 			continue
 		}
 		cols := strings.Split(text, "\t")
-		if len(cols) != 4 && len(cols) != 5 {
-			return nil, fmt.Errorf("line %d: want 4 or 5 tab-separated columns (image, entrypoint, binary, env[, user]), got %d", line, len(cols))
+		if len(cols) < 4 || len(cols) > 8 {
+			return nil, fmt.Errorf("line %d: want 4 to 8 tab-separated columns (image, entrypoint, binary, env[, user[, workdir[, cmd[, files]]]]), got %d", line, len(cols))
 		}
 		for i := range cols {
 			cols[i] = strings.TrimSpace(cols[i])
@@ -121,6 +135,30 @@ func Parse(r io.Reader) (*Table, error) {
 			}
 			img.User, img.Group = u, g
 		}
+		set := func(i int) (string, bool) {
+			if len(cols) <= i || cols[i] == "-" || cols[i] == "" {
+				return "", false
+			}
+			return cols[i], true
+		}
+		if wd, ok := set(5); ok {
+			if !filepath.IsAbs(wd) {
+				return nil, fmt.Errorf("line %d: workdir %q must be an absolute path or -", line, wd)
+			}
+			img.WorkDir = wd
+		}
+		if cmd, ok := set(6); ok {
+			if img.Binary == "" {
+				return nil, fmt.Errorf("line %d: cmd %q needs an entrypoint and a binary", line, cmd)
+			}
+			img.Cmd = strings.Fields(cmd)
+		}
+		if files, ok := set(7); ok {
+			if !filepath.IsAbs(files) {
+				return nil, fmt.Errorf("line %d: files %q must be an absolute host path or -", line, files)
+			}
+			img.Files = files
+		}
 		if _, dup := t.images[img.Repository]; dup {
 			return nil, fmt.Errorf("line %d: image %q listed twice", line, img.Repository)
 		}
@@ -155,13 +193,17 @@ func Repository(image string) string {
 // absolute host path or a bare name to look up in the container's PATH, as the kubelet's runtime
 // does with an image's ENTRYPOINT and CMD:
 //
-//	no command                      -> binary + args (the image's CMD is not known: args only)
+//	no command, no args             -> binary + the table's cmd (ENTRYPOINT + CMD)
+//	no command                      -> binary + args (args replace the image's CMD)
 //	command[0] == entrypoint        -> binary + command[1:] + args (also when command[0] is its basename)
 //	any other command[0]            -> command + args, command[0] looked up in PATH when bare
 func (img Image) Resolve(command, args []string) ([]string, error) {
 	if len(command) == 0 {
 		if img.Binary == "" {
 			return nil, fmt.Errorf("image %s has no entrypoint in the image table and the container has no command", img.Repository)
+		}
+		if len(args) == 0 {
+			args = img.Cmd
 		}
 		return append([]string{img.Binary}, args...), nil
 	}

@@ -11,15 +11,16 @@ const sample = "# image\tentrypoint\tbinary\tenv\n" +
 	"\n" +
 	"docker.io/library/node\t-\t-\tNODE_VERSION=22;YARN_VERSION=1.22\n" +
 	"localhost:5000/gw\t/gateway\t/out/bin/gateway\tA=1\t65532:65533\n" +
-	"quay.io/x/uid-only\t/x\t/out/bin/x\t-\t1001\n"
+	"quay.io/x/uid-only\t/x\t/out/bin/x\t-\t1001\n" +
+	"ghcr.io/x/agent\t/app/main\t/out/bin/agent\tA2A_SERVER_PORT=8080\t1001:1001\t/app\tstart --quiet\t/out/images/agent\n"
 
 func TestParseAndLookup(t *testing.T) {
 	tb, err := Parse(strings.NewReader(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tb.Len() != 4 {
-		t.Fatalf("Len = %d, want 4", tb.Len())
+	if tb.Len() != 5 {
+		t.Fatalf("Len = %d, want 5", tb.Len())
 	}
 	for _, tc := range []struct {
 		image string
@@ -54,6 +55,13 @@ func TestParseAndLookup(t *testing.T) {
 	if uidOnly.User == nil || *uidOnly.User != 1001 || uidOnly.Group != nil {
 		t.Errorf("user 1001: got %v:%v, want 1001 and no group", uidOnly.User, uidOnly.Group)
 	}
+	if uidOnly.WorkDir != "" || uidOnly.Cmd != nil || uidOnly.Files != "" {
+		t.Errorf("5 columns: workdir %q cmd %v files %q, want none", uidOnly.WorkDir, uidOnly.Cmd, uidOnly.Files)
+	}
+	agent, _ := tb.Lookup("ghcr.io/x/agent:latest")
+	if agent.WorkDir != "/app" || !reflect.DeepEqual(agent.Cmd, []string{"start", "--quiet"}) || agent.Files != "/out/images/agent" {
+		t.Errorf("8 columns: workdir %q cmd %v files %q", agent.WorkDir, agent.Cmd, agent.Files)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
@@ -65,7 +73,10 @@ func TestParseErrors(t *testing.T) {
 		"env without equals":  "a\t/e\t/b\tNOPE\n",
 		"image listed twice":  "a\t/e\t/b\t-\na\t/e\t/b\t-\n",
 		"relative entrypoint": "a\te\t/b\t-\n",
-		"six columns":         "a\t/e\t/b\t-\t1\t2\n",
+		"nine columns":        "a\t/e\t/b\t-\t1\t/w\tc\t/f\tx\n",
+		"relative workdir":    "a\t/e\t/b\t-\t1\tapp\n",
+		"cmd without binary":  "a\t-\t-\t-\t-\t-\tstart\n",
+		"relative files":      "a\t/e\t/b\t-\t-\t-\t-\tfiles\n",
 		"user by name":        "a\t/e\t/b\t-\tnobody\n",
 		"negative group":      "a\t/e\t/b\t-\t1:-1\n",
 	} {
@@ -78,6 +89,7 @@ func TestParseErrors(t *testing.T) {
 func TestResolve(t *testing.T) {
 	img := Image{Repository: "x", Entrypoint: "/app/server", Binary: "/out/server"}
 	plain := Image{Repository: "node"}
+	withCmd := Image{Repository: "agent", Entrypoint: "/app/main", Binary: "/out/agent", Cmd: []string{"start"}}
 	for _, tc := range []struct {
 		name          string
 		img           Image
@@ -92,6 +104,9 @@ func TestResolve(t *testing.T) {
 		{"another absolute command is kept", img, []string{"/bin/echo"}, nil, []string{"/bin/echo"}, false},
 		{"image without entrypoint: commands are host programs", plain, []string{"npx", "-y", "pkg"}, nil, []string{"npx", "-y", "pkg"}, false},
 		{"image without entrypoint and no command", plain, nil, []string{"a"}, nil, true},
+		{"neither command nor args runs the image's cmd", withCmd, nil, nil, []string{"/out/agent", "start"}, false},
+		{"args replace the image's cmd", withCmd, nil, []string{"version"}, []string{"/out/agent", "version"}, false},
+		{"a command drops the image's cmd", withCmd, []string{"/app/main"}, nil, []string{"/out/agent"}, false},
 	} {
 		got, err := tc.img.Resolve(tc.command, tc.args)
 		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, tc.want) {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -278,6 +279,13 @@ func (c *Container) start() (*process, error) {
 	if err != nil {
 		return nil, &podenv.ConfigError{Message: err.Error()}
 	}
+	// The image's own files (the table's files column): each top entry read-only at /<entry>,
+	// under the pod's volumes (mounts are sorted parents first).
+	imageFiles, err := imageFileMounts(img.Files)
+	if err != nil {
+		return nil, err
+	}
+	mounts = append(imageFiles, mounts...)
 	podDir := rt.podDir(p.uid)
 	program := ""
 	if img.Binary != "" && argv[0] == img.Binary {
@@ -305,7 +313,7 @@ func (c *Container) start() (*process, error) {
 		Root: root, Hostname: Hostname(pod), Mounts: mounts,
 		ReadOnlyRoot: sc != nil && sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem,
 		UID:          ids.uid, GID: ids.gid, Groups: ids.groups,
-		WorkingDir: c.spec.WorkingDir, Program: program, Argv: argv, Env: envList,
+		WorkingDir: cmp.Or(c.spec.WorkingDir, img.WorkDir), Program: program, Argv: argv, Env: envList,
 		Capabilities: sandbox.Capabilities(add, drop),
 		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
 	}
@@ -680,4 +688,21 @@ func writePidFile(path string, pid int) {
 		}
 	}
 	_ = os.WriteFile(path, []byte(strconv.Itoa(pid)+" "+start+"\n"), 0o644)
+}
+
+// imageFileMounts binds each entry at the top of an image's files folder (the image table's files
+// column) read-only at /<entry>, as the image's layers would hold it; none without a folder.
+func imageFileMounts(dir string) ([]sandbox.Mount, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the image's files: %w", err)
+	}
+	var mounts []sandbox.Mount
+	for _, e := range entries {
+		mounts = append(mounts, sandbox.Mount{Source: filepath.Join(dir, e.Name()), Target: "/" + e.Name(), ReadOnly: true})
+	}
+	return mounts, nil
 }
