@@ -315,6 +315,32 @@ func TestDeployment(t *testing.T) {
 	}
 }
 
+// TestServingSecretVolumes: a serving Secret's volume names no key beyond tls.crt and tls.key.
+// Those two are all the operator's CA (library-go certrotation) and OpenShift's service CA
+// write; cert-manager adds ca.crt. A volume whose items name a key its Secret lacks fails to
+// mount, and the controller's pod never starts (upstream's metrics-cert volume listed ca.crt).
+func TestServingSecretVolumes(t *testing.T) {
+	volumes := map[string]interface{}{}
+	for _, v := range get(mustParse(t, LWSDeployment), "spec", "template", "spec", "volumes").([]interface{}) {
+		if s, ok := get(v, "secret", "secretName").(string); ok {
+			volumes[s] = v
+		}
+	}
+	for _, secret := range []string{"webhook-server-cert", "metrics-server-cert"} {
+		v, ok := volumes[secret]
+		if !ok {
+			t.Errorf("no volume of Secret %s", secret)
+			continue
+		}
+		items, _ := get(v, "secret", "items").([]interface{})
+		for _, item := range items {
+			if key := get(item, "key"); key != "tls.crt" && key != "tls.key" {
+				t.Errorf("volume of Secret %s names key %v, which only cert-manager writes", secret, key)
+			}
+		}
+	}
+}
+
 func TestCertificates(t *testing.T) {
 	for _, tc := range []struct {
 		name, service, secret string

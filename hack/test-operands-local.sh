@@ -5,7 +5,7 @@
 # REAL_PODS=true, which starts the backing services (hack/operands/services.sh), deploy/ and the
 # operator, then the suite, then teardown. On failure the logs are kept and their place printed.
 # OPERANDS_SHORT=true runs the short form (one batch, one chat completion, one MCP tool list, a
-# LeaderWorkerSet answering and its webhook's refusal: what make ci runs), with only the programs it needs built (OPERANDS_SET=short of
+# LeaderWorkerSet answering and its webhook's refusal, the DisaggregatedSet webhook's refusals: what make ci runs), with only the programs it needs built (OPERANDS_SET=short of
 # hack/fetch-operands.sh: no upstream e2e suite, no async processor). Exits with the suite's status; a machine that cannot run real pods fails
 # with the reason (the suite never passes by skipping).
 #

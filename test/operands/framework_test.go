@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -306,13 +307,24 @@ type hostProcess struct {
 	cmdline  string
 }
 
+// kubernetesServiceHost is this cluster's kubernetes Service address, which the real-pod agent
+// gives every container as KUBERNETES_SERVICE_HOST: another local cluster on the machine (each
+// has its own Service range) may run pods of the same names, such as make run-local's sim-0.
+var kubernetesServiceHost = sync.OnceValue(func() string {
+	svc, err := fw.kube.CoreV1().Services("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return svc.Spec.ClusterIP
+})
+
 // podProcesses are the processes on this machine that run a real pod's containers: the real-pod
-// agent gives each the pod's name as HOSTNAME (as a kubelet does), which their children inherit.
-// The suite runs on the machine that runs the pods (hack/test-operands-local.sh).
+// agent gives each the pod's name as HOSTNAME (as a kubelet does), which their children inherit,
+// and this cluster's KUBERNETES_SERVICE_HOST. The suite runs on the machine that runs the pods
+// (hack/test-operands-local.sh).
 func podProcesses(pod string) []hostProcess {
 	entries, err := os.ReadDir("/proc")
 	Expect(err).NotTo(HaveOccurred())
-	want := []byte("HOSTNAME=" + pod + "\x00")
+	want := []byte("\x00HOSTNAME=" + pod + "\x00")
+	cluster := []byte("\x00KUBERNETES_SERVICE_HOST=" + kubernetesServiceHost() + "\x00")
 	var out []hostProcess
 	for _, e := range entries {
 		var pid int
@@ -320,7 +332,8 @@ func podProcesses(pod string) []hostProcess {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, want...)) {
+		env = append([]byte{0}, env...)
+		if err != nil || !bytes.Contains(env, want) || !bytes.Contains(env, cluster) {
 			continue
 		}
 		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))

@@ -43,8 +43,9 @@ const (
 
 // ensureLWSController makes LeaderWorkerSetOperator/cluster (deploy/examples) unless it exists,
 // and waits until it is Available: the controller's pod runs (the real-pod agent runs
-// registry.k8s.io/lws/lws as the lws-manager built from the pinned source) and is Ready. A CR
-// made here is deleted after the specs.
+// registry.k8s.io/lws/lws as the lws-manager built from the pinned source) and is Ready, and
+// the API server serves the three kinds its CRDs define. A CR made here is deleted after the
+// specs of the container that called it.
 func ensureLWSController(ctx context.Context) {
 	text, err := os.ReadFile(lwsOperatorExample)
 	Expect(err).NotTo(HaveOccurred())
@@ -60,12 +61,20 @@ func ensureLWSController(ctx context.Context) {
 		Expect(apierrors.IsAlreadyExists(err)).To(BeTrue(), "create LeaderWorkerSetOperator/cluster: %v", err)
 	}
 	waitCondition(ctx, cr, "", "Available")
-	// The operator installed the LeaderWorkerSet CRD after the suite's REST mapper cached
-	// discovery, and a cache that was filled once is not refreshed on a miss.
+	// The operator installed the CRDs after the suite's REST mapper cached discovery, and a
+	// cache that was filled once is not refreshed on a miss.
 	Eventually(func() error {
 		fw.mapper.(meta.ResettableRESTMapper).Reset()
-		_, err := fw.mapper.RESTMapping(schema.GroupKind{Group: "leaderworkerset.x-k8s.io", Kind: "LeaderWorkerSet"}, "v1")
-		return err
+		for _, gk := range []schema.GroupKind{
+			{Group: "leaderworkerset.x-k8s.io", Kind: "LeaderWorkerSet"},
+			{Group: dsGroup, Kind: "DisaggregatedSet"},
+			{Group: dsGroup, Kind: "DisaggregatedSetRoleScaler"},
+		} {
+			if _, err := fw.mapper.RESTMapping(gk, "v1"); err != nil {
+				return err
+			}
+		}
+		return nil
 	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
 }
 
@@ -156,17 +165,27 @@ func leaderAddress(ns, group string) string {
 // simChat sends one chat completion to the simulator at url (its model is sim-model, in echo
 // mode) and returns the answer's text.
 func simChat(ctx context.Context, url, text string) (string, error) {
-	body, _ := json.Marshal(map[string]any{
-		"model": "sim-model", "max_tokens": 32,
-		"messages": []map[string]string{{"role": "user", "content": text}},
-	})
-	code, data, err := do(ctx, http.MethodPost, url+"/v1/chat/completions", jsonHeader(), bytes.NewReader(body))
+	code, data, err := do(ctx, http.MethodPost, url+"/v1/chat/completions", jsonHeader(), bytes.NewReader(simChatBody(text)))
 	if err != nil {
 		return "", err
 	}
 	if code != http.StatusOK {
 		return "", fmt.Errorf("%d %s", code, data)
 	}
+	return simAnswer(data)
+}
+
+// simChatBody is a chat completion request for the simulator's sim-model.
+func simChatBody(text string) []byte {
+	body, _ := json.Marshal(map[string]any{
+		"model": "sim-model", "max_tokens": 32,
+		"messages": []map[string]string{{"role": "user", "content": text}},
+	})
+	return body
+}
+
+// simAnswer is the text of a chat completion's first choice.
+func simAnswer(data []byte) (string, error) {
 	var r chatResponse
 	if err := json.Unmarshal(data, &r); err != nil || len(r.Choices) == 0 {
 		return "", fmt.Errorf("no answer in %s (%v)", data, err)
@@ -174,12 +193,22 @@ func simChat(ctx context.Context, url, text string) (string, error) {
 	return r.Choices[0].Message.Content, nil
 }
 
-var _ = Describe("LeaderWorkerSet on real pods", Ordered, func() {
+// One controller for the LeaderWorkerSet, DisaggregatedSet (disaggregatedset_test.go) and
+// certificate (lws_certificates_test.go) specs: installing it again for each would cost a
+// removal and an install. ContinueOnFailure: a failed spec does not skip the others, which wait
+// for what they need themselves.
+var _ = Describe("LeaderWorkerSet controller on real pods", Ordered, ContinueOnFailure, func() {
+	BeforeAll(func(ctx SpecContext) { ensureLWSController(ctx) })
+	Context("a LeaderWorkerSet", leaderWorkerSetSpecs)
+	Context("a DisaggregatedSet", disaggregatedSetSpecs)
+	Context("its certificate sources", lwsCertificateSpecs)
+})
+
+func leaderWorkerSetSpecs() {
 	var ns string
 	var lws, svc *unstructured.Unstructured
 
 	BeforeAll(func(ctx SpecContext) {
-		ensureLWSController(ctx)
 		ns = namespace(ctx, "operands-lws")
 		objs, err := render("leaderworkerset.yaml", map[string]string{"NAMESPACE": ns})
 		Expect(err).NotTo(HaveOccurred())
@@ -331,4 +360,4 @@ var _ = Describe("LeaderWorkerSet on real pods", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect("after the update").To(HavePrefix(strings.TrimSpace(answer)))
 	})
-})
+}

@@ -2,12 +2,14 @@
 // by make fetch-operands from the pinned sources) run as the pods of the operator's Deployments,
 // against real Redis, PostgreSQL, an S3 endpoint, llm-d-inference-sim and an npm MCP server, and
 // batches complete, chat completions and MCP tools come back through the gateways; the
-// LeaderWorkerSet controller runs LeaderWorkerSets of the simulator that answer; upstream's sample A2A
-// agent serves its card and completes tasks.
+// LeaderWorkerSet controller runs LeaderWorkerSets and a DisaggregatedSet of the simulator that
+// answer, with the certificates of each source; upstream's sample A2A agent serves its card and
+// takes tasks.
 //
 //	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v          (make test-operands)
 //	hack/test-operands-local.sh                                               (make test-operands-local)
 //	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, an Agent's card (make ci)
+//	... -ginkgo.focus=LeaderWorkerSet: the LeaderWorkerSet controller's specs (LeaderWorkerSet, DisaggregatedSet, certificates)
 //
 // Environment:
 //
