@@ -6,7 +6,7 @@
 //
 //	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v          (make test-operands)
 //	hack/test-operands-local.sh                                               (make test-operands-local)
-//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering (make ci)
+//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, serving under an operator SIGKILL and a rollout (make ci)
 //
 // Environment:
 //
