@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,16 +205,37 @@ func deployBatch(ctx context.Context, ns string, objs []*unstructured.Unstructur
 	return cr, batchClient{url: serviceURL(ctx, ns, batchCR+"-apiserver", 8000, "http")}
 }
 
-// s3Keys lists the keys of the services' bucket (gofakes3 answers ListObjectsV2 unsigned).
+// s3Keys lists the keys of the services' bucket (gofakes3 answers ListObjectsV2 unsigned), page
+// by page: a page holds at most 1000 keys, and the bucket outlives a cluster (the services' data
+// stays in the cluster's folder), so the load of serving under faults soon fills more than one.
 func s3Keys(ctx context.Context) []string {
-	code, body, err := do(ctx, http.MethodGet, fw.services["S3_HOST_ENDPOINT"]+"/"+fw.services["S3_BUCKET"]+"?list-type=2", nil, nil)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(code).To(Equal(http.StatusOK), string(body))
 	var keys []string
-	for _, m := range regexp.MustCompile(`<Key>([^<]+)</Key>`).FindAllSubmatch(body, -1) {
-		keys = append(keys, string(m[1]))
+	token := ""
+	for {
+		query := url.Values{"list-type": {"2"}}
+		if token != "" {
+			query.Set("continuation-token", token)
+		}
+		code, body, err := do(ctx, http.MethodGet, fw.services["S3_HOST_ENDPOINT"]+"/"+fw.services["S3_BUCKET"]+"?"+query.Encode(), nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK), string(body))
+		var page struct {
+			Contents []struct {
+				Key string `xml:"Key"`
+			} `xml:"Contents"`
+			IsTruncated           bool   `xml:"IsTruncated"`
+			NextContinuationToken string `xml:"NextContinuationToken"`
+		}
+		Expect(xml.Unmarshal(body, &page)).To(Succeed(), string(body))
+		for _, c := range page.Contents {
+			keys = append(keys, c.Key)
+		}
+		if !page.IsTruncated {
+			return keys
+		}
+		Expect(page.NextContinuationToken).NotTo(BeEmpty(), "a truncated page without a continuation token")
+		token = page.NextContinuationToken
 	}
-	return keys
 }
 
 var _ = Describe("LLM batch gateway on real pods", Ordered, func() {

@@ -8,7 +8,7 @@
 //
 //	go test ./test/operands/... -count=1 -timeout 40m -v -ginkgo.v          (make test-operands)
 //	hack/test-operands-local.sh                                               (make test-operands-local)
-//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, an Agent's card (make ci)
+//	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, an Agent's card, serving under an operator SIGKILL and a rollout (make ci)
 //	... -ginkgo.focus=LeaderWorkerSet: the LeaderWorkerSet controller's specs (LeaderWorkerSet, DisaggregatedSet, certificates)
 //
 // Environment:
