@@ -287,11 +287,6 @@ func upstreamDBClient() []*unstructured.Unstructured {
 // full name, with why and with what its output shows when that is the cause. Any other failure
 // or skip fails the spec, and so does a listed test that passes: remove it then.
 var upstreamExpected = map[string]gotest.Expected{
-	"TestE2E/ProcessorGracefulShutdown/RollingRestartOrphan": {
-		Verdict:  gotest.Fail,
-		Why:      "`kubectl rollout restart` of the processor's Deployment: the operator owns its pod template and puts it back as the CR renders it, restartedAt annotation removed, so the rollout is undone, the old pod keeps the batch (its tokens 30s apart) and it never becomes failed",
-		Evidence: `did not reach "failed" within`,
-	},
 	"TestE2E/Observability/OtelTraces": {
 		Verdict:  gotest.Skip,
 		Why:      "no Jaeger: tracing is not part of this deployment",

@@ -315,7 +315,7 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 	_, err := a.applyAdopting(ctx, required, func(a Applier) (bool, error) {
 		var modified bool
 		var err error
-		actual, modified, err = resourceapply.ApplyDeployment(ctx, a.Clients, LogNormalEvents(a.Recorder), required, expected)
+		actual, modified, err = a.applyDeploymentKeepingRestart(ctx, required, expected)
 		return modified, err
 	})
 	var se *StepError
@@ -326,6 +326,47 @@ func (a Applier) applyDeployment(ctx context.Context, required *appsv1.Deploymen
 		return nil, fmt.Errorf("apply Deployment %s: %w", cache.NewObjectName(required.Namespace, required.Name).String(), err)
 	}
 	return actual, nil
+}
+
+// RestartedAtAnnotation is the pod-template annotation `kubectl rollout restart` sets to the
+// time of the restart; a new value is what rolls the pods.
+const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
+
+// applyDeploymentKeepingRestart is resourceapply.ApplyDeployment that keeps a user's
+// `kubectl rollout restart`. resourceapply replaces the whole spec with the rendered one when
+// the generation is not the one the operator wrote, and a restart bumps the generation: without
+// the live template's restartedAt the operator would write the old template back and roll the
+// pods a second time, undoing the restart. So when the rendered template does not set the
+// annotation, the live template's value is carried into what is applied (the live Deployment
+// read through the apply's own clients: the caches, which keep that one annotation of the
+// template (DropPodTemplate), or the object a create that found the name taken just read).
+// The spec hash stays the hash of the rendered spec: it records what the operator asks for,
+// and a restart is no change of that, so it writes no metadata. What follows a restart is
+// one update whose spec equals the live one (the API server persists nothing and keeps the
+// generation, which the operator then records); a restart together with any other edit of
+// the spec has that edit reverted and the restart kept.
+func (a Applier) applyDeploymentKeepingRestart(ctx context.Context, rendered *appsv1.Deployment, expected int64) (*appsv1.Deployment, bool, error) {
+	required := rendered.DeepCopy()
+	if err := resourceapply.SetSpecHashAnnotation(&required.ObjectMeta, rendered.Spec); err != nil {
+		return nil, false, err
+	}
+	if _, renderedSetsIt := rendered.Spec.Template.Annotations[RestartedAtAnnotation]; !renderedSetsIt {
+		live, err := a.Clients.Deployments(rendered.Namespace).Get(ctx, rendered.Name, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			if restartedAt, ok := live.Spec.Template.Annotations[RestartedAtAnnotation]; ok {
+				if required.Spec.Template.Annotations == nil {
+					required.Spec.Template.Annotations = map[string]string{}
+				}
+				required.Spec.Template.Annotations[RestartedAtAnnotation] = restartedAt
+			}
+		case !apierrors.IsNotFound(err):
+			return nil, false, err
+		}
+	}
+	// ApplyDeployment is this call after hashing the spec it is given, which would hash the
+	// carried annotation too. Deprecated only for its force argument, false here.
+	return resourceapply.ApplyDeploymentWithForce(ctx, a.Clients, LogNormalEvents(a.Recorder), required, expected, false)
 }
 
 // checkAdoptable refuses to apply over an existing object the operand may not take over.

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,8 +32,8 @@ import (
 )
 
 // applyEnv is an Applier on fake clients whose dynamic client shares the typed fake's objects,
-// with informers on HPAs, ConfigMaps, ServiceAccounts, Services and Secrets registered in the
-// caches.
+// with informers on HPAs, ConfigMaps, ServiceAccounts, Services, Secrets and Deployments (their
+// template dropped, as in production) registered in the caches.
 type applyEnv struct {
 	ctx     context.Context
 	kube    *kubefake.Clientset
@@ -62,6 +64,7 @@ func newApplyEnv(t *testing.T, adopt func(metav1.Object) bool, objs ...runtime.O
 		Informed{GroupResource: ServiceAccounts, Informer: factory.Core().V1().ServiceAccounts().Informer()},
 		Informed{GroupResource: Services, Informer: factory.Core().V1().Services().Informer()},
 		Informed{GroupResource: Secrets, Informer: factory.Core().V1().Secrets().Informer()},
+		Informed{GroupResource: Deployments, Informer: factory.Apps().V1().Deployments().Informer(), Transform: managedTransform(Deployments)},
 	)
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
@@ -467,4 +470,191 @@ func TestDeleteOwnedDeletesTheRequestsOfACertificate(t *testing.T) {
 			t.Errorf("a Certificate that was not there made a %s of %s", a.GetVerb(), a.GetResource().Resource)
 		}
 	}
+}
+
+// restartedDeployment is the Deployment "gw" as rendered: one container of image gw:1 and a
+// pod-template annotation of the operator's own.
+func restartedDeployment(labels map[string]string) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "gw", Namespace: "ns", Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "gw"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "gw"},
+					Annotations: map[string]string{ConfigHashAnnotationPrefix + "cm": "1"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "gw", Image: "gw:1"}}},
+			},
+		},
+	}
+}
+
+// TestApplyDeploymentKeepsARolloutRestartOnFakeClients: `kubectl rollout restart` sets the
+// pod template's restartedAt and so bumps the generation; resourceapply then writes the rendered
+// spec back, and without the live restartedAt that write would roll the pods again and undo the
+// restart. The apply keeps the live value when the rendered template sets none, hashes only the
+// rendered spec (a restart writes no metadata), and still reverts every other edit. Each row
+// applies once with the generation the operator recorded, then once more with the generation
+// that apply returned, which must write nothing: the operator does not loop. The fakes version
+// objects like the API server (the generation grows only when an update changes the spec), so
+// the generation after the first apply tells whether it changed the spec.
+func TestApplyDeploymentKeepsARolloutRestartOnFakeClients(t *testing.T) {
+	managed := map[string]string{ManagedByLabel: ManagedByValue}
+	const restartedAt, renderedRestart = "2026-12-07T02:00:00Z", "2026-12-01T00:00:00Z"
+	// written is the Deployment as the operator's apply of rendered left it at generation 1.
+	written := func(rendered *appsv1.Deployment) *appsv1.Deployment {
+		d := rendered.DeepCopy()
+		if err := resourceapply.SetSpecHashAnnotation(&d.ObjectMeta, rendered.Spec); err != nil {
+			t.Fatal(err)
+		}
+		d.Generation = 1
+		return d
+	}
+	// Edits someone makes of the live Deployment: each bumps its generation, as the API server does.
+	restart := func(d *appsv1.Deployment) {
+		d.Spec.Template.Annotations[RestartedAtAnnotation] = restartedAt
+		d.Generation++
+	}
+	editImage := func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers[0].Image = "gw:edited"
+		d.Generation++
+	}
+	annotateTemplate := func(d *appsv1.Deployment) {
+		d.Spec.Template.Annotations["example.com/by-hand"] = "x"
+		d.Generation++
+	}
+	for _, tc := range []struct {
+		name string
+		// rendered changes the rendered Deployment; nil renders it as restartedDeployment does.
+		rendered func(*appsv1.Deployment)
+		// labels of the live Deployment (the rendered one has the operator's): without the
+		// operator's label no informer holds it, and the create that finds the name taken reads it.
+		labels map[string]string
+		// live is what someone did to the written Deployment; absent: no live Deployment.
+		live     []func(*appsv1.Deployment)
+		absent   bool
+		recorded int64
+		// what the first apply sends and leaves
+		wantWrites      []string
+		wantReads       []string
+		wantRestartedAt string
+		wantImage       string
+		wantByHand      bool
+		wantGeneration  int64
+	}{
+		{name: "a restart is kept: one update of an unchanged spec",
+			live: []func(*appsv1.Deployment){restart}, recorded: 1,
+			wantWrites: []string{"update deployments"}, wantRestartedAt: restartedAt, wantImage: "gw:1", wantGeneration: 2},
+		{name: "nothing changed since the restart was recorded: no write",
+			live: []func(*appsv1.Deployment){restart}, recorded: 2,
+			wantRestartedAt: restartedAt, wantImage: "gw:1", wantGeneration: 2},
+		{name: "an image edit after a recorded restart is reverted, the restart kept",
+			live: []func(*appsv1.Deployment){restart, editImage}, recorded: 2,
+			wantWrites: []string{"update deployments"}, wantRestartedAt: restartedAt, wantImage: "gw:1", wantGeneration: 4},
+		{name: "a restart and an edit of the template's annotations: the edit reverted, the restart kept",
+			live: []func(*appsv1.Deployment){annotateTemplate, restart}, recorded: 1,
+			wantWrites: []string{"update deployments"}, wantRestartedAt: restartedAt, wantImage: "gw:1", wantGeneration: 4},
+		{name: "an image edit without a restart is reverted and no restartedAt added",
+			live: []func(*appsv1.Deployment){editImage}, recorded: 1,
+			wantWrites: []string{"update deployments"}, wantImage: "gw:1", wantGeneration: 3},
+		{name: "the rendered template's own restartedAt wins over the live one",
+			rendered: func(d *appsv1.Deployment) { d.Spec.Template.Annotations[RestartedAtAnnotation] = renderedRestart },
+			live:     []func(*appsv1.Deployment){restart}, recorded: 1,
+			wantWrites: []string{"update deployments"}, wantRestartedAt: renderedRestart, wantImage: "gw:1", wantGeneration: 3},
+		{name: "an uncached Deployment (no operator label) is read once after the create and its restart kept",
+			labels: map[string]string{}, live: []func(*appsv1.Deployment){restart}, recorded: 1,
+			wantWrites: []string{"create deployments", "update deployments"}, wantReads: []string{"get deployments"},
+			wantRestartedAt: restartedAt, wantImage: "gw:1", wantGeneration: 2},
+		{name: "a new Deployment is created without a read and without restartedAt",
+			absent: true, recorded: -1,
+			wantWrites: []string{"create deployments"}, wantImage: "gw:1", wantGeneration: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			labels := managed
+			if tc.labels != nil {
+				labels = tc.labels
+			}
+			rendered := restartedDeployment(managed)
+			if tc.rendered != nil {
+				tc.rendered(rendered)
+			}
+			var seeds []runtime.Object
+			var before *appsv1.Deployment
+			if !tc.absent {
+				before = written(restartedDeployment(labels))
+				for _, edit := range tc.live {
+					edit(before)
+				}
+				seeds = enginetest.Versioned(before)
+			}
+			env := newApplyEnv(t, func(metav1.Object) bool { return true }, seeds...)
+			enginetest.VersionObjects(env.kube)
+			env.kube.ClearActions()
+			env.dyn.ClearActions()
+
+			actual, err := env.applier.applyDeployment(env.ctx, rendered, tc.recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := env.writes(); !slices.Equal(w, tc.wantWrites) {
+				t.Errorf("writes = %v, want %v", w, tc.wantWrites)
+			}
+			if r := env.reads(); !slices.Equal(r, tc.wantReads) {
+				t.Errorf("reads = %v, want %v", r, tc.wantReads)
+			}
+			live, err := env.kube.AppsV1().Deployments("ns").Get(env.ctx, "gw", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			annotations := live.Spec.Template.Annotations
+			if got, ok := annotations[RestartedAtAnnotation]; got != tc.wantRestartedAt || ok != (tc.wantRestartedAt != "") {
+				t.Errorf("restartedAt = %q (set: %v), want %q", got, ok, tc.wantRestartedAt)
+			}
+			if got := live.Spec.Template.Spec.Containers[0].Image; got != tc.wantImage {
+				t.Errorf("image = %q, want %q", got, tc.wantImage)
+			}
+			if _, ok := annotations["example.com/by-hand"]; ok != tc.wantByHand {
+				t.Errorf("the template annotation set by hand is there: %v, want %v", ok, tc.wantByHand)
+			}
+			if annotations[ConfigHashAnnotationPrefix+"cm"] != "1" {
+				t.Errorf("the rendered template annotation is gone: %v", annotations)
+			}
+			if live.Generation != tc.wantGeneration || actual.Generation != live.Generation {
+				t.Errorf("generation = %d (returned %d), want %d", live.Generation, actual.Generation, tc.wantGeneration)
+			}
+			if before != nil && live.Generation == before.Generation && !equality.Semantic.DeepEqual(live.Spec, before.Spec) {
+				t.Errorf("the spec changed without a new generation:\n%s", enginetest.Show(live.Spec))
+			}
+			want := restartedDeployment(managed)
+			if tc.rendered != nil {
+				tc.rendered(want)
+			}
+			if err := resourceapply.SetSpecHashAnnotation(&want.ObjectMeta, want.Spec); err != nil {
+				t.Fatal(err)
+			}
+			if hash := "operator.openshift.io/spec-hash"; live.Annotations[hash] != want.Annotations[hash] {
+				t.Errorf("spec hash = %s, want the rendered spec's %s", live.Annotations[hash], want.Annotations[hash])
+			}
+
+			// The next sync, with the generation this apply returned recorded, writes nothing.
+			waitDeploymentCached(t, env, live.ResourceVersion)
+			env.kube.ClearActions()
+			env.dyn.ClearActions()
+			if _, err := env.applier.applyDeployment(env.ctx, rendered, actual.Generation); err != nil {
+				t.Fatal(err)
+			}
+			if w := env.writes(); len(w) != 0 {
+				t.Errorf("the apply after it wrote again: %v", w)
+			}
+		})
+	}
+}
+
+// waitDeploymentCached waits until the caches hold Deployment ns/gw at resourceVersion.
+func waitDeploymentCached(t *testing.T, env *applyEnv, resourceVersion string) {
+	t.Helper()
+	enginetest.WaitFor(t, "Deployment ns/gw at resourceVersion "+resourceVersion+" in the caches", func() bool {
+		c, err := env.applier.Clients.Caches.GetMeta(Deployments, "ns", "gw")
+		return err == nil && c.GetResourceVersion() == resourceVersion
+	})
 }

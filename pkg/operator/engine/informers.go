@@ -27,16 +27,22 @@ func DropManagedFields(obj any) (any, error) {
 
 // DropPodTemplate is the transform of the Deployment informer the namespaced kinds share (the
 // managed-by one): DropManagedFields, and the pod template (spec.template, its metadata and
-// its pod spec) is removed, most of a Deployment's size. Nothing reads a cached Deployment's
-// template. library-go's ApplyDeployment decides whether to write from the metadata (the spec
-// hash annotation) and the generation alone, and when it writes it replaces the whole spec
-// with the required one, so a cached copy's missing template is never sent. The status code
-// reads the generation, spec.replicas, spec.strategy and status, which stay, as does every
-// other field of the spec. Other objects pass unchanged.
+// its pod spec) is removed, most of a Deployment's size, but for one annotation. library-go's
+// ApplyDeployment decides whether to write from the metadata (the spec hash annotation) and
+// the generation alone, and when it writes it replaces the whole spec with the required one,
+// so a cached copy's missing template is never sent. The one part of the template read is
+// RestartedAtAnnotation, which the apply carries over so a `kubectl rollout restart` stays
+// (applyDeploymentKeepingRestart): it is kept. The status code reads the generation,
+// spec.replicas, spec.strategy and status, which stay, as does every other field of the spec.
+// Other objects pass unchanged.
 func DropPodTemplate(obj any) (any, error) {
 	obj, err := DropManagedFields(obj)
 	if d, ok := obj.(*appsv1.Deployment); ok {
+		restartedAt, restarted := d.Spec.Template.Annotations[RestartedAtAnnotation]
 		d.Spec.Template = corev1.PodTemplateSpec{}
+		if restarted {
+			d.Spec.Template.Annotations = map[string]string{RestartedAtAnnotation: restartedAt}
+		}
 	}
 	return obj, err
 }

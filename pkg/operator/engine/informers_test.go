@@ -73,6 +73,17 @@ func TestDropPodTemplate(t *testing.T) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns", ManagedFields: managedFields},
 			Data: map[string]string{"k": "v"}}
 	}
+	restarted := func(strip bool) *appsv1.Deployment {
+		d := fullDeployment("gw:1")
+		if strip {
+			d = stripped()
+		}
+		if d.Spec.Template.Annotations == nil {
+			d.Spec.Template.Annotations = map[string]string{}
+		}
+		d.Spec.Template.Annotations[RestartedAtAnnotation] = "2026-12-07T02:00:00Z"
+		return d
+	}
 	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/gw", Obj: fullDeployment("gw:1")}
 	for _, tc := range []struct {
 		name    string
@@ -80,6 +91,9 @@ func TestDropPodTemplate(t *testing.T) {
 	}{
 		{"a Deployment", fullDeployment("gw:1"), stripped()},
 		{"a Deployment already stripped (the transform is idempotent)", stripped(), stripped()},
+		// The apply carries it over (applyDeploymentKeepingRestart), so it is read from the cache.
+		{"a restarted Deployment keeps its template's restartedAt alone", restarted(false), restarted(true)},
+		{"a restarted Deployment already stripped", restarted(true), restarted(true)},
 		{"another kind loses only managedFields", configMap(fullDeployment("").ManagedFields), configMap(nil)},
 		{"a tombstone passes unchanged", tombstone, cache.DeletedFinalStateUnknown{Key: "ns/gw", Obj: fullDeployment("gw:1")}},
 	} {
