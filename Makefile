@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./hack/openshift/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./test/differential/... ./hack/openshift/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)

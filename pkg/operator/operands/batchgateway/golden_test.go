@@ -38,7 +38,8 @@ import (
 // config_test.go instead: the resources merge that never makes requests exceed limits and
 // passes every resource name (TestMergeResources, reference §7.3), asyncConfig.replicas
 // (TestFieldMappings, §7.11), default Certificate dnsNames (§7.9), the scrape label on the
-// model-server PodMonitor, and the dashboards and alert texts (dashboards_test.go).
+// model-server PodMonitor, and the dashboards (dashboards_test.go). The alerts are compared here
+// (extra-prometheus-rule-async): upstream's, every field of every rule, exactly.
 
 const goldenDir = "../../../../test/golden/batch-gateway"
 
@@ -70,7 +71,8 @@ var (
 		a := s.Processor.AsyncConfig
 		return s.Processor.DispatchMode == batchv1alpha1.DispatchModeAsync && a != nil && (a.Redis == nil || len(a.Redis.QueuesConfig) == 0)
 	}}
-	fsStorage = condition{"fileStorage.fs is set", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
+	prometheusRuleOn = condition{"prometheusRule.enabled", prometheusRuleEnabled}
+	fsStorage        = condition{"fileStorage.fs is set", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
 		return s.FileStorage != nil && s.FileStorage.FS != nil
 	}}
 )
@@ -135,6 +137,17 @@ var intendedDifferences = []intendedDifference{
 	{kinds: []string{"Deployment"}, components: batchComponents, when: fsStorage,
 		path: `spec.template.spec.securityContext.fsGroupChangePolicy`, golden: absent, ours: "OnRootMismatch",
 		reason: "the volume's group is changed only when its root lacks it, not walked at every start"},
+	// The batch chart's PrometheusRule carries only Helm's labels; its alerts (spec) are kept
+	// exactly (issue 31).
+	{kinds: []string{"PrometheusRule"}, components: []string{""}, when: prometheusRuleOn,
+		path: `metadata.labels["app.kubernetes.io/name"]`, golden: absent, ours: batchChartName,
+		reason: "one label set on every object (reference §7.8): the batch chart labels its PrometheusRule with Helm's labels only"},
+	{kinds: []string{"PrometheusRule"}, components: []string{""}, when: prometheusRuleOn,
+		path: `metadata.labels["app.kubernetes.io/instance"]`, golden: absent,
+		reason: "one label set on every object (reference §7.8): the CR's name, as on every other object"},
+	{kinds: []string{"PrometheusRule"}, components: []string{""}, when: prometheusRuleOn,
+		path: `metadata.labels["app.kubernetes.io/component"]`, golden: absent, ours: "monitoring",
+		reason: "one label set on every object (reference §7.8); the alert rules are the batch components' monitoring"},
 	{kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor}, when: asyncSingleQueue,
 		path:   `spec.template.spec.containers[0].args`,
 		reason: "single-queue mode consumed the chart's queue request-sortedset, which nobody writes to (reference §7.1): one queue llm-d-async:requests:<pool> per inference pool of modelGateways, with the gate of asyncConfig.redis"},
@@ -218,8 +231,8 @@ func goldenCases(tb testing.TB) []string {
 			cases = append(cases, e.Name())
 		}
 	}
-	if len(cases) != 11 {
-		tb.Fatalf("found %d golden cases, want 11", len(cases))
+	if len(cases) != 12 {
+		tb.Fatalf("found %d golden cases, want 12", len(cases))
 	}
 	return cases
 }
