@@ -18,11 +18,6 @@ const batchGoldenDir = "../golden/batch-gateway"
 // from upstream's renderer instead of comparing.
 const updateGoldenEnv = "UPDATE_GOLDEN"
 
-// UpstreamCRDPath is upstream's LLMBatchGateway CRD at the pinned operator commit.
-func UpstreamCRDPath() string {
-	return filepath.Join(upstreamRenderDir(), "third_party", "llm-d-batch-gateway-operator", "batch.llm-d.ai_llmbatchgateways.yaml")
-}
-
 // TestUpstreamRendersGolden: upstream's renderer, built from the pinned sources, renders every
 // case of test/golden/batch-gateway byte for byte as the golden objects (made by the same method
 // from the reference material, or by this test with UPDATE_GOLDEN=true), so the golden tests

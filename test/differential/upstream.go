@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // UpstreamRenderEnv names a prebuilt upstream-render binary; unset, the test builds it.
@@ -26,6 +28,11 @@ const UpstreamRenderEnv = "UPSTREAM_RENDER"
 func upstreamRenderDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", "upstreamrender")
+}
+
+// UpstreamCRDPath is upstream's LLMBatchGateway CRD at the pinned operator commit.
+func UpstreamCRDPath() string {
+	return filepath.Join(upstreamRenderDir(), "third_party", "llm-d-batch-gateway-operator", "batch.llm-d.ai_llmbatchgateways.yaml")
 }
 
 // Upstream is upstream's renderer of LLMBatchGateways (hack/tools/upstreamrender): the
@@ -93,7 +100,8 @@ func (u *Upstream) Render(cr map[string]interface{}) ([]map[string]interface{}, 
 		Objects []map[string]interface{} `json:"objects"`
 		Error   string                   `json:"error"`
 	}
-	if err := json.Unmarshal(line, &res); err != nil {
+	// Integral numbers as int64, as the API server and the operator's side have them.
+	if err := utiljson.Unmarshal(line, &res); err != nil {
 		return nil, fmt.Errorf("upstream-render: %w", err)
 	}
 	if res.Error != "" {
