@@ -226,7 +226,14 @@ func TestDifferential(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// DIFFERENTIAL_SHRINK=false lists the differences with the first CR that showed each, at once.
+	shrink := os.Getenv("DIFFERENTIAL_SHRINK") != "false"
 	for _, key := range keys {
+		if !shrink {
+			spec, _ := yaml.Marshal(firstCR[key]["spec"])
+			t.Errorf("unlisted difference %s, e.g. %s\nfirst CR that shows it (not shrunk), spec:\n%s", key, firstDiff[key], spec)
+			continue
+		}
 		smallest := differential.Shrink(firstCR[key], func(cr map[string]interface{}) bool {
 			oursCR, theirsCR, ok := run.admit(cr)
 			if !ok {
