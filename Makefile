@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./hack/openshift/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./test/differential/... ./hack/openshift/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -26,6 +26,10 @@ build: ## Build the operator binary into bin/.
 .PHONY: test
 test: ## Run the unit tests (fake clients).
 	go test $(GO_PACKAGES)
+
+.PHONY: test-differential
+test-differential: ## The differential test's full form: 2,000 generated LLMBatchGateways rendered by upstream's own renderer (hack/tools/upstreamrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED).
+	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./pkg/operator/operands/batchgateway/ -run '^TestDifferential$$' -count=1 -timeout 60m -v
 
 .PHONY: tools
 tools: ## Install the pinned code generators into _output/tools/bin.

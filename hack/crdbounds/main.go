@@ -10,7 +10,7 @@
 // The bounds are Kubernetes' own where it has one (an object name 253, a DNS label 63, a label
 // value 63, a qualified name 317 = a DNS subdomain prefix, "/" and a name of 63), else a size no
 // sensible object reaches. They exist so that the API server can bound the cost of the CEL rules
-// and the size of what one field can hold (issue 33); pkg/apis/internal/crdtest's
+// and the size of what one field can hold (issue 33); pkg/apis/crdtest's
 // TestEverySpecFieldBounded fails on a field of any CRD's spec without one.
 //
 // It is run by hack/update-crds.sh (make generate) on the CRDs controller-gen has just written,

@@ -56,7 +56,7 @@ func goldenBatchCases() []string {
 			out = append(out, e.Name())
 		}
 	}
-	Expect(out).To(HaveLen(11), "golden cases in %s", goldenBatchDir)
+	Expect(out).To(HaveLen(12), "golden cases in %s", goldenBatchDir)
 	return out
 }
 

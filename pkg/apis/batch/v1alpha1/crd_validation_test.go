@@ -12,7 +12,7 @@ import (
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1/testcases"
-	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 )
 
 const (
@@ -31,7 +31,7 @@ func loadCRD(t *testing.T) *crdtest.CRD {
 // objects.
 func allCases(t *testing.T) []testcases.Case {
 	t.Helper()
-	return slices.Concat(crdtest.GoldenCases(t, goldenDir, 11), testcases.Accepted, testcases.Rejected)
+	return slices.Concat(crdtest.GoldenCases(t, goldenDir, 12), testcases.Accepted, testcases.Rejected)
 }
 
 func object(t *testing.T, c testcases.Case) map[string]any {

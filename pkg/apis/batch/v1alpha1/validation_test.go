@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
-	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 )
 
 // The table in testcases checks ValidateSpec against the CRD. These cases are objects the API

@@ -16,10 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
-	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
-	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 	networkpolicyv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/networkpolicy/v1alpha1"
 )
 

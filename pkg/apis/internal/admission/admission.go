@@ -1,7 +1,7 @@
 // Package admission is what the admission tables of the API packages (pkg/apis/*/*/testcases)
 // share: the Case type, the golden CRs as cases, and the texts of the API server's errors. Like
 // the tables, it is data and imports nothing that validates: the API packages' tests run the
-// cases through pkg/apis/internal/crdtest, and an e2e suite creates them on a real API server.
+// cases through pkg/apis/crdtest, and an e2e suite creates them on a real API server.
 package admission
 
 import (

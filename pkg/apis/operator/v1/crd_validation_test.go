@@ -7,11 +7,11 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/crdtest"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/operator/v1/testcases"
 )
 
-// The CRD is checked with the API server's own validators (pkg/apis/internal/crdtest); the e2e
+// The CRD is checked with the API server's own validators (pkg/apis/crdtest); the e2e
 // tests exercise real admission.
 
 const (

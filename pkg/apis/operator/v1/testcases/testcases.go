@@ -1,7 +1,7 @@
 // Package testcases is the table of LeaderWorkerSetOperator admission cases: objects the API
 // server must accept and objects it must reject, each with the errors it must return. The API
 // package's unit tests run every case through the API server's own validators
-// (pkg/apis/internal/crdtest); the e2e suite and the reliability suite
+// (pkg/apis/crdtest); the e2e suite and the reliability suite
 // (test/reliability/admission) create them on a real API server. It is data: it imports nothing
 // that validates.
 package testcases

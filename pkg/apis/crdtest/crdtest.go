@@ -296,3 +296,7 @@ func List(errs field.ErrorList) string {
 	}
 	return b.String()
 }
+
+// Structural is the CRD version's structural schema (defaults pruned as the API server keeps
+// it), for generating objects from it.
+func (c *CRD) Structural() *structuralschema.Structural { return c.structural }

@@ -1,0 +1,90 @@
+package differential
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Shrink returns the smallest CR it finds, below cr's spec, for which keep still holds (the CR
+// is admitted and still shows the difference): it takes away one field, map entry or list item
+// at a time, outermost first, and keeps each removal that keep accepts, until none is left to
+// take. keep(cr) must hold.
+func Shrink(cr map[string]interface{}, keep func(map[string]interface{}) bool) map[string]interface{} {
+	current := runtime.DeepCopyJSON(cr)
+	for {
+		shrunk := false
+		for _, path := range fieldPaths(current["spec"], nil) {
+			candidate := runtime.DeepCopyJSON(current)
+			spec := candidate["spec"]
+			if !remove(spec, path) {
+				continue
+			}
+			if keep(candidate) {
+				current, shrunk = candidate, true
+				break
+			}
+		}
+		if !shrunk {
+			return current
+		}
+	}
+}
+
+// fieldPaths lists every field, map entry and list item below v, outermost first.
+func fieldPaths(v interface{}, prefix []interface{}) [][]interface{} {
+	var here, below [][]interface{}
+	switch n := v.(type) {
+	case map[string]interface{}:
+		for _, k := range sortedKeysOf(n) {
+			p := append(append([]interface{}{}, prefix...), k)
+			here = append(here, p)
+			below = append(below, fieldPaths(n[k], p)...)
+		}
+	case []interface{}:
+		for i := range n {
+			p := append(append([]interface{}{}, prefix...), i)
+			here = append(here, p)
+			below = append(below, fieldPaths(n[i], p)...)
+		}
+	}
+	return append(here, below...)
+}
+
+// remove deletes the node at path below v (a map, changed in place); false if there is none.
+func remove(v interface{}, path []interface{}) bool {
+	_, ok := removeAt(v, path)
+	return ok
+}
+
+// removeAt returns v without the node at path (maps changed in place, lists rebuilt).
+func removeAt(v interface{}, path []interface{}) (interface{}, bool) {
+	if len(path) == 0 {
+		return v, false
+	}
+	switch n := v.(type) {
+	case map[string]interface{}:
+		k, ok := path[0].(string)
+		child, has := n[k]
+		if !ok || !has {
+			return v, false
+		}
+		if len(path) == 1 {
+			delete(n, k)
+			return n, true
+		}
+		newChild, ok := removeAt(child, path[1:])
+		n[k] = newChild
+		return n, ok
+	case []interface{}:
+		idx, ok := path[0].(int)
+		if !ok || idx >= len(n) {
+			return v, false
+		}
+		if len(path) == 1 {
+			return append(append([]interface{}{}, n[:idx]...), n[idx+1:]...), true
+		}
+		newChild, ok := removeAt(n[idx], path[1:])
+		n[idx] = newChild
+		return n, ok
+	}
+	return v, false
+}
