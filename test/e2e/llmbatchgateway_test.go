@@ -65,6 +65,11 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 
 	It("B1. brings every upstream golden CR to Ready, with upstream's object names and Deployment selectors", func(ctx SpecContext) {
 		cases := goldenBatchCases()
+		// extra-prometheus-rule-async renders upstream's PrometheusRules: their CRD first, so
+		// every case's objects can exist (AfterAll puts the set back as it was).
+		if !crdExists(ctx, serviceMonitorCRD) {
+			installOptionalCRDs(ctx, crdSetMonitoringCore)
+		}
 		for _, c := range cases {
 			namespace := goldenNamespace(c)
 			cr := goldenBatchCR(c, namespace)
