@@ -121,13 +121,14 @@ if [[ "${REAL_PODS}" == "true" ]]; then
   BG="$(service_url "${BATCH_NAMESPACE}" batch-gateway-sync-apiserver 8000)"
   GW="$(service_url "${GATEWAY_NAMESPACE}" simple-gateway 8080)"
   MCPGW="$(service_url "${GATEWAY_NAMESPACE}" mcp-gateway 8080)"
+  # chat URL MODEL: a chat completion of MODEL answered through URL.
   chat() {
-    curl -sf --max-time 10 "${GW}/v1/chat/completions" -H 'Content-Type: application/json' \
-      -d '{"model":"openai/sim-model","messages":[{"role":"user","content":"Hello from make run-local"}]}' |
+    curl -sf --max-time 10 "$1/v1/chat/completions" -H 'Content-Type: application/json' \
+      -d "{\"model\":\"$2\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello from make run-local\"}]}" |
       grep -q '"choices"'
   }
   op::log "waiting up to ${AVAILABLE_TIMEOUT}s for a first chat completion through ${GW}"
-  op::poll "${AVAILABLE_TIMEOUT}" 1 chat ||
+  op::poll "${AVAILABLE_TIMEOUT}" 1 chat "${GW}" openai/sim-model ||
     op::die "no chat completion through the sample Gateway (${GW}) after ${AVAILABLE_TIMEOUT}s" "${OP_LOG}"
   op::log "first chat completion $((SECONDS - RUN_START))s after make run-local started"
   mcp_tools() { curl -sf --max-time 10 "${MCPGW}/v1/mcp/tools" | grep -q '"name"'; }
@@ -146,13 +147,8 @@ if [[ "${REAL_PODS}" == "true" ]]; then
   op::poll "${AVAILABLE_TIMEOUT}" 2 apply_lws ||
     op::die "the LeaderWorkerSet sample was not admitted: $("${ROOT}/hack/operands/samples.sh" apply-lws "${LWS_NAMESPACE}" 2>&1)" "${OP_LOG}"
   LWS="$(service_url "${LWS_NAMESPACE}" sim-leaders 8000)"
-  lws_chat() {
-    curl -sf --max-time 10 "${LWS}/v1/chat/completions" -H 'Content-Type: application/json' \
-      -d '{"model":"sim-model","messages":[{"role":"user","content":"Hello from make run-local"}]}' |
-      grep -q '"choices"'
-  }
   op::log "waiting up to ${AVAILABLE_TIMEOUT}s for a chat completion through the LeaderWorkerSet's leaders (${LWS})"
-  op::poll "${AVAILABLE_TIMEOUT}" 1 lws_chat ||
+  op::poll "${AVAILABLE_TIMEOUT}" 1 chat "${LWS}" sim-model ||
     op::die "no chat completion through the sample LeaderWorkerSet (${LWS}) after ${AVAILABLE_TIMEOUT}s: $(op::kubectl -n "${LWS_NAMESPACE}" get leaderworkerset,pods 2>&1)" "${OP_LOG}"
   op::log "LeaderWorkerSet answered $((SECONDS - RUN_START))s after make run-local started"
   cat <<MSG
