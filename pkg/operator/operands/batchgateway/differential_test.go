@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -130,13 +129,8 @@ func (r *differentialRun) compare(oursCR, theirsCR map[string]interface{}) (diff
 	}
 	for _, key := range sortedKeys(golden, ours) {
 		g, o := golden[key], ours[key]
-		kind, name, _ := strings.Cut(key, "/")
-		labelled := g
-		if labelled == nil {
-			labelled = o
-		}
-		component, _, _ := unstructured.NestedString(labelled, "metadata", "labels", componentLabel)
-		obj := goldenObject{kind: kind, component: component, oneSided: g == nil || o == nil}
+		obj, name := goldenObjectOf(key, g, o)
+		kind, component := obj.kind, obj.component
 		var diffs []fieldDiff
 		switch {
 		case g == nil:

@@ -312,6 +312,18 @@ type goldenObject struct {
 	oneSided        bool
 }
 
+// goldenObjectOf is the object of key ("Kind/name") as upstream (g) and the operator (o) render
+// it, either nil when that side has none; its component label is read from whichever exists.
+func goldenObjectOf(key string, g, o map[string]interface{}) (obj goldenObject, name string) {
+	kind, name, _ := strings.Cut(key, "/")
+	labelled := g
+	if labelled == nil {
+		labelled = o
+	}
+	component, _, _ := unstructured.NestedString(labelled, "metadata", "labels", componentLabel)
+	return goldenObject{kind: kind, component: component, oneSided: g == nil || o == nil}, name
+}
+
 // diffGoldenCase renders a case's CR and returns every field that differs from upstream's
 // objects, and every object only one side has (path ""), with the objects of either side.
 func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]goldenObject) {
@@ -339,13 +351,9 @@ func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]golde
 	objects := map[string]goldenObject{}
 	for _, key := range sortedKeys(golden, ours) {
 		g, o := golden[key], ours[key]
-		kind, objName, _ := strings.Cut(key, "/")
-		labelled := g
-		if labelled == nil {
-			labelled = o
-		}
-		component, _, _ := unstructured.NestedString(labelled, "metadata", "labels", componentLabel)
-		objects[key] = goldenObject{kind: kind, component: component, oneSided: g == nil || o == nil}
+		obj, objName := goldenObjectOf(key, g, o)
+		kind, component := obj.kind, obj.component
+		objects[key] = obj
 		switch {
 		case g == nil:
 			diffs = append(diffs, fieldDiff{kind: kind, name: objName, component: component, golden: absent, ours: "object"})
