@@ -511,7 +511,7 @@ func upgradeHook(ctx context.Context, step string) {
 // withPreviousRelease replaces the suite's operator by the previous release's (its deploy/ and
 // its binary, built once into test-upgrade's cache) with the spec's lease; after the spec, the
 // working tree's deploy/ and operator with its usual lease, whatever the spec reached.
-func withPreviousRelease() {
+func withPreviousRelease(ctx context.Context) {
 	Expect(os.Getenv("LOCAL_CLUSTER_INSTANCE")).NotTo(BeEmpty(), "the upgrade replaces the operator: run the suite with hack/test-operands-local.sh")
 	By("installing the previous release (hack/upgrade/previous-ref) and starting its operator with a " + loadLease.String() + " lease")
 	Expect(localOperator(leaseArgs()).Stop()).To(Succeed())
@@ -523,8 +523,8 @@ func withPreviousRelease() {
 		_, err := restore.Start()
 		Expect(err).NotTo(HaveOccurred())
 	})
-	upgradeHook(context.Background(), "install-previous")
-	upgradeHook(context.Background(), "start-previous")
+	upgradeHook(ctx, "install-previous")
+	upgradeHook(ctx, "start-previous")
 }
 
 // operatorDeployments are the generations of the Deployments the operator made in ns (its
@@ -652,7 +652,7 @@ func servingUnderFaults(ctx context.Context, ns string, from release, faults ...
 	switch from {
 	case previousRelease:
 		// The previous release first: the stack is made by its operator, as a user's was.
-		withPreviousRelease()
+		withPreviousRelease(ctx)
 		s = deployStack(ctx, namespace(ctx, ns))
 	default:
 		s = deployStack(ctx, namespace(ctx, ns))
