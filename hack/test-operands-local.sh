@@ -63,7 +63,7 @@ export OPERANDS_BIN="${OP_OUTPUT_DIR}/operands/bin"
 export OPERANDS_SAMPLES="${ROOT}/hack/operands/samples"
 filter=()
 [[ "${OPERANDS_SHORT}" == "true" ]] && filter=(-ginkgo.label-filter=short)
-# Serving under faults (label faults) kills and restarts the operator, whatever the platform: its
+# Serving under faults (label faults) kills, restarts and upgrades the operator, whatever the platform: its
 # short form runs once in make ci, on plain Kubernetes, not again with OPENSHIFT=true.
 [[ "${OPERANDS_SHORT}" == "true" && "${OPENSHIFT:-false}" == "true" ]] && filter=(-ginkgo.label-filter='short && !faults')
 cd "${ROOT}"

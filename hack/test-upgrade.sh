@@ -23,6 +23,8 @@
 #                                        for its CRs put on the cluster, then this operator started
 #                                        (test/upgrade/switching_test.go); instance `switching`
 #   hack/test-upgrade.sh build-previous  build the previous release into the cache, print its folder
+#   hack/test-upgrade.sh install-previous the previous release's deploy/ (built first)
+#   hack/test-upgrade.sh start-previous  start the previous release's operator (OPERATOR_ARGS as given)
 #   hack/test-upgrade.sh install-current the working tree's deploy/: CRDs first (Established), the rest
 #   hack/test-upgrade.sh stop-previous   stop the previous release's operator
 #   hack/test-upgrade.sh start-current   start the working tree's operator
@@ -179,6 +181,10 @@ case "${1:-run}" in
   run) run ;;
   switching) switching ;;
   build-previous) build_previous ;;
+  # The operands' serving-under-faults spec (test/operands) upgrades its instance under load:
+  # UPGRADE_INSTANCE=operands, the operator as it runs there.
+  install-previous) build_previous >/dev/null && install_previous ;;
+  start-previous) start_previous ;;
   install-current) install_current ;;
   stop-previous) stop_previous ;;
   start-current) start_current ;;

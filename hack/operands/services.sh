@@ -22,7 +22,12 @@
 # The model server (llm-d-inference-sim) is not here: it runs as a pod of the cluster (the
 # samples' Deployment `vllm-sim`), like the operands, through the image table.
 #
-# Usage: hack/operands/services.sh start|stop|status|env
+# Usage: hack/operands/services.sh start|stop|status|env|restart NAME
+#   restart redis|postgresql   stops and starts one of them as its pod's restart would, with its
+#           data, and waits until it answers. PostgreSQL: a fast shutdown (INT, the official image's
+#           stop signal). Redis: SHUTDOWN SAVE, what TERM does to a Redis with its default save
+#           points (this one has none: it keeps nothing between clusters), and the snapshot loaded
+#           at the start, then removed
 #   env     prints the services' addresses and credentials as shell assignments (eval it); the
 #           same is in $LOCAL_CLUSTER_DIR/services/env
 # Environment: those of hack/lib/instance.sh (LOCAL_CLUSTER_INSTANCE, LOCAL_CLUSTER_PORT_OFFSET,
@@ -262,6 +267,29 @@ cmd_stop() {
   done
 }
 
+# cmd_restart NAME: the serving-under-faults spec's backing-service restart (test/operands).
+cmd_restart() {
+  local name="${1:-}" pid t0=${SECONDS}
+  case "${name}" in
+    redis | postgresql) ;;
+    *) die "restart: redis or postgresql, not '${name}'" ;;
+  esac
+  proc::alive "$(pidfile "${name}")" || die "${name} is not running"
+  case "${name}" in
+    # PostgreSQL's TERM is a smart shutdown, which waits for every client to leave (the gateways'
+    # pools never do): INT, the fast one, ends their sessions at once, as a pod's stop would.
+    postgresql) pid="$(proc::pid "$(pidfile "${name}")")" && kill -INT "${pid}" 2>/dev/null || true ;;
+    # Redis runs here without save points, so TERM would lose the batch gateway's queue; a Redis
+    # kept as upstream asks for production (persistent) saves it at shutdown.
+    redis) REDISCLI_AUTH="$(secret redis)" redis-cli -h "${IP}" -p "${SERVICES_REDIS_PORT}" shutdown save >/dev/null 2>&1 || true ;;
+  esac
+  proc::stop "${name}" "$(pidfile "${name}")" "${STOP_TIMEOUT}" "[services]" || die "${name} could not be stopped"
+  "start_${name}"
+  # The snapshot was loaded at the start; a later cluster's Redis must not load it.
+  [[ "${name}" == "redis" ]] && rm -f "${SVC}/redis/dump.rdb"
+  log "${name} restarted in $((SECONDS - t0))s"
+}
+
 cmd_status() {
   local name up=true
   for name in "${SERVICES[@]}"; do
@@ -275,6 +303,7 @@ case "${1:-}" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  restart) cmd_restart "${2:-}" ;;
   env) [[ -f "${SVC}/env" ]] || die "no services run for this instance (${SVC}/env)"; sed "s/^/export /; s/=\(.*\)/='\1'/" "${SVC}/env" ;;
   *) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -73,6 +73,15 @@ func (e keepAliveRace) Error() string {
 
 func (e keepAliveRace) Unwrap() error { return e.err }
 
+// statusError is an answer other than 200 or 201.
+type statusError struct {
+	request string
+	code    int
+	body    string
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("%s: %d %s", e.request, e.code, e.body) }
+
 func send(ctx context.Context, method, url, contentType string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
@@ -96,7 +105,7 @@ func send(ctx context.Context, method, url, contentType string, body []byte) ([]
 		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
-		return nil, fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, bytes.TrimSpace(data))
+		return nil, statusError{fmt.Sprintf("%s %s", method, url), resp.StatusCode, string(bytes.TrimSpace(data))}
 	}
 	return data, nil
 }
@@ -281,6 +290,18 @@ func podState(ctx context.Context, ns string) map[types.UID]int32 {
 	return out
 }
 
+// podsChanged counts the pods of before that are gone from after or whose containers restarted
+// since.
+func podsChanged(before, after map[types.UID]int32) int {
+	n := 0
+	for uid, restarts := range before {
+		if now, ok := after[uid]; !ok || now != restarts {
+			n++
+		}
+	}
+	return n
+}
+
 // waitPhaseRequests waits until n more requests were sent in the current phase than when it was
 // called: a window of the load after whatever came before.
 func waitPhaseRequests(ctx context.Context, r *load.Recorder, n int) {
@@ -349,14 +370,26 @@ func deployStack(ctx context.Context, ns string) *stack {
 }
 
 // fault is injected while the load runs, and returns once it is over (the operator back and
-// leading, the Deployments rolled). operator: the operator's own fault, which must replace or
-// restart no operand pod.
+// leading, the Deployments rolled) with the number of the stack's Deployments it rolled: a
+// rollout replaces the serving pods (keepAliveRace). operator: the operator's own fault, which
+// must replace or restart no operand pod.
 type fault struct {
 	phase    string
 	operator bool
-	// rollout: the fault replaces the serving pods (keepAliveRace).
-	rollout bool
-	inject  func(ctx context.Context, s *stack)
+	// down names the backing service the fault stops. While it is down the batch apiserver
+	// answers 500 to what needs it (upstream: one database, nothing retried); those answers to
+	// requests sent while the fault ran (stopped, started, answering again) are counted apart.
+	down   string
+	inject func(ctx context.Context, s *stack) (rolled int)
+}
+
+// window is when a fault ran.
+type window struct{ from, to time.Time }
+
+// answeredWhileDown: o failed with a 500 and was sent while w's fault ran.
+func answeredWhileDown(o load.Outcome, w window) bool {
+	var se statusError
+	return errors.As(o.Err, &se) && se.code == http.StatusInternalServerError && !o.Start.Before(w.from) && !o.Start.After(w.to)
 }
 
 // leaseArgs are the operator's arguments with the spec's short lease.
@@ -395,20 +428,21 @@ func waitLeaseTaken(ctx context.Context, since time.Time) {
 }
 
 // operatorKilled: SIGKILL, then started again; the restarted process leads.
-var operatorKilled = fault{phase: "operator SIGKILLed and restarted", operator: true, inject: func(ctx context.Context, _ *stack) {
+var operatorKilled = fault{phase: "operator SIGKILLed and restarted", operator: true, inject: func(ctx context.Context, _ *stack) int {
 	op := localOperator(leaseArgs())
 	killed := time.Now()
 	Expect(op.Kill(ctx, runningOperator(op))).To(Succeed())
 	_, err := op.Start()
 	Expect(err).NotTo(HaveOccurred())
 	waitLeaseTaken(ctx, killed)
+	return 0
 }}
 
 // apiServerRestarted: kube-apiserver stopped and started again (hack/local-cluster.sh
 // restart-apiserver); the real-pod agent, the operator and the pods' API clients reconnect. With
 // the spec's short lease the operator may lose its lease and exit while the API server is gone
 // (library-go's renew deadline is 7s here): then it is started again, as its Deployment would.
-var apiServerRestarted = fault{phase: "kube-apiserver restarted", operator: true, inject: func(ctx context.Context, _ *stack) {
+var apiServerRestarted = fault{phase: "kube-apiserver restarted", operator: true, inject: func(ctx context.Context, _ *stack) int {
 	op := localOperator(leaseArgs())
 	proc := runningOperator(op)
 	restarted := time.Now()
@@ -421,12 +455,26 @@ var apiServerRestarted = fault{phase: "kube-apiserver restarted", operator: true
 		Expect(err).NotTo(HaveOccurred())
 		waitLeaseTaken(ctx, restarted)
 	}
+	return 0
 }}
+
+// backingServiceRestarted: the batch gateway's Redis or PostgreSQL (hack/operands/services.sh, a
+// process on the instance's loopback address) stopped as its pod's stop would and started again
+// with its data (Redis keeps none); the gateway's pods reconnect. Neither the operator nor the
+// serving pods are touched: what it costs is the operand's own handling of a lost connection.
+func backingServiceRestarted(name string) fault {
+	return fault{phase: name + " restarted", down: name, inject: func(ctx context.Context, _ *stack) int {
+		cmd := exec.CommandContext(ctx, filepath.Join("..", "..", "hack", "operands", "services.sh"), "restart", name)
+		cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+		Expect(cmd.Run()).To(Succeed(), "restarting %s", name)
+		return 0
+	}}
+}
 
 // leaderKilled: a second operator process waits as standby; the leader is SIGKILLed, the
 // standby takes the lease; the killed one is started again (now the standby), and the second
 // stopped after the spec.
-var leaderKilled = fault{phase: "leader SIGKILLed, standby took over", operator: true, inject: func(ctx context.Context, _ *stack) {
+var leaderKilled = fault{phase: "leader SIGKILLed, standby took over", operator: true, inject: func(ctx context.Context, _ *stack) int {
 	op := localOperator(leaseArgs())
 	leader := runningOperator(op)
 	host, port, _ := strings.Cut(os.Getenv("OPERATOR_LISTEN"), ":")
@@ -447,6 +495,92 @@ var leaderKilled = fault{phase: "leader SIGKILLed, standby took over", operator:
 	waitLeaseTaken(ctx, killed)
 	_, err = op.Start()
 	Expect(err).NotTo(HaveOccurred())
+	return 0
+}}
+
+// upgradeHook runs one step of hack/test-upgrade.sh (its hooks: install-previous,
+// start-previous, install-current) on this suite's instance, the operator with the spec's lease.
+func upgradeHook(ctx context.Context, step string) {
+	cmd := exec.CommandContext(ctx, filepath.Join("..", "..", "hack", "test-upgrade.sh"), step)
+	cmd.Env = append(os.Environ(), "UPGRADE_INSTANCE="+os.Getenv("LOCAL_CLUSTER_INSTANCE"),
+		"OPERATOR_SKIP_BUILD=true", "OPERATOR_ARGS="+leaseArgs())
+	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+	Expect(cmd.Run()).To(Succeed(), "hack/test-upgrade.sh %s", step)
+}
+
+// withPreviousRelease replaces the suite's operator by the previous release's (its deploy/ and
+// its binary, built once into test-upgrade's cache) with the spec's lease; after the spec, the
+// working tree's deploy/ and operator with its usual lease, whatever the spec reached.
+func withPreviousRelease(ctx context.Context) {
+	Expect(os.Getenv("LOCAL_CLUSTER_INSTANCE")).NotTo(BeEmpty(), "the upgrade replaces the operator: run the suite with hack/test-operands-local.sh")
+	By("installing the previous release (hack/upgrade/previous-ref) and starting its operator with a " + loadLease.String() + " lease")
+	Expect(localOperator(leaseArgs()).Stop()).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		By("the working tree's deploy/ and operator again, with its usual lease")
+		upgradeHook(ctx, "install-current")
+		restore := localOperator(os.Getenv("OPERATOR_ARGS"))
+		Expect(restore.Stop()).To(Succeed())
+		_, err := restore.Start()
+		Expect(err).NotTo(HaveOccurred())
+	})
+	upgradeHook(ctx, "install-previous")
+	upgradeHook(ctx, "start-previous")
+}
+
+// operatorDeployments are the generations of the Deployments the operator made in ns (its
+// operands' label; the simulator has none).
+func operatorDeployments(ctx context.Context, ns string) map[string]int64 {
+	list, err := fw.kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/part-of"})
+	Expect(err).NotTo(HaveOccurred())
+	out := map[string]int64{}
+	for _, d := range list.Items {
+		out[d.Name] = d.Generation
+	}
+	Expect(out).NotTo(BeEmpty(), "no Deployment of the operator's in %s", ns)
+	return out
+}
+
+// operatorUpgraded: the previous release's operator (withPreviousRelease) upgraded the way OLM
+// does it (hack/test-upgrade.sh): the new CRDs and RBAC first, then the old process stopped and
+// the new one started; it takes the lease and renders every CR, and each Deployment whose pod
+// template changed between the releases rolls. Returns once one did and all of them rolled.
+var operatorUpgraded = fault{phase: "operator upgraded from the previous release", inject: func(ctx context.Context, s *stack) int {
+	before := operatorDeployments(ctx, s.ns)
+	upgradeHook(ctx, "install-current")
+	op := localOperator(leaseArgs())
+	Expect(op.Stop()).To(Succeed())
+	upgraded := time.Now()
+	_, err := op.Start()
+	Expect(err).NotTo(HaveOccurred())
+	waitLeaseTaken(ctx, upgraded)
+	// The new operator's first sync is seen by a Deployment it changes; the releases' templates
+	// of these operands differ (hack/upgrade/previous-ref), else this phase would measure no
+	// rollout and says so.
+	Eventually(func(g Gomega) {
+		now := operatorDeployments(ctx, s.ns)
+		changed := 0
+		for name, gen := range before {
+			if now[name] > gen {
+				changed++
+			}
+		}
+		g.Expect(changed).To(BeNumerically(">", 0), "no Deployment of %v changed by the upgraded operator", before)
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
+	names := make([]string, 0, len(before))
+	for name := range before {
+		names = append(names, name)
+	}
+	waitDeploymentsRolled(ctx, s.ns, names...)
+	after := operatorDeployments(ctx, s.ns)
+	var rolledNames []string
+	for name, gen := range before {
+		if after[name] > gen {
+			rolledNames = append(rolledNames, name)
+		}
+	}
+	GinkgoWriter.Printf("the upgrade rolled %d of %d Deployments: %v (all rolled %.1fs after the old process stopped)\n",
+		len(rolledNames), len(before), rolledNames, time.Since(upgraded).Seconds())
+	return len(rolledNames)
 }}
 
 // crEditRollsDeployments: the Gateway's and the LLMBatchGateway's resource requests edited (no
@@ -455,11 +589,8 @@ var leaderKilled = fault{phase: "leader SIGKILLed, standby took over", operator:
 // rolledDeployments are the Deployments a CR edit of crEditRollsDeployments rolls.
 var rolledDeployments = []string{gatewayCR, batchCR + "-apiserver", batchCR + "-processor"}
 
-// rolledPerRollout bounds the keep-alive races of a rollout phase (see servingUnderFaults).
-var rolledPerRollout = len(rolledDeployments)
-
 func crEditRollsDeployments(n int) fault {
-	return fault{phase: fmt.Sprintf("CR edited, Deployments rolled (%d)", n), rollout: true, inject: func(ctx context.Context, s *stack) {
+	return fault{phase: fmt.Sprintf("CR edited, Deployments rolled (%d)", n), inject: func(ctx context.Context, s *stack) int {
 		deployments := rolledDeployments
 		generations := map[string]int64{}
 		for _, name := range deployments {
@@ -497,15 +628,36 @@ func crEditRollsDeployments(n int) fault {
 			}
 		}
 		Expect(replaced).To(BeNumerically(">=", len(deployments)), "pods replaced by the rollout")
+		return len(deployments)
 	}}
 }
 
-// servingUnderFaults runs the load against a fresh stack and injects the faults in turn, each
-// in its own phase after a quiet one; then a last quiet phase, and every accepted batch waited
-// for. Every phase must have accepted batches and completed them all, and no request may fail.
-func servingUnderFaults(ctx context.Context, ns string, faults ...fault) {
-	s := deployStack(ctx, namespace(ctx, ns))
-	withShortLease()
+// release is the operator a spec starts from.
+type release int
+
+const (
+	// workingTree: the operator the suite runs, restarted with the spec's lease.
+	workingTree release = iota
+	// previousRelease: hack/upgrade/previous-ref's, which makes the stack; operatorUpgraded
+	// replaces it.
+	previousRelease
+)
+
+// servingUnderFaults runs the load against a fresh stack made by the operator of from, and
+// injects the faults in turn, each in its own phase after a quiet one; then a last quiet phase,
+// and every accepted batch waited for. Every phase must have accepted batches and completed them
+// all, and no request may fail.
+func servingUnderFaults(ctx context.Context, ns string, from release, faults ...fault) {
+	var s *stack
+	switch from {
+	case previousRelease:
+		// The previous release first: the stack is made by its operator, as a user's was.
+		withPreviousRelease(ctx)
+		s = deployStack(ctx, namespace(ctx, ns))
+	default:
+		s = deployStack(ctx, namespace(ctx, ns))
+		withShortLease()
+	}
 	ops := []load.Op{batchOp(s.api)}
 	for i := 1; i < batchEvery; i++ {
 		ops = append(ops, chatOp(s.gateway, i%2 == 0))
@@ -522,19 +674,31 @@ func servingUnderFaults(ctx context.Context, ns string, faults ...fault) {
 		done <- load.Run(loadCtx, load.Bounds{Interval: loadInterval, Ops: loadMaxOps, Duration: loadMaxDuration}, rec, stop, ops...)
 	}()
 	waitPhaseRequests(ctx, rec, phaseRequests)
+	// rolled: the Deployments each phase's fault rolled.
+	rolled := map[string]int{}
+	// ran: when each fault that stops a backing service ran.
+	ran := map[string]window{}
 	for _, f := range faults {
 		By(f.phase + ", while the load runs")
 		rec.SetPhase(f.phase)
 		before := podState(ctx, s.ns)
-		f.inject(ctx, s)
+		from := time.Now()
+		rolled[f.phase] = f.inject(ctx, s)
+		if f.down != "" {
+			ran[f.phase] = window{from, time.Now()}
+		}
 		// The requests of this window, sent after the fault is over, meet what follows it: the
 		// restarted operator's first sync of every CR, the new pods. It also keeps the next
 		// fault from racing the restarted operator's start: a CR edited within a fraction of a
 		// second of the new leader taking the lease was once not acted on for over a minute
 		// (see docs/reliability.md, serving under faults).
 		waitPhaseRequests(ctx, rec, phaseRequests)
-		if f.operator {
-			Expect(podState(ctx, s.ns)).To(Equal(before), "%s: operand pods replaced or restarted", f.phase)
+		after := podState(ctx, s.ns)
+		GinkgoWriter.Printf("%s: %d operand pods replaced or restarted\n", f.phase, podsChanged(before, after))
+		// Neither the operator's faults nor a backing service's short restart may replace or
+		// restart a pod (the real-pod agent runs the liveness probes the operator renders).
+		if f.operator || f.down != "" {
+			Expect(after).To(Equal(before), "%s: operand pods replaced or restarted", f.phase)
 		}
 	}
 	By("a last window of quiet, then waiting for every accepted batch")
@@ -551,37 +715,47 @@ func servingUnderFaults(ctx context.Context, ns string, faults ...fault) {
 		started, loadInterval, batchRequests, batchEvery, table.String())
 	AddReportEntry("serving under faults", table.String())
 	// A rollout replaces the pods: the keep-alive races of their ends are counted apart.
-	races := map[string]bool{}
-	for _, f := range faults {
-		races[f.phase] = f.rollout
-	}
-	raced := map[string]int{}
+	// A backing service's restart: the 500s while it was down are counted apart.
+	raced, whileDown := map[string]int{}, map[string]int{}
 	for _, o := range rec.Outcomes() {
-		if races[o.Phase] && errors.As(o.Err, new(keepAliveRace)) {
+		if rolled[o.Phase] > 0 && errors.As(o.Err, new(keepAliveRace)) {
 			raced[o.Phase]++
+		}
+		if w, ok := ran[o.Phase]; ok && answeredWhileDown(o, w) {
+			whileDown[o.Phase]++
 		}
 	}
 	for _, p := range reports {
 		Expect(p.Accepted).To(BeNumerically(">", 0), "phase %q accepted no batch", p.Phase)
 		Expect(p.Completed).To(Equal(p.Accepted), "phase %q: accepted batches lost: %v", p.Phase, p.Lost)
-		Expect(p.Failed-raced[p.Phase]).To(BeZero(), "phase %q: failed requests: %v", p.Phase, p.Errors)
+		Expect(p.Failed-raced[p.Phase]-whileDown[p.Phase]).To(BeZero(), "phase %q: failed requests: %v", p.Phase, p.Errors)
+		if whileDown[p.Phase] > 0 {
+			GinkgoWriter.Printf("phase %q: %d of %d requests answered 500 while the backing service was down (%.1fs)\n",
+				p.Phase, whileDown[p.Phase], p.Sent, ran[p.Phase].to.Sub(ran[p.Phase].from).Seconds())
+		}
 		if raced[p.Phase] > 0 {
 			GinkgoWriter.Printf("phase %q: %d of %d requests met a pod's end on a reused keep-alive connection (EOF)\n", p.Phase, raced[p.Phase], p.Sent)
 		}
 		// Each old pod ends once, and only the requests sent at that instant on one of its idle
 		// connections meet it: at most one per Deployment the rollout replaces (observed: 1, in 2
 		// of 8 short runs). More would be something else than this race.
-		Expect(raced[p.Phase]).To(BeNumerically("<=", rolledPerRollout), "phase %q: more keep-alive races than Deployments rolled: %v", p.Phase, p.Errors)
+		Expect(raced[p.Phase]).To(BeNumerically("<=", rolled[p.Phase]), "phase %q: more keep-alive races than Deployments rolled (%d): %v", p.Phase, rolled[p.Phase], p.Errors)
 	}
 }
 
 var _ = Describe("Serving under faults on real pods", Ordered, Label("faults"), func() {
-	It("loses no chat completion or batch while the operator is SIGKILLed, or while a CR edit rolls the Deployments", Label("short"), func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-short", operatorKilled, crEditRollsDeployments(1))
+	// The short form (make ci): the stack made by the previous release's operator, which is
+	// upgraded, then SIGKILLed, then a CR edit rolls the Deployments; one stack for the three.
+	It("loses no chat completion or batch while the operator is upgraded from the previous release, SIGKILLed, or while a CR edit rolls the Deployments", Label("short"), func(ctx SpecContext) {
+		servingUnderFaults(ctx, "operands-load-short", previousRelease, operatorUpgraded, operatorKilled, crEditRollsDeployments(1))
 	})
 
 	It("loses none while the API server restarts, the leader is killed with a standby waiting, or three CR edits roll the Deployments", func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-full", apiServerRestarted, leaderKilled,
+		servingUnderFaults(ctx, "operands-load-full", workingTree, apiServerRestarted, leaderKilled,
 			crEditRollsDeployments(1), crEditRollsDeployments(2), crEditRollsDeployments(3))
+	})
+
+	It("loses none while the batch gateway's Redis or PostgreSQL restarts", Label("backing"), func(ctx SpecContext) {
+		servingUnderFaults(ctx, "operands-load-backing", workingTree, backingServiceRestarted("redis"), backingServiceRestarted("postgresql"))
 	})
 })

@@ -68,10 +68,12 @@ func Run(ctx context.Context, b Bounds, r *Recorder, stop <-chan struct{}, ops .
 	return started
 }
 
-// Outcome is one request: its kind, the phase it was sent in, how long it took, and its error.
+// Outcome is one request: its kind, the phase it was sent in, when it was sent, how long it
+// took, and its error.
 type Outcome struct {
 	Kind    string
 	Phase   string
+	Start   time.Time
 	Latency time.Duration
 	Err     error
 }
@@ -120,7 +122,7 @@ func (r *Recorder) Do(kind string, f func() error) error {
 	phase := r.Phase()
 	start := r.now()
 	err := f()
-	r.add(Outcome{Kind: kind, Phase: phase, Latency: r.now().Sub(start), Err: err})
+	r.add(Outcome{Kind: kind, Phase: phase, Start: start, Latency: r.now().Sub(start), Err: err})
 	return err
 }
 

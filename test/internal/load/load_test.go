@@ -104,6 +104,22 @@ func TestRecorderReport(t *testing.T) {
 	}
 }
 
+// TestRecorderOutcomeTimes: an outcome carries when its request was sent (a test compares it
+// with a fault's window) and how long it took.
+func TestRecorderOutcomeTimes(t *testing.T) {
+	r := NewRecorder("p")
+	r.now = steppingClock(time.Millisecond)
+	_ = r.Do("chat", func() error { return nil })
+	_ = r.Do("chat", func() error { return nil })
+	got := r.Outcomes()
+	for i, o := range got {
+		// Each Do reads the clock twice: sent at the (2i+1)th step, answered one step later.
+		if want := time.Unix(0, 0).Add(time.Duration(2*i+1) * time.Millisecond); !o.Start.Equal(want) || o.Latency != time.Millisecond {
+			t.Errorf("outcome %d: sent %v after %v, want %v after 1ms", i, o.Start, o.Latency, want)
+		}
+	}
+}
+
 func TestRecorderKeepsFirstErrors(t *testing.T) {
 	r := NewRecorder("p")
 	for i := range maxErrors + 3 {
