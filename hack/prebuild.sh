@@ -5,6 +5,7 @@
 #   the operands' programs of the short set (hack/fetch-operands.sh) test-operands-short
 #   OpenShift's programs (OPENSHIFT=true hack/build-cluster-binaries.sh)  *-openshift
 #   the previous release (hack/test-upgrade.sh build-previous)     test-upgrade-short
+#   the fuzz tests' instrumented compile (hack/fuzz.sh build)      test-reliability-short
 #   the oldest Kubernetes' control plane (KUBE_VERSION=oldest ...) test-admission-oldest
 # hack/ci.sh runs it in the background, niced, while verify and test run: a cold `make ci` used
 # one of the two cores on average (docs/development.md#ci-and-its-times), its builds waiting for
@@ -23,6 +24,7 @@ STEPS=(
   "operands|env OPERANDS_SET=short hack/fetch-operands.sh"
   "openshift|env OPENSHIFT=true hack/build-cluster-binaries.sh"
   "previous-release|hack/test-upgrade.sh build-previous"
+  "fuzz|hack/fuzz.sh build"
   "oldest-kubernetes|env KUBE_VERSION=oldest hack/build-cluster-binaries.sh"
 )
 
