@@ -8,8 +8,8 @@
 #   kwok kwokctl (kwokctl runs the control plane from the binaries  (hack/tools/kwok)
 #     above: hack/local-cluster.sh)
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
-#   realpods-agent realpods-echo (REAL_PODS=true's node agent and    (hack/tools/realpods)
-#     the live test's program)
+#   realpods-agent (REAL_PODS=true's node agent; make test-realpods  (hack/tools/realpods)
+#     builds its live test's program, realpods-echo, itself)
 #   openshift-admission + openshift-crds.yaml (OPENSHIFT=true only:  (hack/tools/openshift)
 #     hack/openshift/cluster.sh)
 #
@@ -182,7 +182,6 @@ build_certmanager() {
 
 build_realpods() {
   go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-agent" .
-  go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-echo" ./cmd/realpods-echo
 }
 
 # OpenShift's parts (OPENSHIFT=true). The module proxy refuses apiserver-library-go, so its tree
@@ -226,7 +225,7 @@ build_module etcd "${TOOLS}/etcd" "etcd" build_etcd
 build_module kwok "${TOOLS}/kwok" "kwok kwokctl" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \
   "cert-manager-runner cert-manager-crds.yaml" build_certmanager
-build_module realpods "${TOOLS}/realpods" "realpods-agent realpods-echo" build_realpods
+build_module realpods "${TOOLS}/realpods" "realpods-agent" build_realpods
 if [[ "${OPENSHIFT:-false}" == "true" ]]; then
   # shellcheck source=hack/lib/sources.sh
   source "${ROOT}/hack/lib/sources.sh"
