@@ -3,13 +3,14 @@
 # _output/bin/:
 #   kube-apiserver kube-controller-manager kube-scheduler kubectl  (hack/tools/kube)
 #   kube-<version>/kube-apiserver, -controller-manager, -scheduler (KUBE_VERSION other than the
-#                                                         newest: hack/lib/kube-version.sh)
+#                                                         newest: hack/lib/kube-version.sh;
+#                                                         APISERVER_ONLY=true: kube-apiserver alone)
 #   etcd                                                            (hack/tools/etcd)
 #   kwok kwokctl (kwokctl runs the control plane from the binaries  (hack/tools/kwok)
 #     above: hack/local-cluster.sh)
 #   cert-manager-runner + cert-manager-crds.yaml                    (hack/tools/certmanager)
-#   realpods-agent realpods-echo (REAL_PODS=true's node agent and    (hack/tools/realpods)
-#     the live test's program)
+#   realpods-agent (REAL_PODS=true's node agent; make test-realpods  (hack/tools/realpods)
+#     builds its live test's program, realpods-echo, itself)
 #   openshift-admission + openshift-crds.yaml (OPENSHIFT=true only:  (hack/tools/openshift)
 #     hack/openshift/cluster.sh)
 #
@@ -29,6 +30,8 @@
 #   OPENSHIFT=true  also build OpenShift's parts (hack/tools/openshift), from the sources pinned in
 #                hack/openshift/sources.tsv: $OPERAND_SOURCES/<archive> when set, else GitHub
 #   KUBE_VERSION also build that version's control plane (hack/lib/kube-version.sh)
+#   APISERVER_ONLY=true  of that version, only kube-apiserver (a cluster started with
+#                APISERVER_ONLY=true runs no controller manager or scheduler: hack/local-cluster.sh)
 #   OUTPUT_DIR   default <repo>/_output
 #   CLUSTER_BIN_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/cluster-bin]
 set -euo pipefail
@@ -182,7 +185,6 @@ build_certmanager() {
 
 build_realpods() {
   go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-agent" .
-  go build -trimpath -ldflags "-s -w" -o "${BIN}/realpods-echo" ./cmd/realpods-echo
 }
 
 # OpenShift's parts (OPENSHIFT=true). The module proxy refuses apiserver-library-go, so its tree
@@ -218,15 +220,21 @@ build_module kube "${KUBE_TOOLS_MODULE}" \
 if [[ "${WANTED_KUBE_VERSION}" != "${KUBE_VERSION}" ]]; then
   kube::use "${WANTED_KUBE_VERSION}"
   d="$(kube::bin_dir)"
-  build_module "kube-${KUBE_VERSION}" "${KUBE_TOOLS_MODULE}" \
-    "${d}/kube-apiserver ${d}/kube-controller-manager ${d}/kube-scheduler" \
-    build_kube kube-apiserver kube-controller-manager kube-scheduler
+  if [[ "${APISERVER_ONLY:-false}" == "true" ]]; then
+    # Its own stamp and cache entry: a full build of the version stays valid beside it.
+    build_module "kube-${KUBE_VERSION}-apiserver" "${KUBE_TOOLS_MODULE}" "${d}/kube-apiserver" \
+      build_kube kube-apiserver
+  else
+    build_module "kube-${KUBE_VERSION}" "${KUBE_TOOLS_MODULE}" \
+      "${d}/kube-apiserver ${d}/kube-controller-manager ${d}/kube-scheduler" \
+      build_kube kube-apiserver kube-controller-manager kube-scheduler
+  fi
 fi
 build_module etcd "${TOOLS}/etcd" "etcd" build_etcd
 build_module kwok "${TOOLS}/kwok" "kwok kwokctl" build_kwok
 build_module certmanager "${TOOLS}/certmanager" \
   "cert-manager-runner cert-manager-crds.yaml" build_certmanager
-build_module realpods "${TOOLS}/realpods" "realpods-agent realpods-echo" build_realpods
+build_module realpods "${TOOLS}/realpods" "realpods-agent" build_realpods
 if [[ "${OPENSHIFT:-false}" == "true" ]]; then
   # shellcheck source=hack/lib/sources.sh
   source "${ROOT}/hack/lib/sources.sh"

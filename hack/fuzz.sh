@@ -5,18 +5,29 @@
 # testdata/fuzz/<Target>/ is copied to DIR/fuzz-crashers/ and named in the suite's failures
 # (commit it beside the fix: `go test` then replays it in `make test`).
 #
+# Each package's test binary is compiled once, with the fuzzing instrumentation (`go test -c
+# -fuzz`), and runs each of its targets: `go test -fuzz` would link it again for every target.
+# The instrumentation covers every package the test imports, so a cold cache compiles them all
+# a second time (as many as `go vet` does); `hack/fuzz.sh build` does only that compile, so that
+# `make ci` can do it ahead, beside its first phases (hack/prebuild.sh).
+#
 # Usage: hack/fuzz.sh SECONDS DIR        (make fuzz FUZZTIME=SECONDS OUT=DIR)
+#        hack/fuzz.sh build              compile the instrumented test binaries, then drop them
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SECONDS_EACH="${1:?usage: hack/fuzz.sh SECONDS DIR}"
-DIR="${2:?usage: hack/fuzz.sh SECONDS DIR}"
+BUILD_ONLY=false
+if [[ "${1:-}" == "build" ]]; then
+  BUILD_ONLY=true
+else
+  SECONDS_EACH="${1:?usage: hack/fuzz.sh SECONDS DIR | hack/fuzz.sh build}"
+  DIR="${2:?usage: hack/fuzz.sh SECONDS DIR | hack/fuzz.sh build}"
+fi
 export GOFLAGS="${GOFLAGS:--mod=vendor -trimpath}"
 cd "${ROOT}"
-mkdir -p "${DIR}"
-DIR="$(cd "${DIR}" && pwd)"
-LOGS="${DIR}/fuzz-logs"
-mkdir -p "${LOGS}"
+# The test binaries (tens of MB each), removed on exit.
+TEST_BIN="$(mktemp -d "${TMPDIR:-/tmp}/fuzz-bin.XXXXXX")"
+trap 'rm -rf "${TEST_BIN}"' EXIT
 
 # Every `func FuzzX(f *testing.F)` of every package under pkg/, as "package target".
 # pkg/operator/operands's TestEveryKindIsFuzzed fails when a registered kind's operand package
@@ -31,6 +42,31 @@ for pkg in "${PACKAGES[@]}"; do
     targets+=("${pkg} ${name}")
   done < <(grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing.F)' "${pkg}"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort)
 done
+
+# test_binary PKG: the path of PKG's instrumented test binary.
+test_binary() {
+  local p="${1#./}"
+  echo "${TEST_BIN}/${p//\//_}.test"
+}
+# A package that does not compile fails each of its targets below (its error is in their logs).
+compiled=0
+for pkg in "${PACKAGES[@]}"; do
+  [[ "${BUILD_ONLY}" == "true" ]] && echo "[fuzz] compiling ${pkg}"
+  go test -c -fuzz=. -o "$(test_binary "${pkg}")" "${pkg}" >"${TEST_BIN}/compile.log" 2>&1 &&
+    compiled=$((compiled + 1)) || cp "${TEST_BIN}/compile.log" "$(test_binary "${pkg}").err"
+done
+if [[ "${BUILD_ONLY}" == "true" ]]; then
+  cat "${TEST_BIN}"/*.err 2>/dev/null || true
+  [[ "${compiled}" -eq "${#PACKAGES[@]}" ]]
+  exit
+fi
+# go test's own corpus cache of each package (what `go test -fuzz` passes the binary).
+FUZZ_CACHE="$(go env GOCACHE)/fuzz"
+
+mkdir -p "${DIR}"
+DIR="$(cd "${DIR}" && pwd)"
+LOGS="${DIR}/fuzz-logs"
+mkdir -p "${LOGS}"
 
 # json_escape: a string's JSON form without its quotes (control characters dropped).
 json_escape() { printf '%s' "$1" | tr -d '\000-\037' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'; }
@@ -56,7 +92,15 @@ for t in "${targets[@]}"; do
   log="${LOGS}/${name}-$(basename "${pkg}").log"
   echo "[fuzz] ${pkg} ${name} for ${SECONDS_EACH}s"
   status=0
-  go test "${pkg}" -run='^$' -fuzz="^${name}\$" -fuzztime="${SECONDS_EACH}s" >"${log}" 2>&1 || status=$?
+  # As `go test -fuzz` runs it: in the package's folder (its testdata/fuzz corpus, where a
+  # crasher is written), with go test's default timeout and its corpus cache.
+  if [[ -f "$(test_binary "${pkg}").err" ]]; then
+    cp "$(test_binary "${pkg}").err" "${log}"
+    status=1
+  else
+    (cd "${pkg}" && "$(test_binary "${pkg}")" -test.run='^$' -test.fuzz="^${name}\$" -test.fuzztime="${SECONDS_EACH}s" \
+      -test.fuzzcachedir="${FUZZ_CACHE}/$(go list -f '{{.ImportPath}}' .)" -test.paniconexit0 -test.timeout=10m0s) >"${log}" 2>&1 || status=$?
+  fi
   # The last progress line has the target's total: "fuzz: elapsed: 10s, execs: 1234 (...)".
   execs="$(grep -o 'execs: [0-9]*' "${log}" | tail -1 | awk '{print $2}' || true)"
   execs="${execs:-0}"

@@ -47,6 +47,9 @@
 #                              hack/lib/kube-version.sh (v1.36.3, v1.30.14, a minor such as 1.30,
 #                              newest, oldest); its flags are there too. The other commands use
 #                              the version the running cluster was started with.
+#   APISERVER_ONLY [false]     `up` runs no kube-controller-manager or kube-scheduler (nor
+#                              builds them for a KUBE_VERSION other than the newest): for suites
+#                              whose checks are the API server's (make test-admission-oldest)
 #   OUTPUT_DIR [<repo>/_output]            binaries in $OUTPUT_DIR/bin
 #   LOCAL_CLUSTER_INSTANCE [local]   which row of hack/lib/instance.sh gives the defaults of:
 #   LOCAL_CLUSTER_DIR [$OUTPUT_DIR/local-cluster]   state, logs, pids, kubeconfig; kwokctl's

@@ -5,7 +5,8 @@
 #   the operands' programs of the short set (hack/fetch-operands.sh) test-operands-short
 #   OpenShift's programs (OPENSHIFT=true hack/build-cluster-binaries.sh)  *-openshift
 #   the previous release (hack/test-upgrade.sh build-previous)     test-upgrade-short
-#   the oldest Kubernetes' control plane (KUBE_VERSION=oldest ...) test-admission-oldest
+#   the fuzz tests' instrumented compile (hack/fuzz.sh build)      test-reliability-short
+#   the oldest Kubernetes' kube-apiserver (KUBE_VERSION=oldest ...) test-admission-oldest
 # hack/ci.sh runs it in the background, niced, while verify and test run: a cold `make ci` used
 # one of the two cores on average (docs/development.md#ci-and-its-times), its builds waiting for
 # phases that wait on a cluster. Each step is the phase's own command, which keeps its cache and
@@ -23,7 +24,8 @@ STEPS=(
   "operands|env OPERANDS_SET=short hack/fetch-operands.sh"
   "openshift|env OPENSHIFT=true hack/build-cluster-binaries.sh"
   "previous-release|hack/test-upgrade.sh build-previous"
-  "oldest-kubernetes|env KUBE_VERSION=oldest hack/build-cluster-binaries.sh"
+  "fuzz|hack/fuzz.sh build"
+  "oldest-kubernetes|env KUBE_VERSION=oldest APISERVER_ONLY=true hack/build-cluster-binaries.sh"
 )
 
 failed=0

@@ -26,6 +26,8 @@ MODULE="${ROOT}/hack/tools/realpods"
 export GOFLAGS="-mod=mod" GOWORK=off
 log "unit tests"
 (cd "${MODULE}" && go test -count=1 ./...)
+# The live test's program: only this test runs it, so the cluster's build leaves it out.
+(cd "${MODULE}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${OUTPUT_DIR}/bin/realpods-echo" ./cmd/realpods-echo)
 
 mkdir -p "${LOCAL_CLUSTER_DIR}"
 # realpods.test/echo-hidden: the same program where no container can see it, in a directory only

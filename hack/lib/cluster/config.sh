@@ -113,12 +113,18 @@ options:
   kwokControllerPort: ${KWOK_PORT}
   etcdBinary: ${BIN}/etcd
   kubeApiserverBinary: ${KUBE_BIN}/kube-apiserver
-  kubeControllerManagerBinary: ${KUBE_BIN}/kube-controller-manager
-  kubeSchedulerBinary: ${KUBE_BIN}/kube-scheduler
   kwokControllerBinary: ${BIN}/kwok
   kubectlBinary: ${BIN}/kubectl
 EOF
-  [[ "${runner}" == "realpods" ]] && echo "  disable: [kwok-controller]"
+  local disabled=()
+  if has_component kube-controller-manager; then
+    echo "  kubeControllerManagerBinary: ${KUBE_BIN}/kube-controller-manager"
+    echo "  kubeSchedulerBinary: ${KUBE_BIN}/kube-scheduler"
+  else
+    disabled+=(kube-controller-manager kube-scheduler)
+  fi
+  [[ "${runner}" == "realpods" ]] && disabled+=(kwok-controller)
+  [[ ${#disabled[@]} -eq 0 ]] || (IFS=, && echo "  disable: [${disabled[*]}]")
   echo "componentsPatches:"
   for c in "${CONTROL_PLANE[@]}" kwok; do
     # shellcheck disable=SC2046 # words on purpose

@@ -56,6 +56,9 @@ cmd_up() {
     if [[ "${runs}" != "${KUBE_VERSION}" ]]; then
       die "the cluster runs Kubernetes ${runs}, not ${KUBE_VERSION}: take it down first ($0 down)"
     fi
+    if [[ "$(cat "${CONTROL_PLANE_FILE}" 2>/dev/null || echo full)" != "$(asked_control_plane)" ]]; then
+      die "the cluster runs ${CONTROL_PLANE[*]}, not what APISERVER_ONLY=${APISERVER_ONLY:-false} asks for: take it down first ($0 down)"
+    fi
     log "already up, Kubernetes ${runs} (KUBECONFIG=${KUBECONFIG_FILE})"
     if [[ "${WITH_CERT_MANAGER}" == "true" ]] && ! proc::alive "${PIDS}/cert-manager.pid"; then
       cmd_start_cert_manager
@@ -67,8 +70,10 @@ cmd_up() {
     log "partially up (${running}/${core} components): stopping the rest first"
     cmd_down
   fi
-  # A new cluster runs the version asked for, else the newest (not the last one's).
+  # A new cluster runs the version asked for, else the newest (not the last one's), and the
+  # control plane asked for.
   kube::use "${KUBE_VERSION_ASKED:-newest}"
+  use_control_plane "$(asked_control_plane)"
 
   local start=${SECONDS}
   if [[ "${SKIP_BUILD}" != "true" ]]; then
@@ -89,6 +94,7 @@ cmd_up() {
   wait_ports_free
   gen_tokens
   echo "${KUBE_VERSION}" >"${KUBE_VERSION_FILE}"
+  asked_control_plane >"${CONTROL_PLANE_FILE}"
   log "Kubernetes ${KUBE_VERSION} (binaries in ${KUBE_BIN})"
   choose_pod_runner
   kwokctl_up "$(pod_runner)"
@@ -101,10 +107,12 @@ cmd_up() {
   else
     create_nodes
   fi
-  wait_for "kube-controller-manager /healthz" healthz "${KCM_PORT}"
-  wait_for "kube-scheduler /healthz" healthz "${SCHEDULER_PORT}"
   wait_for "nodes ${NODES[*]} Ready" nodes_ready
-  wait_for "the controller manager to create default ServiceAccount" kcm_working
+  if has_component kube-controller-manager; then
+    wait_for "kube-controller-manager /healthz" healthz "${KCM_PORT}"
+    wait_for "kube-scheduler /healthz" healthz "${SCHEDULER_PORT}"
+    wait_for "the controller manager to create default ServiceAccount" kcm_working
+  fi
   log "control plane up in $((SECONDS - t0))s"
 
   if [[ "$(pod_runner)" == "realpods" && "${REAL_PODS_SERVICES}" == "true" ]]; then

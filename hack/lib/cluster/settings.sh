@@ -56,8 +56,20 @@ if [[ "$(pod_runner)" == "realpods" ]]; then
 fi
 
 # The components kwokctl runs, by this script's names (kwokctl calls kwok kwok-controller), in
-# start order; the last one runs the pods (kwok, or the agent this script starts).
-CONTROL_PLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+# start order; after them, what runs the pods (kwok, or the agent this script starts). With
+# APISERVER_ONLY=true `up` starts no controller manager or scheduler (make test-admission-oldest:
+# its checks are the API server's, and an older version then needs only its kube-apiserver
+# built); the choice is kept for the other commands, like the version.
+CONTROL_PLANE_FILE="${STATE}/control-plane"
+# use_control_plane full|apiserver-only: sets CONTROL_PLANE.
+use_control_plane() {
+  CONTROL_PLANE=(etcd kube-apiserver)
+  [[ "$1" == "apiserver-only" ]] || CONTROL_PLANE+=(kube-controller-manager kube-scheduler)
+}
+# asked_control_plane: the control plane `up` starts anew.
+asked_control_plane() { [[ "${APISERVER_ONLY:-false}" == "true" ]] && echo apiserver-only || echo full; }
+use_control_plane "$(cat "${CONTROL_PLANE_FILE}" 2>/dev/null || echo full)"
+has_component() { [[ " ${CONTROL_PLANE[*]} " == *" $1 "* ]]; }
 kwok_name() { [[ "$1" == "kwok" ]] && echo kwok-controller || echo "$1"; }
 
 KUBECTL="${BIN}/kubectl"
