@@ -28,7 +28,7 @@ test: ## Run the unit tests (fake clients).
 	go test $(GO_PACKAGES)
 
 .PHONY: test-differential
-test-differential: ## Upstream's renderer reproduces the batch goldens; the differential test's full form: 2,000 generated LLMBatchGateways rendered by upstream's own renderer (hack/tools/upstreamrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED).
+test-differential: ## Upstream's renderer reproduces the batch goldens; the differential test's full form: 2,000 generated LLMBatchGateways rendered by upstream's own renderer (hack/tools/upstreamrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs its short form, 200.
 	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/batchgateway/ -run '^(TestUpstreamRendersGolden|TestDifferential)$$' -count=1 -timeout 60m -v
 
 .PHONY: tools
