@@ -73,7 +73,7 @@ generate-operand-manifests: ## Regenerate bindata/ from sigs.k8s.io/lws at opera
 	hack/generate-operand-manifests.sh
 
 .PHONY: generate-dashboards
-generate-dashboards: ## Regenerate the batch gateway's dashboards ConfigMap from the pinned upstream chart (OPERAND_SOURCES=<archives> or fetch) and hack/dashboards/.
+generate-dashboards: ## Regenerate the batch gateway's and the async processor's dashboards ConfigMaps from the pinned upstream charts (OPERAND_SOURCES=<archives> or fetch) and hack/dashboards/.
 	hack/generate-dashboards.sh
 
 .PHONY: verify
