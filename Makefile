@@ -28,7 +28,7 @@ test: ## Run the unit tests (fake clients).
 	go test $(GO_PACKAGES)
 
 .PHONY: test-differential
-test-differential: ## Upstream's renderer reproduces the batch goldens; the differential test's full form: 2,000 generated LLMBatchGateways rendered by upstream's own renderer (hack/tools/upstreamrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED).
+test-differential: ## Upstream's renderer reproduces the batch goldens; the differential test's full form: 2,000 generated LLMBatchGateways rendered by upstream's own renderer (hack/tools/upstreamrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs its short form, 200.
 	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/batchgateway/ -run '^(TestUpstreamRendersGolden|TestDifferential)$$' -count=1 -timeout 60m -v
 
 .PHONY: tools
@@ -73,7 +73,7 @@ generate-operand-manifests: ## Regenerate bindata/ from sigs.k8s.io/lws at opera
 	hack/generate-operand-manifests.sh
 
 .PHONY: generate-dashboards
-generate-dashboards: ## Regenerate the batch gateway's dashboards ConfigMap from the pinned upstream chart (OPERAND_SOURCES=<archives> or fetch) and hack/dashboards/.
+generate-dashboards: ## Regenerate the batch gateway's and the async processor's dashboards ConfigMaps from the pinned upstream charts (OPERAND_SOURCES=<archives> or fetch) and hack/dashboards/.
 	hack/generate-dashboards.sh
 
 .PHONY: verify

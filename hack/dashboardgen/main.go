@@ -1,19 +1,22 @@
-// Command dashboardgen writes the batch gateway's Grafana dashboards ConfigMap
-// (bindata/assets/batchgateway/dashboards-configmap.yaml) from upstream's dashboards, kept
-// byte for byte as upstream's chart ships them (charts/batch-gateway/dashboards/*.json of
-// github.com/opendatahub-io/batch-gateway at the pinned commit), and this project's additions
-// (hack/dashboards/batch-gateway/*.json), each a dashboard of its own under its own uid.
+// Command dashboardgen writes a chart's Grafana dashboards ConfigMap from upstream's dashboards,
+// kept byte for byte as upstream's chart ships them, and this project's additions, each a
+// dashboard of its own under its own uid (-chart):
+//   - batch-gateway: bindata/assets/batchgateway/dashboards-configmap.yaml, from
+//     charts/batch-gateway/dashboards/*.json of github.com/opendatahub-io/batch-gateway and
+//     hack/dashboards/batch-gateway/*.json;
+//   - async-processor: bindata/assets/batchgateway/async-processor-dashboards-configmap.yaml,
+//     from charts/async-processor/dashboards/*.json of github.com/llm-d/llm-d-async and
+//     hack/dashboards/async-processor/*.json.
 //
 // It is run by hack/generate-dashboards.sh; do not run it by hand.
 //
-// The ConfigMap is upstream's (its name, {{ .Release.Name }}-batch-gateway-dashboards, and its
-// grafana_dashboard label) with the operator's label set; its data keys are the files' names.
-// Upstream's dashboards select the namespace with a Grafana variable, so they hold no
-// placeholder and every instance's ConfigMap holds the same dashboards under the same uids, as
-// upstream's releases do. The generator refuses a dashboard without a uid, two dashboards of
-// one uid or of one file name, an addition that takes an upstream uid, and any dashboard that
-// contains "${" (the engine's placeholder syntax), and checks that the YAML it writes reads
-// back to exactly the files' bytes.
+// The ConfigMap is upstream's (its name and its grafana_dashboard label) with the operator's
+// label set; its data keys are the files' names. Upstream's dashboards select the namespace
+// with a Grafana variable, so they hold no placeholder and every instance's ConfigMap holds the
+// same dashboards under the same uids, as upstream's releases do. The generator refuses a
+// dashboard without a uid, two dashboards of one uid or of one file name, an addition that takes
+// an upstream uid, and any dashboard that contains "${" (the engine's placeholder syntax), and
+// checks that the YAML it writes reads back to exactly the files' bytes.
 package main
 
 import (
@@ -31,6 +34,25 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// chart is what differs between the charts' ConfigMaps: upstream's name (in the engine's
+// placeholders), the operator's name and component labels, and what the header says.
+type chart struct {
+	name, nameLabel, component, rendered, dashboardsDir, additionsDir string
+}
+
+var charts = map[string]chart{
+	"batch-gateway": {
+		name: "${INSTANCE}-batch-gateway-dashboards", nameLabel: "batch-gateway", component: "monitoring",
+		rendered:      "when spec.grafana.enabled: the Grafana dashboards of the batch components",
+		dashboardsDir: "charts/batch-gateway/dashboards", additionsDir: "hack/dashboards/batch-gateway",
+	},
+	"async-processor": {
+		name: "${ASYNC_PROCESSOR_NAME}-dashboards", nameLabel: "async-processor", component: "async-processor",
+		rendered:      "in async dispatch mode when spec.grafana.enabled: the async processor's dashboards",
+		dashboardsDir: "charts/async-processor/dashboards", additionsDir: "hack/dashboards/async-processor",
+	},
+}
+
 // dashboard is one JSON file of the ConfigMap.
 type dashboard struct {
 	file, uid, title string
@@ -39,14 +61,16 @@ type dashboard struct {
 }
 
 func main() {
-	upstreamDir := flag.String("upstream", "", "upstream's charts/batch-gateway/dashboards folder")
+	chartName := flag.String("chart", "", "batch-gateway or async-processor")
+	upstreamDir := flag.String("upstream", "", "upstream's chart's dashboards folder")
 	upstreamRepo := flag.String("upstream-repository", "", "upstream's repository, for the header")
 	upstreamCommit := flag.String("upstream-commit", "", "upstream's commit, for the header")
 	additionsDir := flag.String("additions", "", "this project's additional dashboards folder")
 	out := flag.String("out", "", "the ConfigMap manifest to write")
 	flag.Parse()
-	if *upstreamDir == "" || *additionsDir == "" || *out == "" || *upstreamCommit == "" || *upstreamRepo == "" {
-		fail("usage: dashboardgen -upstream DIR -upstream-repository URL -upstream-commit SHA -additions DIR -out FILE")
+	c, known := charts[*chartName]
+	if !known || *upstreamDir == "" || *additionsDir == "" || *out == "" || *upstreamCommit == "" || *upstreamRepo == "" {
+		fail("usage: dashboardgen -chart batch-gateway|async-processor -upstream DIR -upstream-repository URL -upstream-commit SHA -additions DIR -out FILE")
 	}
 	upstream, err := read(*upstreamDir, true)
 	if err != nil {
@@ -60,7 +84,7 @@ func main() {
 	if err := check(all); err != nil {
 		fail(err.Error())
 	}
-	manifest := render(all, *upstreamRepo, *upstreamCommit)
+	manifest := render(c, all, *upstreamRepo, *upstreamCommit)
 	if err := readsBack(manifest, all); err != nil {
 		fail(err.Error())
 	}
@@ -122,18 +146,18 @@ func check(all []dashboard) error {
 	return nil
 }
 
-func render(all []dashboard, repo, commit string) []byte {
+func render(c chart, all []dashboard, repo, commit string) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `# GENERATED by hack/generate-dashboards.sh: do not edit. Rendered when spec.grafana.enabled:
-# the Grafana dashboards of the batch components, loaded by the Grafana sidecar (label
-# grafana_dashboard). Upstream's dashboards are kept as its chart ships them, byte for byte,
-# from charts/batch-gateway/dashboards of
+	fmt.Fprintf(&b, `# GENERATED by hack/generate-dashboards.sh: do not edit.
+# Rendered %s,
+# loaded by the Grafana sidecar (label grafana_dashboard). Upstream's dashboards are kept as its
+# chart ships them, byte for byte, from %s of
 #   %s at %s;
-# this project's additions are dashboards of their own (hack/dashboards/batch-gateway), under
-# their own uids. Every query is checked against the metrics the operand's programs export
+# this project's additions are dashboards of their own (%s), under their own uids.
+# Every query is checked against the metrics the operand's programs export
 # (pkg/operator/operands/batchgateway/dashboards_test.go).
 #
-`, repo, commit)
+`, c.rendered, c.dashboardsDir, repo, commit, c.additionsDir)
 	for _, d := range all {
 		from := "addition"
 		if d.upstream {
@@ -144,12 +168,12 @@ func render(all []dashboard, repo, commit string) []byte {
 	b.WriteString(`apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: ${INSTANCE}-batch-gateway-dashboards
+  name: ` + c.name + `
   namespace: ${NAMESPACE}
   labels:
-    app.kubernetes.io/name: batch-gateway
+    app.kubernetes.io/name: ` + c.nameLabel + `
     app.kubernetes.io/instance: ${INSTANCE}
-    app.kubernetes.io/component: monitoring
+    app.kubernetes.io/component: ` + c.component + `
     app.kubernetes.io/part-of: llm-batch-gateway
     grafana_dashboard: "1"
 data:

@@ -23,11 +23,6 @@ const updateGoldenEnv = "UPDATE_GOLDEN"
 // from the reference material, or by this test with UPDATE_GOLDEN=true), so the golden tests
 // and the differential test compare with one upstream.
 func TestUpstreamRendersGolden(t *testing.T) {
-	if os.Getenv("DIFFERENTIAL_CRS") == "" && os.Getenv(updateGoldenEnv) != "true" {
-		// It builds upstream's renderer (Helm and upstream's operator, its own module): seconds
-		// warm, many minutes on a new machine, so make test leaves it to make test-differential.
-		t.Skip("DIFFERENTIAL_CRS is unset: make test-differential runs this test")
-	}
 	upstream := StartUpstream(t)
 	crd, err := crdtest.Load(UpstreamCRDPath())
 	if err != nil {

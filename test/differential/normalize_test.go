@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -82,5 +83,46 @@ spec:
 	want := parse(t, `spec: {e: [{g: 2}]}`)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shrunk to %v, want %v", got, want)
+	}
+}
+
+// TestShrinkIsBounded: however many fields a CR has, Shrink tries at most maxShrinkTries CRs
+// (each an admission and two renders in the differential tests), and after each removal it goes
+// on from where it was, not from the first field: one pass, and one more over what is left.
+func TestShrinkIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// fields the CR has; the difference needs the first needed of them.
+		fields, needed int
+		wantTries      int
+	}{
+		{"no field can go: one pass over them", 30, 30, 30},
+		{"more fields than the bound", 5 * maxShrinkTries, 5 * maxShrinkTries, maxShrinkTries},
+		// Starting again after each removal would try 15 + 15*16 = 255.
+		{"the last half can go: a pass, and one over the first half", 30, 15, 30 + 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := map[string]interface{}{}
+			for i := 0; i < tc.fields; i++ {
+				spec[fmt.Sprintf("f%04d", i)] = int64(i)
+			}
+			tries := 0
+			got := Shrink(map[string]interface{}{"spec": spec}, func(cr map[string]interface{}) bool {
+				tries++
+				s := cr["spec"].(map[string]interface{})
+				for i := 0; i < tc.needed; i++ {
+					if _, ok := s[fmt.Sprintf("f%04d", i)]; !ok {
+						return false
+					}
+				}
+				return true
+			})
+			if tries != tc.wantTries {
+				t.Errorf("%d tries, want %d", tries, tc.wantTries)
+			}
+			if left := len(got["spec"].(map[string]interface{})); tc.needed < tc.fields && left != tc.needed {
+				t.Errorf("%d fields left, want %d", left, tc.needed)
+			}
+		})
 	}
 }

@@ -4,23 +4,36 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// maxShrinkTries bounds the CRs one Shrink tries (each an admission and two renders), so that
+// a failing run ends in minutes: the CR it returns is then small, if not the smallest.
+const maxShrinkTries = 200
+
 // Shrink returns the smallest CR it finds, below cr's spec, for which keep still holds (the CR
 // is admitted and still shows the difference): it takes away one field, map entry or list item
-// at a time, outermost first, and keeps each removal that keep accepts, until none is left to
-// take. keep(cr) must hold.
+// at a time, outermost first, keeping each removal that keep accepts and going on from there
+// (not from the start), pass after pass until a pass removes nothing, or until it has tried
+// maxShrinkTries CRs. keep(cr) must hold.
 func Shrink(cr map[string]interface{}, keep func(map[string]interface{}) bool) map[string]interface{} {
 	current := runtime.DeepCopyJSON(cr)
+	tries := 0
 	for {
 		shrunk := false
-		for _, path := range fieldPaths(current["spec"], nil) {
+		paths := fieldPaths(current["spec"], nil)
+		for i := 0; i < len(paths); i++ {
+			if tries >= maxShrinkTries {
+				return current
+			}
 			candidate := runtime.DeepCopyJSON(current)
-			spec := candidate["spec"]
-			if !remove(spec, path) {
+			if !remove(candidate["spec"], paths[i]) {
 				continue
 			}
+			tries++
 			if keep(candidate) {
+				// The fields before i are as they were (outermost first; a removed list item
+				// shifts only its later siblings): go on with the field now at i.
 				current, shrunk = candidate, true
-				break
+				paths = fieldPaths(current["spec"], nil)
+				i--
 			}
 		}
 		if !shrunk {

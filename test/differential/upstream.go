@@ -9,9 +9,11 @@ package differential
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,10 +26,25 @@ import (
 // UpstreamRenderEnv names a prebuilt upstream-render binary; unset, the test builds it.
 const UpstreamRenderEnv = "UPSTREAM_RENDER"
 
-// upstreamRenderDir is hack/tools/upstreamrender, from this file.
+// upstreamRenderDir is hack/tools/upstreamrender of the clone the test runs in: found from the
+// working directory up (a test's is its package's), not from this file's name, which -trimpath
+// (make's GOFLAGS) turns into the module's path.
 func upstreamRenderDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", "upstreamrender")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	for {
+		candidate := filepath.Join(dir, "hack", "tools", "upstreamrender")
+		if _, err := os.Stat(candidate); err == nil {
+			return candidate
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			panic("hack/tools/upstreamrender is in no folder above " + dir)
+		}
+		dir = parent
+	}
 }
 
 // UpstreamCRDPath is upstream's LLMBatchGateway CRD at the pinned operator commit.
@@ -44,20 +61,16 @@ type Upstream struct {
 	out *bufio.Reader
 }
 
-// StartUpstream builds (unless UPSTREAM_RENDER names a binary) and starts upstream's renderer;
-// it stops when the test ends.
+// StartUpstream starts upstream's renderer: the binary UPSTREAM_RENDER names, or the one built
+// from hack/tools/upstreamrender (UpstreamRenderBinary); it stops when the test ends.
 func StartUpstream(tb testing.TB) *Upstream {
 	tb.Helper()
 	dir := upstreamRenderDir()
 	binary := os.Getenv(UpstreamRenderEnv)
 	if binary == "" {
-		binary = filepath.Join(tb.TempDir(), "upstream-render")
-		build := exec.Command("go", "build", "-o", binary, "./cmd/upstream-render")
-		build.Dir = filepath.Join(dir, "third_party", "llm-d-batch-gateway-operator")
-		// Its own module, with upstream's go.mod: not the operator's vendor directory.
-		build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := build.CombinedOutput(); err != nil {
-			tb.Fatalf("building upstream's renderer in %s: %v\n%s", build.Dir, err, out)
+		var err error
+		if binary, err = UpstreamRenderBinary(); err != nil {
+			tb.Fatal(err)
 		}
 	}
 	charts := filepath.Join(dir, "third_party", "charts")
@@ -108,4 +121,58 @@ func (u *Upstream) Render(cr map[string]interface{}) ([]map[string]interface{}, 
 		return nil, fmt.Errorf("upstream: %s", res.Error)
 	}
 	return res.Objects, nil
+}
+
+// UpstreamRenderBinary returns upstream's renderer built from hack/tools/upstreamrender, kept
+// outside the clone as hack/install-tools.sh keeps the code generators: in TOOLS_CACHE
+// [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/tools], under the sha256 of the Go
+// version and of every file of the module, so a clone (CI's, another worktree's) builds it once
+// per change of its sources. A build from a cold Go cache compiles Helm and Kubernetes' client
+// libraries: minutes; from the cache it is a stat.
+func UpstreamRenderBinary() (string, error) {
+	module := filepath.Join(upstreamRenderDir(), "third_party", "llm-d-batch-gateway-operator")
+	sum := sha256.New()
+	fmt.Fprintln(sum, runtime.Version())
+	err := filepath.WalkDir(module, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(module, path)
+		fmt.Fprintf(sum, "%s %d\n", rel, len(data))
+		sum.Write(data)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	cache := os.Getenv("TOOLS_CACHE")
+	if cache == "" {
+		userCache, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(userCache, "llm-infra-operator", "tools")
+	}
+	binary := filepath.Join(cache, fmt.Sprintf("upstream-render-%x", sum.Sum(nil)[:12]), "upstream-render")
+	if _, err := os.Stat(binary); err == nil {
+		return binary, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(binary), 0o755); err != nil {
+		return "", err
+	}
+	// Built beside and renamed: a concurrent test never runs half a binary.
+	tmp := fmt.Sprintf("%s.tmp.%d", binary, os.Getpid())
+	build := exec.Command("go", "build", "-o", tmp, "./cmd/upstream-render")
+	build.Dir = module
+	// Its own module, with upstream's go.mod: not the operator's vendor directory.
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		_ = os.Remove(tmp)
+		return "", fmt.Errorf("building upstream's renderer in %s: %v\n%s", module, err, out)
+	}
+	return binary, os.Rename(tmp, binary)
 }

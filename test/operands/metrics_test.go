@@ -40,6 +40,8 @@ var metricsOnlyAfter = map[string]string{
 	"llm_d_async_async_request_retries_total":            "the async processor retries a request",
 	"llm_d_async_async_shedded_requests_total":           "the async processor sheds a request",
 	"llm_d_async_async_exceeded_deadline_requests_total": "a request passes its deadline",
+	// Queried by llm-d-async's own dashboard (async-processor.json, kept as shipped: issue 31).
+	"llm_d_async_async_failed_requests_total": "the async processor gives up on a request",
 	// Queried by upstream's own dashboards (generated from the pinned chart); the processor's
 	// labelled counters (internal/processor/metrics/metrics.go at the pinned commit).
 	"batch_processor_aimd_decreases_total": "a model server answers 429 or 5xx, or has no capacity (AIMD decrease)",

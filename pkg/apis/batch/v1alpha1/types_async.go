@@ -260,7 +260,9 @@ type AsyncModelServerMonitorSpec struct {
 	// +optional
 	Enabled bool `json:"enabled,omitempty"`
 
-	// selector is the label selector of the model server pods.
+	// selector is labels the model server pods carry: added to the default selector
+	// llm-d.ai/role: decode (a label named here takes the value given here), as upstream's
+	// chart merges them.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	Selector map[string]string `json:"selector,omitempty"`

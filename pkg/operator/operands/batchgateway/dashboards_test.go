@@ -613,18 +613,20 @@ func TestParsePromQL(t *testing.T) {
 func TestUpstreamDashboardsKeptWithTheirUIDs(t *testing.T) {
 	dashboards := operandDashboards(t)
 	upstream := []struct {
-		file, uid, title string
-		panels           int
+		asset, file, uid, title string
+		panels                  int
 	}{
-		{"apiserver.json", "batch-gateway-apiserver", "Batch Gateway — Apiserver", 4},
-		{"gc.json", "batch-gateway-gc", "Batch Gateway — GC Reconciler", 5},
-		{"processor.json", "batch-gateway-processor", "Batch Gateway — Processor", 17},
+		{bindata.BatchGatewayDashboards, "apiserver.json", "batch-gateway-apiserver", "Batch Gateway — Apiserver", 4},
+		{bindata.BatchGatewayDashboards, "gc.json", "batch-gateway-gc", "Batch Gateway — GC Reconciler", 5},
+		{bindata.BatchGatewayDashboards, "processor.json", "batch-gateway-processor", "Batch Gateway — Processor", 17},
+		// llm-d-async's charts/async-processor/dashboards (issue 31: the differential test found
+		// this project's rewrite in its place).
+		{bindata.BatchGatewayAsyncProcessorDashboard, "async-processor.json", "async-processor", "Async Processor", 7},
 	}
-	batch := dashboards[bindata.BatchGatewayDashboards]
 	for _, want := range upstream {
-		got, ok := batch[want.file]
+		got, ok := dashboards[want.asset][want.file]
 		if !ok {
-			t.Errorf("upstream's %s is missing", want.file)
+			t.Errorf("upstream's %s is missing from %s", want.file, want.asset)
 			continue
 		}
 		if got.UID != want.uid || got.Title != want.title || len(got.Panels) != want.panels {
@@ -633,39 +635,45 @@ func TestUpstreamDashboardsKeptWithTheirUIDs(t *testing.T) {
 	}
 	uids := map[string]string{}
 	for asset, files := range dashboards {
+		upstreams := 0
 		for file, d := range files {
-			upstreams := false
+			isUpstream := false
 			for _, u := range upstream {
-				upstreams = upstreams || (asset == bindata.BatchGatewayDashboards && file == u.file)
+				isUpstream = isUpstream || (asset == u.asset && file == u.file)
+			}
+			if isUpstream {
+				upstreams++
 			}
 			switch {
 			case d.UID == "":
 				t.Errorf("%s %s has no uid", asset, file)
 			case uids[d.UID] != "":
 				t.Errorf("%s %s and %s share the uid %q", asset, file, uids[d.UID], d.UID)
-			case !upstreams && strings.HasPrefix(d.UID, "batch-gateway-"):
-				t.Errorf("%s %s: the addition's uid %q is in upstream's batch-gateway-* names", asset, file, d.UID)
+			case !isUpstream && (strings.HasPrefix(d.UID, "batch-gateway-") || d.UID == "async-processor"):
+				t.Errorf("%s %s: the addition's uid %q is in upstream's names", asset, file, d.UID)
 			}
 			uids[d.UID] = asset + " " + file
 		}
-	}
-	if len(batch) <= len(upstream) {
-		t.Errorf("the dashboards ConfigMap holds %d dashboards: the project's additions are missing", len(batch))
+		if len(files) <= upstreams {
+			t.Errorf("%s holds %d dashboards: the project's additions are missing", asset, len(files))
+		}
 	}
 
-	// The header of the generated manifest records each file's sha256 (hack/dashboardgen).
-	manifest := string(bindata.MustAsset(bindata.BatchGatewayDashboards))
-	var cm corev1.ConfigMap
-	if err := yaml.Unmarshal(bindata.MustAsset(bindata.BatchGatewayDashboards), &cm); err != nil {
-		t.Fatal(err)
-	}
-	recorded := regexp.MustCompile(`(?m)^#\s+(\S+\.json)\s+(upstream|addition)\s+uid\s+(\S+)\s+sha256\s+([0-9a-f]{64})$`).FindAllStringSubmatch(manifest, -1)
-	if len(recorded) != len(cm.Data) {
-		t.Fatalf("the header records %d dashboards, the data holds %d: regenerate with make generate", len(recorded), len(cm.Data))
-	}
-	for _, r := range recorded {
-		if sum := fmt.Sprintf("%x", sha256.Sum256([]byte(cm.Data[r[1]]))); sum != r[4] {
-			t.Errorf("%s was edited after it was generated (sha256 %s, generated %s): edit hack/dashboards/batch-gateway and run make generate", r[1], sum, r[4])
+	// The header of each generated manifest records each file's sha256 (hack/dashboardgen).
+	for _, asset := range []string{bindata.BatchGatewayDashboards, bindata.BatchGatewayAsyncProcessorDashboard} {
+		manifest := string(bindata.MustAsset(asset))
+		var cm corev1.ConfigMap
+		if err := yaml.Unmarshal(bindata.MustAsset(asset), &cm); err != nil {
+			t.Fatal(err)
+		}
+		recorded := regexp.MustCompile(`(?m)^#\s+(\S+\.json)\s+(upstream|addition)\s+uid\s+(\S+)\s+sha256\s+([0-9a-f]{64})$`).FindAllStringSubmatch(manifest, -1)
+		if len(recorded) != len(cm.Data) {
+			t.Fatalf("%s: the header records %d dashboards, the data holds %d: regenerate with make generate", asset, len(recorded), len(cm.Data))
+		}
+		for _, r := range recorded {
+			if sum := fmt.Sprintf("%x", sha256.Sum256([]byte(cm.Data[r[1]]))); sum != r[4] {
+				t.Errorf("%s %s was edited after it was generated (sha256 %s, generated %s): edit hack/dashboards and run make generate", asset, r[1], sum, r[4])
+			}
 		}
 	}
 }

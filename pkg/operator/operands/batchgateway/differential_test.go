@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,13 +40,10 @@ const (
 
 func differentialSize(t *testing.T) (int, int64) {
 	n, seed := differentialShortCRs, int64(31)
-	v := os.Getenv("DIFFERENTIAL_CRS")
-	if v == "" {
-		// Not yet in make test: it still finds unlisted differences (issue 31), and shrinking
-		// each takes minutes. make test-differential runs it.
-		t.Skip("DIFFERENTIAL_CRS is unset: make test-differential runs this test")
+	if testing.Short() {
+		t.Skip("-short: the differential test renders hundreds of CRs with upstream's renderer")
 	}
-	if v != "" {
+	if v := os.Getenv("DIFFERENTIAL_CRS"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil {
 			t.Fatalf("DIFFERENTIAL_CRS=%q: %v", v, err)
@@ -83,6 +81,32 @@ type differentialRun struct {
 	upstream *differential.Upstream
 	ours     *crdtest.CRD
 	theirs   *crdtest.CRD
+	// outcomes caches outcomeOf by the CR's JSON: shrinking tries the same CR more than once.
+	outcomes map[string]cachedOutcome
+}
+
+type cachedOutcome struct {
+	outcome  diffOutcome
+	admitted bool
+}
+
+// outcomeOf admits and compares a CR, once per CR; false when either CRD refuses it or the
+// comparison fails.
+func (r *differentialRun) outcomeOf(cr map[string]interface{}) (diffOutcome, bool) {
+	data, err := json.Marshal(cr)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if c, ok := r.outcomes[string(data)]; ok {
+		return c.outcome, c.admitted
+	}
+	var c cachedOutcome
+	if oursCR, theirsCR, ok := r.admit(cr); ok {
+		outcome, err := r.compare(oursCR, theirsCR)
+		c = cachedOutcome{outcome: outcome, admitted: err == nil}
+	}
+	r.outcomes[string(data)] = c
+	return c.outcome, c.admitted
 }
 
 // admit returns the CR as each CRD stores it, or false when either refuses it.
@@ -152,6 +176,17 @@ func (r *differentialRun) compare(oursCR, theirsCR map[string]interface{}) (diff
 	return out, nil
 }
 
+// shrinkBudget bounds the time spent shrinking CRs, so that a run that finds differences of
+// many causes still ends in minutes (differential.Shrink also bounds each shrink).
+const shrinkBudget = 2 * time.Minute
+
+// specSize is the length of a CR's spec as JSON: the smaller the CR, the fewer fields shrinking
+// tries to take away.
+func specSize(cr map[string]interface{}) int {
+	data, _ := json.Marshal(cr["spec"])
+	return len(data)
+}
+
 // listIndex is a list index in a field path, dropped so one difference in any item counts once.
 var listIndex = regexp.MustCompile(`\[[0-9]+\]`)
 
@@ -178,13 +213,13 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &differentialRun{t: t, upstream: differential.StartUpstream(t), ours: ours, theirs: theirs}
+	run := &differentialRun{t: t, upstream: differential.StartUpstream(t), ours: ours, theirs: theirs, outcomes: map[string]cachedOutcome{}}
 	gen := &differential.Generator{Schema: theirs.Structural(), Pool: differentialPool(t), Optional: 0.4}
 	rng := rand.New(rand.NewSource(seed))
 
 	matched := map[int]int{}
-	firstCR := map[string]map[string]interface{}{}
-	firstDiff := map[string]fieldDiff{}
+	exampleCR := map[string]map[string]interface{}{}
+	exampleDiff := map[string]fieldDiff{}
 	admitted, refused := 0, 0
 	for attempt := 0; admitted < want && attempt < 200*want; attempt++ {
 		cr := map[string]interface{}{
@@ -205,9 +240,11 @@ func TestDifferential(t *testing.T) {
 		for i := range outcome.matched {
 			matched[i]++
 		}
+		// The smallest CR that shows each difference (by its spec's JSON), where shrinking starts.
+		size := specSize(cr)
 		for key, d := range outcome.unlisted {
-			if _, seen := firstCR[key]; !seen {
-				firstCR[key], firstDiff[key] = cr, d
+			if example, seen := exampleCR[key]; !seen || size < specSize(example) {
+				exampleCR[key], exampleDiff[key] = cr, d
 			}
 		}
 	}
@@ -215,30 +252,45 @@ func TestDifferential(t *testing.T) {
 	if admitted < want {
 		t.Errorf("only %d of %d CRs admitted", admitted, want)
 	}
-	keys := make([]string, 0, len(firstCR))
-	for k := range firstCR {
+	keys := make([]string, 0, len(exampleCR))
+	for k := range exampleCR {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	// DIFFERENTIAL_SHRINK=false lists the differences with the first CR that showed each, at once.
+	// DIFFERENTIAL_SHRINK=false lists the differences with the smallest CR that showed each, at
+	// once; shrinking stops after shrinkBudget, and the differences left are listed so.
 	shrink := os.Getenv("DIFFERENTIAL_SHRINK") != "false"
+	shrinkUntil := time.Now().Add(shrinkBudget)
+	// Each CR shrunk so far, with the differences it shows: a difference that one of them shows
+	// already (a dashboard's many fields, an env var's name and value) is reported with it, not
+	// shrunk again, so a run with many differences of one cause still ends in minutes.
+	var shrunk []map[string]interface{}
+	shrunkShows := []map[string]fieldDiff{}
 	for _, key := range keys {
-		if !shrink {
-			spec, _ := yaml.Marshal(firstCR[key]["spec"])
-			t.Errorf("unlisted difference %s, e.g. %s\nfirst CR that shows it (not shrunk), spec:\n%s", key, firstDiff[key], spec)
+		smallest := -1
+		for i, shows := range shrunkShows {
+			if _, ok := shows[key]; ok {
+				smallest = i
+				break
+			}
+		}
+		if smallest < 0 && (!shrink || time.Now().After(shrinkUntil)) {
+			spec, _ := yaml.Marshal(exampleCR[key]["spec"])
+			t.Errorf("unlisted difference %s, e.g. %s\nsmallest generated CR that shows it (not shrunk: DIFFERENTIAL_SHRINK=false or the %s of shrinking are spent), spec:\n%s", key, exampleDiff[key], shrinkBudget, spec)
 			continue
 		}
-		smallest := differential.Shrink(firstCR[key], func(cr map[string]interface{}) bool {
-			oursCR, theirsCR, ok := run.admit(cr)
-			if !ok {
-				return false
-			}
-			outcome, err := run.compare(oursCR, theirsCR)
-			_, shows := outcome.unlisted[key]
-			return err == nil && shows
-		})
-		spec, _ := yaml.Marshal(smallest["spec"])
-		t.Errorf("unlisted difference %s, e.g. %s\nsmallest CR that shows it, spec:\n%s", key, firstDiff[key], spec)
+		if smallest < 0 {
+			cr := differential.Shrink(exampleCR[key], func(cr map[string]interface{}) bool {
+				outcome, ok := run.outcomeOf(cr)
+				_, shows := outcome.unlisted[key]
+				return ok && shows
+			})
+			outcome, _ := run.outcomeOf(cr)
+			shrunk, shrunkShows = append(shrunk, cr), append(shrunkShows, outcome.unlisted)
+			smallest = len(shrunk) - 1
+		}
+		spec, _ := yaml.Marshal(shrunk[smallest]["spec"])
+		t.Errorf("unlisted difference %s, e.g. %s\nsmallest CR found that shows it (%d CRs tried in all), spec:\n%s", key, exampleDiff[key], len(run.outcomes), spec)
 	}
 	for i, d := range allIntendedDifferences {
 		if matched[i] == 0 {

@@ -80,6 +80,14 @@ var (
 	fsStorage = condition{"fileStorage.fs is set", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
 		return s.FileStorage != nil && s.FileStorage.FS != nil
 	}}
+	asyncGrafana = condition{"processor.dispatchMode: async and grafana.enabled", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
+		return asyncEnabled(s) && grafanaEnabled(s)
+	}}
+	backendTLS           = condition{"tls.enabled and httpRoute.enabled", backendTLSWanted}
+	modelServerMonitorOn = condition{"processor.dispatchMode: async and asyncConfig.modelServerMonitor.enabled", modelServerMonitorEnabled}
+	asyncReplicasSet     = condition{"processor.dispatchMode: async with asyncConfig.replicas other than 1", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool {
+		return asyncEnabled(s) && s.Processor.AsyncConfig.Replicas != nil && *s.Processor.AsyncConfig.Replicas != 1
+	}}
 )
 
 // intendedDifference is a difference from upstream's objects that the operator means to make,
@@ -184,6 +192,24 @@ var differentialDifferences = []intendedDifference{
 	{kinds: []string{"ConfigMap"}, components: []string{""}, when: grafanaOn,
 		path: `data["llm-infra-additions.json"]`, golden: absent,
 		reason: "this operator's dashboards, beside upstream's (kept as shipped): the AIMD panels by inference endpoint and what upstream's lack (docs/batch-gateway.md)"},
+	{kinds: []string{"ConfigMap"}, components: []string{componentAsyncProcessor}, when: asyncGrafana,
+		path: `data["llm-infra-additions.json"]`, golden: absent,
+		reason: "this operator's async-processor dashboard, beside upstream's async-processor.json (kept as shipped): the worker limit by pool and the dispatch budget, which upstream's lacks (docs/batch-gateway.md)"},
+	{kinds: []string{"BackendTLSPolicy"}, components: []string{componentAPIServer}, when: backendTLS,
+		path: "", golden: absent, ours: "object",
+		reason: "the HTTPRoute's backend, the apiserver, serves HTTPS: the Gateway API implementation verifies it with this policy; upstream sent plain HTTP to the HTTPS port (issue 16, defect 2)"},
+	{kinds: []string{"ConfigMap"}, components: []string{componentAPIServer}, when: backendTLS,
+		path: "", golden: absent, ours: "object",
+		reason: "the CA the BackendTLSPolicy verifies the apiserver with, copied from its certificate's Secret (issue 16, defect 2)"},
+	{kinds: []string{"Deployment"}, components: []string{componentAsyncProcessor}, when: asyncReplicasSet,
+		path: `spec.replicas`, golden: int64(1),
+		reason: "llm-d-async v0.7.3's chart writes replicas: 1 whatever its values say (upstream's operator passes replicaCount, its comment says, for when the chart templates it): asyncConfig.replicas takes effect (reference §7.11, TestFieldMappings)"},
+	{kinds: []string{"ServiceAccount"}, components: []string{componentAsyncProcessor}, when: asyncDispatch,
+		path: `imagePullSecrets`, under: true,
+		reason: "llm-d-async v0.7.3's chart (the renderer's, hack/operands/sources.tsv; the golden objects, of upstream's pin dc30b7bb, lack it: test/golden/README.md) writes one entry named {{ .Values.ap.imagePullSecret | default \"\" }}, a value upstream's operator never sets (it sets ap.imagePullSecrets, which the chart does not read): an entry without a name, and never the CR's; ours are spec.imagePullSecrets, as on the other ServiceAccounts"},
+	{kinds: []string{"PodMonitor"}, components: []string{componentAsyncProcessor}, when: modelServerMonitorOn,
+		path: `metadata.labels["` + scrapeLabel + `"]`, golden: absent, ours: "true",
+		reason: "every monitor carries the scrape label (render_test.go): OpenShift AI's monitoring stack scrapes only labelled monitors, so without it the model servers' metrics that the prometheus-budget and -saturation gates read are never collected; upstream's chart labels only the async processor's own PodMonitor"},
 	{kinds: []string{"Deployment"}, components: []string{componentAPIServer}, when: condition{"apiServer resources are set", func(s *batchv1alpha1.LLMBatchGatewaySpec) bool { return s.APIServer.Resources != nil }},
 		path: `spec.template.spec.containers[0].resources`, under: true,
 		reason: "every resource name the CR gives is passed (upstream kept only cpu and memory), and a chart default never makes requests exceed limits (reference §7.3, TestMergeResources)"},

@@ -404,7 +404,7 @@ func apiServerDeployment(r *renderer, d *appsv1.Deployment) error {
 		withVerbosity(apiServerVerbosity(api.Config)),
 		withContainerPort(portHTTP, apiServerPort(api.Config)),
 		withContainerPort(portObservability, observabilityPort(api.Config)),
-		withEnv(otelEnv(s.OTEL, batchServiceVersion)...),
+		withEnv(otelEnv(s.OTEL, batchServiceVersion, "")...),
 		withFileStorageVolume(s.FileStorage),
 		withFSGroup(s.FileStorage, r.openShift),
 		withAPIServerTLSVolume(s.TLS, r.names.APIServerTLS),
@@ -426,7 +426,7 @@ func processorDeployment(r *renderer, d *appsv1.Deployment) error {
 		withPullPolicy(proc.ImagePullPolicy),
 		withResources(proc.Resources),
 		withVerbosity(verbosity),
-		withEnv(otelEnv(s.OTEL, batchServiceVersion)...),
+		withEnv(otelEnv(s.OTEL, batchServiceVersion, "")...),
 		withFileStorageVolume(s.FileStorage),
 		withFSGroup(s.FileStorage, r.openShift),
 		withPodImagePullSecrets(s.ImagePullSecrets),
@@ -460,10 +460,7 @@ func asyncProcessorDeployment(r *renderer, d *appsv1.Deployment) error {
 	if err != nil {
 		return err
 	}
-	env := otelEnv(s.OTEL, asyncServiceVersion)
-	if len(env) > 0 {
-		env = append(env, corev1.EnvVar{Name: "OTEL_SERVICE_NAME", Value: asyncChartName})
-	}
+	env := otelEnv(s.OTEL, asyncServiceVersion, asyncChartName)
 	if async.Redis != nil {
 		env = append(env, secretEnv("REDIS_URL", r.credentialsSecret, keyRedisURL))
 	}
@@ -719,20 +716,25 @@ const (
 )
 
 // otelEnv is the OpenTelemetry exporter's env, only with spec.otel.endpoint: without it the
-// containers have none.
-func otelEnv(otel *batchv1alpha1.OTELSpec, serviceVersion string) []corev1.EnvVar {
+// containers have none. serviceName, when not "", is OTEL_SERVICE_NAME (the async-processor
+// chart sets it, the batch chart does not), in the charts' order: before
+// OTEL_RESOURCE_ATTRIBUTES.
+func otelEnv(otel *batchv1alpha1.OTELSpec, serviceVersion, serviceName string) []corev1.EnvVar {
 	if otel == nil || otel.Endpoint == "" {
 		return nil
 	}
-	return []corev1.EnvVar{
+	env := []corev1.EnvVar{
 		fieldEnv("POD_NAME", "metadata.name"),
 		fieldEnv("NAMESPACE", "metadata.namespace"),
 		{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Value: otel.Endpoint},
 		{Name: "OTEL_EXPORTER_OTLP_INSECURE", Value: strconv.FormatBool(otel.Insecure)},
 		{Name: "OTEL_TRACES_SAMPLER", Value: cmp.Or(otel.Sampler, defaultOTELSampler)},
 		{Name: "OTEL_TRACES_SAMPLER_ARG", Value: cmp.Or(otel.SamplerArg, defaultOTELSamplerArg)},
-		{Name: "OTEL_RESOURCE_ATTRIBUTES", Value: "k8s.namespace.name=$(NAMESPACE),k8s.pod.name=$(POD_NAME),service.version=" + serviceVersion},
 	}
+	if serviceName != "" {
+		env = append(env, corev1.EnvVar{Name: "OTEL_SERVICE_NAME", Value: serviceName})
+	}
+	return append(env, corev1.EnvVar{Name: "OTEL_RESOURCE_ATTRIBUTES", Value: "k8s.namespace.name=$(NAMESPACE),k8s.pod.name=$(POD_NAME),service.version=" + serviceVersion})
 }
 
 func fieldEnv(name, path string) corev1.EnvVar {
@@ -933,11 +935,21 @@ func apiServerHTTPRoute(r *renderer, route *unstructured.Unstructured) error {
 }
 
 // modelServerPodMonitor applies asyncConfig.modelServerMonitor; unset fields keep the
-// manifest's defaults.
+// manifest's defaults. The CR's selector labels are added to the manifest's (llm-d.ai/role:
+// decode), the CR's value winning for a label both have: upstream's chart takes the selector
+// from Helm's values, which merge the CR's map into the chart's default map key by key, so a
+// CR's selector never selected pods of other roles.
 func modelServerPodMonitor(r *renderer, pm *unstructured.Unstructured) error {
 	msm := r.spec().Processor.AsyncConfig.ModelServerMonitor
 	if len(msm.Selector) > 0 {
-		if err := unstructured.SetNestedStringMap(pm.Object, copyMap(msm.Selector), "spec", "selector", "matchLabels"); err != nil {
+		selector, _, err := unstructured.NestedStringMap(pm.Object, "spec", "selector", "matchLabels")
+		if err != nil {
+			return err
+		}
+		for k, v := range msm.Selector {
+			selector[k] = v
+		}
+		if err := unstructured.SetNestedStringMap(pm.Object, selector, "spec", "selector", "matchLabels"); err != nil {
 			return err
 		}
 	}

@@ -379,7 +379,7 @@ func TestFieldMappings(t *testing.T) {
 			for _, e := range async.Env {
 				names = append(names, e.Name)
 			}
-			if want := "LOG_LEVEL POD_NAME NAMESPACE OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_INSECURE OTEL_TRACES_SAMPLER OTEL_TRACES_SAMPLER_ARG OTEL_RESOURCE_ATTRIBUTES OTEL_SERVICE_NAME REDIS_URL"; strings.Join(names, " ") != want {
+			if want := "LOG_LEVEL POD_NAME NAMESPACE OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_INSECURE OTEL_TRACES_SAMPLER OTEL_TRACES_SAMPLER_ARG OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES REDIS_URL"; strings.Join(names, " ") != want {
 				t.Errorf("async env %v", names)
 			}
 			if !slices.Contains(async.Args, "--redis-tracing=true") {
@@ -507,7 +507,8 @@ func TestFieldMappings(t *testing.T) {
 			sel, _, _ := unstructured.NestedStringMap(pm.Object, "spec", "selector", "matchLabels")
 			eps, _, _ := unstructured.NestedSlice(pm.Object, "spec", "podMetricsEndpoints")
 			ep := eps[0].(map[string]interface{})
-			if !reflect.DeepEqual(sel, map[string]string{"app": "vllm"}) || ep["port"] != "http" || ep["path"] != "/metrics" || ep["interval"] != "5s" {
+			// The chart's llm-d.ai/role: decode stays (Helm merges the CR's map into it).
+			if !reflect.DeepEqual(sel, map[string]string{"app": "vllm", "llm-d.ai/role": "decode"}) || ep["port"] != "http" || ep["path"] != "/metrics" || ep["interval"] != "5s" {
 				t.Errorf("selector %v endpoint %v", sel, ep)
 			}
 		}},

@@ -25,7 +25,9 @@ package v1alpha1
 type AsyncModelServerMonitorSpecApplyConfiguration struct {
 	// enabled creates the PodMonitor. Default false.
 	Enabled *bool `json:"enabled,omitempty"`
-	// selector is the label selector of the model server pods.
+	// selector is labels the model server pods carry: added to the default selector
+	// llm-d.ai/role: decode (a label named here takes the value given here), as upstream's
+	// chart merges them.
 	Selector map[string]string `json:"selector,omitempty"`
 	// port is the name of the model server pods' metrics port. Default modelserver.
 	Port *string `json:"port,omitempty"`
