@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
@@ -134,6 +135,33 @@ func ConfigHashAnnotations(configMaps []*corev1.ConfigMap, secrets []*corev1.Sec
 		ret[configHashKey("secret-", s.Name)] = hash
 	}
 	return ret, nil
+}
+
+// ReasonWaitingForMountedSecrets is the reason of a Deployment held back by
+// WaitForMountedSecrets.
+const ReasonWaitingForMountedSecrets = "WaitingForMountedSecrets"
+
+// WaitForMountedSecrets holds a Deployment back while Secrets its pods mount do not exist (nil
+// when none is missing): a Deployment must never be applied without the hash of a Secret it
+// mounts (ConfigHashAnnotations). Applied without it, its pods cannot start (a Secret volume or
+// a secretKeyRef that does not exist), and the Secret's arrival a moment later adds the hash and
+// rolls the Deployment a second time: a second ReplicaSet for every new Deployment whose
+// Secret is created after the CR (kubectl apply of a folder, cert-manager issuing a TLS
+// Secret), or just before it, while the watch has not delivered it yet (issue 34). The watch
+// of the Secret brings the sync that creates the Deployment, once, with the hash. Not
+// blocking: the later steps run (the Certificate that makes the Secret, say). A Deployment
+// that exists already keeps running as it is meanwhile.
+func WaitForMountedSecrets(d *appsv1.Deployment, missing []types.NamespacedName) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(missing))
+	for i, ref := range missing {
+		names[i] = ref.String()
+	}
+	return &StepError{Condition: ConditionProgressing, Reason: ReasonWaitingForMountedSecrets,
+		Message: fmt.Sprintf("Deployment %s waits for the Secrets its pods mount, %s: it is applied once they exist",
+			d.Name, strings.Join(names, ", "))}
 }
 
 // configHashKey is the annotation key of one mounted object: ConfigHashAnnotationPrefix, the

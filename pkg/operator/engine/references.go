@@ -258,6 +258,28 @@ func (w *ReferenceWatches) Find(ref types.NamespacedName) (runtime.Object, error
 	}
 }
 
+// FindAll is Find of each ref, for a reader that must not go on without some of them (a
+// Deployment whose pods mount them: WaitForMountedSecrets): the objects that exist, and the
+// refs that are watched and do not exist. A run without a cluster watches nothing, so it misses
+// nothing. It fails as Find does.
+func (w *ReferenceWatches) FindAll(refs []types.NamespacedName) (found []runtime.Object, missing []types.NamespacedName, err error) {
+	for _, ref := range refs {
+		obj, err := w.Get(ref)
+		switch {
+		case err == nil:
+			found = append(found, obj)
+		case IsNotSynced(err):
+			return nil, nil, err
+		case apierrors.IsNotFound(err):
+			missing = append(missing, ref)
+		case w.notWatched(ref):
+		default:
+			return nil, nil, err
+		}
+	}
+	return found, missing, nil
+}
+
 // notWatched says whether no CR references ref.
 func (w *ReferenceWatches) notWatched(ref types.NamespacedName) bool {
 	w.mu.Lock()

@@ -7,9 +7,11 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -61,6 +63,9 @@ type state struct {
 	// credentials is the referenced Secret (the source of a cross-namespace copy), once read;
 	// only its data's hash leaves the operator.
 	credentials *corev1.Secret
+	// credentialsMissing says that the referenced Secret does not exist: the Deployments,
+	// whose pods mount it, wait for it.
+	credentialsMissing bool
 }
 
 // Kind is the LLMBatchGateway kind on the engine. deps without clients (a render without a
@@ -185,21 +190,31 @@ func keysReferencingNamespace(crs []*batchv1alpha1.LLMBatchGateway, namespace st
 
 // prepareDeployment adds to a component's Deployment the hash of everything it mounts, so a
 // change of a ConfigMap's or Secret's data rolls its pods.
+// A Secret it mounts that does not exist holds the Deployment back (engine.WaitForMountedSecrets);
+// in a render without a cluster nothing is watched, and the hashes of the Secrets are left out.
 func prepareDeployment(run *syncRun, d *appsv1.Deployment) error {
 	component := d.Labels[componentLabel]
 	configMaps := renderedConfigMaps(run.Rendered, component)
 	var secrets []*corev1.Secret
+	var missing []types.NamespacedName
 	if run.State.credentials != nil {
 		secrets = append(secrets, run.State.credentials)
+	} else if run.State.credentialsMissing {
+		missing = append(missing, credentialsSource(run.CR))
 	}
 	for _, ref := range tlsSecretsFor(run.CR, run.State.names, component) {
 		s, err := watchedSecret(run, ref)
-		if engine.IsNotSynced(err) {
+		switch {
+		case engine.IsNotSynced(err):
 			return err
-		}
-		if err == nil {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, ref)
+		case err == nil:
 			secrets = append(secrets, s)
 		}
+	}
+	if err := engine.WaitForMountedSecrets(d, missing); err != nil {
+		return err
 	}
 	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
 	if err != nil {

@@ -161,6 +161,7 @@ func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 
 	secret, err := watchedSecret(run, source)
 	if apierrors.IsNotFound(err) {
+		run.State.credentialsMissing = true
 		return readyProblem(engine.ReasonSecretMissing, false,
 			"the Secret %s named by spec.secretRef does not exist: create it with the keys %v; the pods start once it exists", source, requiredKeys(&cr.Spec))
 	}

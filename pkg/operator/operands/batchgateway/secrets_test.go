@@ -249,3 +249,98 @@ func TestCopiedSecretGoesWithItsGrant(t *testing.T) {
 		t.Errorf("the source Secret, the user's, must stay: %v", err)
 	}
 }
+
+// Issue 34: a Deployment is never applied without the hash of a Secret its pods mount. A Secret
+// created after the CR (kubectl apply of a folder, cert-manager issuing the apiserver's TLS
+// Secret), or just before it while the watch has not delivered it, left the Deployments created
+// without its hash and updated with it a moment later: a second ReplicaSet for every new
+// Deployment, and DeploymentUpdateFailed conflicts when the update raced the controller
+// manager's status writes. The Deployments that mount it now wait for it: one create each, no
+// update, every hash there.
+func TestDeploymentsWaitForTheSecretsTheyMount(t *testing.T) {
+	names := NamesFor("gw")
+	credentialsHash := engine.ConfigHashAnnotationPrefix + "secret-batch-gateway-secrets"
+	tlsHash := engine.ConfigHashAnnotationPrefix + "secret-gw-tls"
+	tlsSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "gw-tls", Namespace: ns}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{corev1.TLSCertKey: []byte("cert"), corev1.TLSPrivateKeyKey: []byte("key")}}
+	for _, c := range []struct {
+		name string
+		// before exist when the CR is created; late is created after its first sync.
+		before []runtime.Object
+		late   *corev1.Secret
+		tls    bool
+		// held are the Deployments the first sync holds back; every Deployment's hashes.
+		held   []string
+		hashes map[string][]string
+	}{
+		{
+			name: "the credentials Secret created after the CR",
+			late: credentials(ns, "batch-gateway-secrets", nil),
+			held: []string{names.APIServer, names.Processor, names.GC},
+			hashes: map[string][]string{names.APIServer: {credentialsHash}, names.Processor: {credentialsHash},
+				names.GC: {credentialsHash}},
+		},
+		{
+			name:   "the apiserver's TLS Secret created after the CR",
+			before: []runtime.Object{credentials(ns, "batch-gateway-secrets", nil)},
+			late:   tlsSecret,
+			tls:    true,
+			held:   []string{names.APIServer},
+			hashes: map[string][]string{names.APIServer: {credentialsHash, tlsHash}, names.Processor: {credentialsHash},
+				names.GC: {credentialsHash}},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := newFakeEnv(t, withObjects(c.before...))
+			cr := minimalCR(t, "gw")
+			if c.tls {
+				cr.Spec.TLS = &batchv1alpha1.TLSSpec{Enabled: true, SecretName: c.late.Name}
+			}
+			env.create(cr)
+			if err := env.sync(ns, "gw"); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range c.held {
+				if _, err := env.kube.AppsV1().Deployments(ns).Get(env.ctx, name, metav1.GetOptions{}); err == nil {
+					t.Errorf("Deployment %s was applied while a Secret it mounts did not exist", name)
+				}
+			}
+			p := env.condition(ns, "gw", engine.ConditionProgressing)
+			if p == nil || p.Reason != engine.ReasonWaitingForMountedSecrets || !strings.Contains(p.Message, ns+"/"+c.late.Name) {
+				t.Errorf("Progressing = %+v, want %s naming %s/%s", p, engine.ReasonWaitingForMountedSecrets, ns, c.late.Name)
+			}
+
+			if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, c.late, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			env.waitFor("the Secret in its watch", func() bool {
+				_, err := env.op.secrets().Get(types.NamespacedName{Namespace: ns, Name: c.late.Name})
+				return err == nil
+			})
+			if err := env.sync(ns, "gw"); err != nil {
+				t.Fatal(err)
+			}
+			// Once more, as the Deployments' events would: nothing left to write.
+			if err := env.sync(ns, "gw"); err != nil {
+				t.Fatal(err)
+			}
+			var deploymentWrites []string
+			for _, w := range env.writes() {
+				if strings.Contains(w, " deployments ") {
+					deploymentWrites = append(deploymentWrites, w)
+				}
+			}
+			if len(deploymentWrites) != len(c.hashes) || !allHavePrefix(deploymentWrites, "create ") {
+				t.Errorf("Deployment writes = %v, want one create of each of the %d", deploymentWrites, len(c.hashes))
+			}
+			for name, keys := range c.hashes {
+				d := env.deployment(ns, name)
+				for _, key := range keys {
+					if d.Spec.Template.Annotations[key] == "" {
+						t.Errorf("Deployment %s lacks the hash %s: %v", name, key, d.Spec.Template.Annotations)
+					}
+				}
+			}
+		})
+	}
+}

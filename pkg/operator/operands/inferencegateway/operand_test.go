@@ -603,3 +603,75 @@ func TestServiceMonitorCanBeTurnedOffAndYoursIsNoProblem(t *testing.T) {
 		t.Errorf("serviceMonitor.enabled false: the operator's ServiceMonitor is still there (%v)", err)
 	}
 }
+
+// Issue 34: a Deployment is never applied without the hash of a Secret its pods read. One
+// created after the CR (or just before it, while the watch had not delivered it) left the
+// Deployment created without its hash and updated with it a moment later: a second ReplicaSet,
+// a second rollout. The Deployment waits for the Secret now: one create, with the hash.
+func TestDeploymentsWaitForTheSecretsTheyMount(t *testing.T) {
+	gw, providerKey := minimalGateway(t)
+	mcp := &v1alpha1.MCP{ObjectMeta: metav1.ObjectMeta{Name: "memory", Namespace: ns, UID: "mcp-uid"},
+		Spec: v1alpha1.MCPSpec{Server: &v1alpha1.MCPServerSpec{TLS: &v1alpha1.MCPTLSConfig{Enabled: true, SecretName: "memory-tls"}}}}
+	for _, c := range []struct {
+		name       string
+		deployment string
+		late       *corev1.Secret
+		create     func(env *fakeEnv)
+		sync       func(env *fakeEnv) error
+		watch      func(env *fakeEnv) *engine.ReferenceWatches
+		condition  func(env *fakeEnv) []metav1.Condition
+	}{
+		{
+			name: "Gateway, its provider's Secret created after it", deployment: gw.Name, late: providerKey,
+			create:    func(env *fakeEnv) { env.createGateway(gw.DeepCopy()) },
+			sync:      func(env *fakeEnv) error { return env.syncGateway(gw.Name) },
+			watch:     func(env *fakeEnv) *engine.ReferenceWatches { return env.op.secrets() },
+			condition: func(env *fakeEnv) []metav1.Condition { return env.gateway(gw.Name).Status.Conditions },
+		},
+		{
+			name: "MCP, its TLS Secret created after it", deployment: mcp.Name,
+			late:      secret("memory-tls", map[string]string{"tls.crt": "c", "tls.key": "k"}),
+			create:    func(env *fakeEnv) { env.createMCP(mcp.DeepCopy()) },
+			sync:      func(env *fakeEnv) error { return env.syncMCP(mcp.Name) },
+			watch:     func(env *fakeEnv) *engine.ReferenceWatches { return env.op.mcpSecrets() },
+			condition: func(env *fakeEnv) []metav1.Condition { return env.mcp(mcp.Name).Status.Conditions },
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := newFakeEnv(t, nil)
+			c.create(env)
+			if err := c.sync(env); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.kube.AppsV1().Deployments(ns).Get(env.ctx, c.deployment, metav1.GetOptions{}); err == nil {
+				t.Errorf("Deployment %s was applied while a Secret its pods read did not exist", c.deployment)
+			}
+			p := meta.FindStatusCondition(c.condition(env), v1alpha1.ConditionProgressing)
+			if p == nil || p.Reason != engine.ReasonWaitingForMountedSecrets || !strings.Contains(p.Message, ns+"/"+c.late.Name) {
+				t.Errorf("Progressing = %+v, want %s naming %s/%s", p, engine.ReasonWaitingForMountedSecrets, ns, c.late.Name)
+			}
+
+			if _, err := env.kube.CoreV1().Secrets(ns).Create(env.ctx, c.late, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WaitFor(t, "the Secret in its watch", func() bool { _, err := c.watch(env).Get(typesName(ns, c.late.Name)); return err == nil })
+			for range 2 { // the second as the Deployment's own events would bring it: nothing to write
+				if err := c.sync(env); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var deploymentWrites []string
+			for _, w := range enginetest.Actions(enginetest.WriteVerbs, env.kube) {
+				if strings.Contains(w, " deployments ") {
+					deploymentWrites = append(deploymentWrites, w)
+				}
+			}
+			if len(deploymentWrites) != 1 || !strings.HasPrefix(deploymentWrites[0], "create ") {
+				t.Errorf("Deployment writes = %v, want one create", deploymentWrites)
+			}
+			if key := engine.ConfigHashAnnotationPrefix + "secret-" + c.late.Name; env.deployment(c.deployment).Spec.Template.Annotations[key] == "" {
+				t.Errorf("Deployment %s lacks the hash %s", c.deployment, key)
+			}
+		})
+	}
+}

@@ -38,9 +38,14 @@ type mcpState struct {
 
 // prepareGatewayDeployment adds the hash of everything the pods read at start-up, and keeps
 // the live replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
+// A Secret the pods read that does not exist holds the Deployment back
+// (engine.WaitForMountedSecrets).
 func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
-	configMaps, secrets, err := readGatewayInputs(run)
+	configMaps, secrets, missing, err := readGatewayInputs(run)
 	if err != nil {
+		return err
+	}
+	if err := engine.WaitForMountedSecrets(d, missing); err != nil {
 		return err
 	}
 	if ready := run.State.mcpReady; ready != nil {
@@ -55,10 +60,14 @@ func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
 }
 
 // prepareMCPDeployment adds the hash of the TLS Secret the server mounts, so a rotated
-// certificate rolls the pods, and keeps the live replicas while an HPA owns them.
+// certificate rolls the pods, and keeps the live replicas while an HPA owns them; while the
+// Secret does not exist the Deployment waits for it (engine.WaitForMountedSecrets).
 func prepareMCPDeployment(run *mcpRun, d *appsv1.Deployment) error {
-	secrets, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
+	secrets, missing, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
 	if err != nil {
+		return err
+	}
+	if err := engine.WaitForMountedSecrets(d, missing); err != nil {
 		return err
 	}
 	return preparePods(d, nil, secrets, hpaEnabled(run.CR.Spec.HPA), run.CachedDeployment)
@@ -84,9 +93,10 @@ func preparePods(d *appsv1.Deployment, configMaps []*corev1.ConfigMap, secrets [
 }
 
 // readGatewayInputs returns the ConfigMaps (the rendered routing ConfigMap as rendered, the
-// others as watched) and Secrets the pods read; missing ones are left out (the references step
-// reports them). It fails while a watch has not synced (engine.ErrNotSynced).
-func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret, error) {
+// others as watched) and Secrets the pods read, and the Secrets that are missing; missing
+// ConfigMaps are left out (the references step reports them). It fails while a watch has not
+// synced (engine.ErrNotSynced).
+func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret, []types.NamespacedName, error) {
 	var configMaps []*corev1.ConfigMap
 	for _, ref := range run.State.inputs.ConfigMaps {
 		if ro, ok := run.Rendered[renderedRoutingAsset]; ok && ro.Wanted && ref.Name == run.State.names.RoutingConfigMap {
@@ -95,29 +105,28 @@ func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret, 
 		}
 		obj, err := run.References(engine.ConfigMaps).Find(ref)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if obj != nil {
 			configMaps = append(configMaps, obj.(*corev1.ConfigMap))
 		}
 	}
-	secrets, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
-	return configMaps, secrets, err
+	secrets, missing, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
+	return configMaps, secrets, missing, err
 }
 
-// watchedSecrets are the referenced Secrets that exist; it fails while a watch has not synced.
-func watchedSecrets(watches *engine.ReferenceWatches, refs []types.NamespacedName) ([]*corev1.Secret, error) {
-	var secrets []*corev1.Secret
-	for _, ref := range refs {
-		obj, err := watches.Find(ref)
-		if err != nil {
-			return nil, err
-		}
-		if obj != nil {
-			secrets = append(secrets, obj.(*corev1.Secret))
-		}
+// watchedSecrets are the referenced Secrets that exist, and those watched that do not; it
+// fails while a watch has not synced.
+func watchedSecrets(watches *engine.ReferenceWatches, refs []types.NamespacedName) ([]*corev1.Secret, []types.NamespacedName, error) {
+	found, missing, err := watches.FindAll(refs)
+	if err != nil {
+		return nil, nil, err
 	}
-	return secrets, nil
+	secrets := make([]*corev1.Secret, len(found))
+	for i, obj := range found {
+		secrets[i] = obj.(*corev1.Secret)
+	}
+	return secrets, missing, nil
 }
 
 // secretNamed is a watched Secret of the Gateway's namespace, or nil.
