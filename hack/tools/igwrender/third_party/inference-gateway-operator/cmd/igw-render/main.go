@@ -152,7 +152,18 @@ func typed(scheme *runtime.Scheme, content map[string]interface{}) (client.Objec
 	return obj.(client.Object), nil
 }
 
-func render(scheme *runtime.Scheme, req request) ([]map[string]interface{}, map[string]interface{}, error) {
+func render(scheme *runtime.Scheme, req request) (objects []map[string]interface{}, status map[string]interface{}, err error) {
+	// A panic in Reconcile is an error of the pass, as controller-runtime's RecoverPanic (on by
+	// default) makes it: the controller logs it and requeues.
+	defer func() {
+		if p := recover(); p != nil {
+			objects, status, err = nil, nil, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return reconcileUntilSettled(scheme, req)
+}
+
+func reconcileUntilSettled(scheme *runtime.Scheme, req request) ([]map[string]interface{}, map[string]interface{}, error) {
 	cr, err := typed(scheme, req.CR)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cr: %w", err)
