@@ -62,7 +62,8 @@ func DiffKey(kind, path string) string { return kind + " " + listIndex.ReplaceAl
 // Differential is one kind's differential run: CRs generated from upstream's schema (Generator,
 // over a CR of APIVersion and Kind named gen-<n> in Namespace), those both CRDs admit (Admit:
 // the CR as each stores it) rendered both ways and compared (Compare), against Intended (the
-// intended differences' descriptions, by the indices Compare reports).
+// intended differences' descriptions, by the indices Compare reports; "" for one that this kind
+// cannot show, which is then not required to match).
 type Differential struct {
 	APIVersion, Kind, Namespace string
 	Generator                   *Generator
@@ -134,7 +135,7 @@ func (d *Differential) Run(t *testing.T, want int, seed int64) {
 		t.Errorf("unlisted difference %s, e.g. %s\n%s, spec:\n%s", key, firstDiff[key], says, spec)
 	}
 	for i, desc := range d.Intended {
-		if matched[i] == 0 {
+		if desc != "" && matched[i] == 0 {
 			t.Errorf("intended difference never matched over %d CRs: %s", admitted, desc)
 		}
 	}
