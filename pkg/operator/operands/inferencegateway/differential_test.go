@@ -87,12 +87,23 @@ var (
 		g := s.GatewayAPI
 		return g != nil && g.Enabled && g.HTTPRoute != nil && len(g.HTTPRoute.Hostnames) > 0 && strings.HasPrefix(string(g.HTTPRoute.Hostnames[0]), "*")
 	}}
+	issuerWithoutListenerTLS = condition{"spec.gatewayAPI.gateway.tls.issuer is set and tls is not enabled", func(s *v1alpha1.GatewaySpec) bool {
+		g := s.GatewayAPI
+		return g != nil && g.Gateway != nil && g.Gateway.TLS != nil && g.Gateway.TLS.Issuer != "" && !g.Gateway.TLS.Enabled
+	}}
+	hpaWithoutMinReplicas = condition{"spec.hpa is enabled without config.minReplicas", func(s *v1alpha1.GatewaySpec) bool {
+		return s.HPA != nil && s.HPA.Enabled && (s.HPA.Config == nil || s.HPA.Config.MinReplicas == nil)
+	}}
 	serviceAccountNotCreated = condition{"spec.serviceAccount.create is false", func(s *v1alpha1.GatewaySpec) bool {
 		return s.ServiceAccount != nil && !s.ServiceAccount.Create
 	}}
 )
 
 var differentialDifferences = []differentialDifference{
+	{kinds: []string{"Gateway"}, when: issuerWithoutListenerTLS, path: regexp.MustCompile(`^metadata\.annotations\["cert-manager\.io/cluster-issuer"\]$`),
+		reason: "the Gateway API Gateway asks cert-manager for a certificate only when its listener serves TLS: upstream annotated it with the issuer for a plain-HTTP listener too, so cert-manager issued a certificate nothing used"},
+	{kinds: []string{"HorizontalPodAutoscaler"}, when: hpaWithoutMinReplicas, path: regexp.MustCompile(`^spec\.minReplicas$`),
+		reason: "minReplicas is written as 1, the value the API server defaults an autoscaling/v2 HPA's minReplicas to: upstream's fake-client store, which applies no defaults, kept none (the same HPA on a cluster)"},
 	{kinds: []string{statusKind}, when: keylessProvider, path: regexp.MustCompile(`^providerSummary$`),
 		reason: "status.providerSummary lists a provider that needs no key (ollama and the like) as configured (§7.7); upstream listed only providers whose key Secret it found"},
 	{kinds: []string{statusKind}, when: wildcardFirstHostname, path: regexp.MustCompile(`^url$`),
