@@ -34,7 +34,8 @@ import (
 // (test/differential.Size).
 
 // differentialDifference is an intended difference the golden Agents and Orchestrators do not
-// show, with its reason: the differences matches accepts, whatever the values, in CRs of kind.
+// show, with its reason: the differences matches accepts, whatever the values, in CRs of kind
+// ("" for both kinds).
 // render_test.go tests the values.
 type differentialDifference struct {
 	kind, says string
@@ -57,6 +58,17 @@ func diffEnv(o enginetest.GoldenObject, d enginetest.FieldDiff) string {
 	return ""
 }
 
+// mcpFileMount is a field of mcp.yaml's volume or mount.
+var mcpFileMount = regexp.MustCompile(`^spec\.template\.spec\.(volumes\[[0-9]+\]|containers\[0\]\.volumeMounts\[[0-9]+\])\..+$`)
+
+// orchestratorOrAgentEnv is the CR's spec.env.
+func (cr goldenCR) orchestratorOrAgentEnv() *[]corev1.EnvVar {
+	if cr.agent != nil {
+		return cr.agent.Spec.Env
+	}
+	return cr.orch.Spec.Env
+}
+
 // receiverWithoutTelemetry: upstream ran the receiver on spec.telemetry.receiver.enabled alone.
 func receiverWithoutTelemetry(cr goldenCR) bool {
 	t := cr.orch.Spec.Telemetry
@@ -67,10 +79,14 @@ var differentialDifferences = []differentialDifference{
 	{"Agent", "spec.agent.llm.systemPrompt is set: A2A_AGENT_CLIENT_SYSTEM_PROMPT", func(cr goldenCR, o enginetest.GoldenObject, d enginetest.FieldDiff) bool {
 		return cr.agent.Spec.Agent.LLM.SystemPrompt != "" && diffEnv(o, d) == "A2A_AGENT_CLIENT_SYSTEM_PROMPT"
 	}, "the system prompt reaches the agent; upstream ignored spec.agent.llm.systemPrompt"},
-	{"Orchestrator", "spec.env sets a variable the operator sets: that variable", func(cr goldenCR, o enginetest.GoldenObject, d enginetest.FieldDiff) bool {
-		env := diffEnv(o, d)
-		return env != "" && cr.orch.Spec.Env != nil && slices.ContainsFunc(*cr.orch.Spec.Env, func(e corev1.EnvVar) bool { return e.Name == env })
-	}, "spec.env's entries replace the operator's (upstream appended its own after the user's, so the user's had no effect), as for an Agent's A2A_AGENT_URL"},
+	{"", "spec.env sets a variable the operator sets: that variable", func(cr goldenCR, o enginetest.GoldenObject, d enginetest.FieldDiff) bool {
+		env, userEnv := diffEnv(o, d), cr.orchestratorOrAgentEnv()
+		return env != "" && userEnv != nil && slices.ContainsFunc(*userEnv, func(e corev1.EnvVar) bool { return e.Name == env })
+	}, "spec.env's entries replace the operator's, in any form (a value, an empty value, valueFrom): upstream appended its own after the user's, so the user's had no effect"},
+	{"Orchestrator", "MCP servers are listed and MCP discovery is off: mcp.yaml's ConfigMap, volume and mount", func(cr goldenCR, o enginetest.GoldenObject, d enginetest.FieldDiff) bool {
+		return mcpFileWanted(&cr.orch.Spec) && !mcpsDiscoveryOn(&cr.orch.Spec) &&
+			(o.Kind == "ConfigMap" && o.OneSided || o.Kind == "Deployment" && mcpFileMount.MatchString(d.Path))
+	}, "spec.mcp.servers reach the CLI without MCP discovery too, whether or not A2A discovery is on: upstream wrote mcp.yaml only with MCP discovery on, so listed servers alone were silently dropped"},
 	{"Orchestrator", "spec.telemetry.receiver.enabled without spec.telemetry.enabled: the receiver's Service, container port and contention condition", func(cr goldenCR, o enginetest.GoldenObject, d enginetest.FieldDiff) bool {
 		return receiverWithoutTelemetry(cr) && (o.Kind == "Service" && o.OneSided ||
 			o.Kind == "Deployment" && strings.HasPrefix(d.Path, "spec.template.spec.containers[0].ports[") ||
@@ -85,7 +101,7 @@ func matchDifferential(cr goldenCR, o enginetest.GoldenObject, d enginetest.Fiel
 		return i
 	}
 	for i, want := range differentialDifferences {
-		if (want.kind == "Agent") == (cr.agent != nil) && want.matches(cr, o, d) {
+		if (want.kind == "" || (want.kind == "Agent") == (cr.agent != nil)) && want.matches(cr, o, d) {
 			return len(intendedDifferences) + i
 		}
 	}
@@ -140,7 +156,7 @@ func runAgentsDifferential(t *testing.T, kind, oursCRDPath string, accepted []te
 		descriptions = append(descriptions, d.String())
 	}
 	for _, d := range differentialDifferences {
-		if d.kind != kind {
+		if d.kind != "" && d.kind != kind {
 			descriptions = append(descriptions, "")
 			continue
 		}
