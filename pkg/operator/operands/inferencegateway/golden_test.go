@@ -274,7 +274,9 @@ func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name str
 				cr = namedBack(t, in.cr, in.nameBack)
 			}
 			return enginetest.FlattenedCase(golden, ours,
-				func(o enginetest.GoldenObject, d enginetest.FieldDiff) int { return matchIntendedDifference(cr, o, d) },
+				func(o enginetest.GoldenObject, d enginetest.FieldDiff) int {
+					return matchIntendedDifference(intendedDifferences, cr, o, d)
+				},
 				func(i int, o enginetest.GoldenObject) bool { return intendedDifferences[i].appliesTo(cr, o) })
 		},
 		func(i int) string { return intendedDifferences[i].String() })
@@ -406,10 +408,10 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 	return content
 }
 
-// matchIntendedDifference returns the index of the listed difference d is, or -1: one that
+// matchIntendedDifference returns the index in list of the difference d is, or -1: one that
 // applies to d's object in this Gateway, at d's path, with d's values.
-func matchIntendedDifference(gw *v1alpha1.Gateway, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
-	for i, want := range intendedDifferences {
+func matchIntendedDifference(list []intendedDifference, gw *v1alpha1.Gateway, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
+	for i, want := range list {
 		if want.path == d.Path && want.appliesTo(gw, o) &&
 			valueMatches(gw, want.golden, d.Golden) && valueMatches(gw, want.ours, d.Ours) {
 			return i

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
+	"github.com/llm-infra/llm-infra-operator/test/differential"
 )
 
 // The golden test renders each Agent and Orchestrator of test/golden/inference-gateway-agents
@@ -245,22 +245,13 @@ func TestGolden(t *testing.T) {
 }
 
 // goldenCardServer answers upstream's fixed card at the current path, 404 elsewhere, as the
-// server the golden statuses were made with.
+// server the golden statuses were made with: the one upstream's reconcilers are given too
+// (differential.GoldenAgentCardServer).
 func goldenCardServer(t *testing.T) *httptest.Server {
-	card, err := os.ReadFile(filepath.Join(goldenDir, "agent-card.json"))
-	if err != nil {
-		t.Fatal(err)
+	if CardPaths[0] != differential.AgentCardPath {
+		t.Fatalf("the card's current path is %q, the golden card server's %q", CardPaths[0], differential.AgentCardPath)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != CardPaths[0] || strings.HasPrefix(r.Host, "offline-agent.") {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(card)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return differential.GoldenAgentCardServer(t)
 }
 
 // goldenAndOurs renders a case and returns its CR, and upstream's objects and status and ours,

@@ -1,0 +1,106 @@
+package differential
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// InferenceGatewayRenderEnv names a prebuilt igw-render binary; unset, the test builds it.
+const InferenceGatewayRenderEnv = "IGW_RENDER"
+
+// inferenceGatewayModuleDir is upstream's inference-gateway operator module, copied into
+// hack/tools/igwrender.
+func inferenceGatewayModuleDir() string {
+	return filepath.Join(upstreamRenderDir(), "..", "igwrender", "third_party", "inference-gateway-operator")
+}
+
+// InferenceGatewayCRDPath is upstream's CRD of a core.inference-gateway.com kind ("gateways",
+// "agents", "orchestrators", "mcps", "gpus") at the pinned operator commit.
+func InferenceGatewayCRDPath(plural string) string {
+	return filepath.Join(inferenceGatewayModuleDir(), "crds", "core.inference-gateway.com_"+plural+".yaml")
+}
+
+// InferenceGatewayUpstream is the upstream inference-gateway operator's reconcilers
+// (hack/tools/igwrender), unchanged, run against controller-runtime's fake client until a pass
+// changes nothing, as a process answering one CR at a time.
+type InferenceGatewayUpstream struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// StartInferenceGatewayUpstream builds (unless IGW_RENDER names a binary) and starts upstream's
+// reconcilers; every *.svc.cluster.local address they dial reaches cardAddress (host:port; ""
+// for none). It stops when the test ends.
+func StartInferenceGatewayUpstream(tb testing.TB, cardAddress string) *InferenceGatewayUpstream {
+	tb.Helper()
+	binary := os.Getenv(InferenceGatewayRenderEnv)
+	if binary == "" {
+		binary = filepath.Join(tb.TempDir(), "igw-render")
+		build := exec.Command("go", "build", "-o", binary, "./cmd/igw-render")
+		build.Dir = inferenceGatewayModuleDir()
+		// Its own module, with upstream's go.mod: not the operator's vendor directory.
+		build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		if out, err := build.CombinedOutput(); err != nil {
+			tb.Fatalf("building upstream's reconcilers in %s: %v\n%s", build.Dir, err, out)
+		}
+	}
+	cmd := exec.Command(binary, "-card-address", cardAddress)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	u := &InferenceGatewayUpstream{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	tb.Cleanup(func() {
+		_ = u.in.Close()
+		_ = u.cmd.Wait()
+	})
+	return u
+}
+
+// Render returns the objects upstream's reconciler of the CR's kind creates for cr (defaulted
+// by upstream's CRD, metadata.generation set) with supporting in the store before, and the CR's
+// status after the last pass (condition times 1970-01-01T00:00:00Z); or the error a pass
+// returned.
+func (u *InferenceGatewayUpstream) Render(cr map[string]interface{}, supporting []map[string]interface{}) ([]map[string]interface{}, map[string]interface{}, error) {
+	data, err := json.Marshal(map[string]interface{}{"cr": cr, "supporting": supporting})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := u.in.Write(append(data, '\n')); err != nil {
+		return nil, nil, fmt.Errorf("igw-render: %w", err)
+	}
+	line, err := u.out.ReadBytes('\n')
+	if err != nil {
+		return nil, nil, fmt.Errorf("igw-render: %w", err)
+	}
+	var res struct {
+		Objects []map[string]interface{} `json:"objects"`
+		Status  map[string]interface{}   `json:"status"`
+		Error   string                   `json:"error"`
+	}
+	// Integral numbers as int64, as the API server and the operator's side have them.
+	if err := utiljson.Unmarshal(line, &res); err != nil {
+		return nil, nil, fmt.Errorf("igw-render: %w", err)
+	}
+	if res.Error != "" {
+		return nil, nil, fmt.Errorf("upstream: %s", res.Error)
+	}
+	return res.Objects, res.Status, nil
+}
