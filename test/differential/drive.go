@@ -20,19 +20,21 @@ const (
 	defaultSeed = 31
 )
 
-// Size is the run's size and seed from DIFFERENTIAL_CRS and DIFFERENTIAL_SEED; unset
-// DIFFERENTIAL_CRS skips the test (make test-differential runs it).
+// Size is the run's size and seed: DIFFERENTIAL_CRS admitted CRs per kind (unset, ShortCRs:
+// the short form of make test; make test-differential sets FullCRs), DIFFERENTIAL_SEED the seed;
+// under -short the test is skipped.
 func Size(t *testing.T) (int, int64) {
 	t.Helper()
-	v := os.Getenv("DIFFERENTIAL_CRS")
-	if v == "" {
-		t.Skip("DIFFERENTIAL_CRS is unset: make test-differential runs this test")
+	if testing.Short() {
+		t.Skip("-short: the differential test renders hundreds of CRs with upstream's code")
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		t.Fatalf("DIFFERENTIAL_CRS=%q: %v", v, err)
+	n, seed := ShortCRs, int64(defaultSeed)
+	var err error
+	if v := os.Getenv("DIFFERENTIAL_CRS"); v != "" {
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatalf("DIFFERENTIAL_CRS=%q: %v", v, err)
+		}
 	}
-	seed := int64(defaultSeed)
 	if v := os.Getenv("DIFFERENTIAL_SEED"); v != "" {
 		if seed, err = strconv.ParseInt(v, 10, 64); err != nil {
 			t.Fatalf("DIFFERENTIAL_SEED=%q: %v", v, err)

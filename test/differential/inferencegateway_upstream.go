@@ -13,7 +13,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// InferenceGatewayRenderEnv names a prebuilt igw-render binary; unset, the test builds it.
+// InferenceGatewayRenderEnv names a prebuilt igw-render binary; unset, the test builds it once
+// per change of its sources (CachedToolBinary).
 const InferenceGatewayRenderEnv = "IGW_RENDER"
 
 // inferenceGatewayModuleDir is upstream's inference-gateway operator module, copied into
@@ -37,20 +38,17 @@ type InferenceGatewayUpstream struct {
 	out *bufio.Reader
 }
 
-// StartInferenceGatewayUpstream builds (unless IGW_RENDER names a binary) and starts upstream's
+// StartInferenceGatewayUpstream builds (unless IGW_RENDER names a binary; kept, CachedToolBinary)
+// and starts upstream's
 // reconcilers; every *.svc.cluster.local address they dial reaches cardAddress (host:port; ""
 // for none). It stops when the test ends.
 func StartInferenceGatewayUpstream(tb testing.TB, cardAddress string) *InferenceGatewayUpstream {
 	tb.Helper()
 	binary := os.Getenv(InferenceGatewayRenderEnv)
 	if binary == "" {
-		binary = filepath.Join(tb.TempDir(), "igw-render")
-		build := exec.Command("go", "build", "-o", binary, "./cmd/igw-render")
-		build.Dir = inferenceGatewayModuleDir()
-		// Its own module, with upstream's go.mod: not the operator's vendor directory.
-		build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := build.CombinedOutput(); err != nil {
-			tb.Fatalf("building upstream's reconcilers in %s: %v\n%s", build.Dir, err, out)
+		var err error
+		if binary, err = CachedToolBinary(inferenceGatewayModuleDir(), "./cmd/igw-render", "igw-render"); err != nil {
+			tb.Fatalf("upstream's reconcilers: %v", err)
 		}
 	}
 	cmd := exec.Command(binary, "-card-address", cardAddress)

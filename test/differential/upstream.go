@@ -123,17 +123,23 @@ func (u *Upstream) Render(cr map[string]interface{}) ([]map[string]interface{}, 
 	return res.Objects, nil
 }
 
-// UpstreamRenderBinary returns upstream's renderer built from hack/tools/upstreamrender, kept
-// outside the clone as hack/install-tools.sh keeps the code generators: in TOOLS_CACHE
-// [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/tools], under the sha256 of the Go
-// version and of every file of the module, so a clone (CI's, another worktree's) builds it once
-// per change of its sources. A build from a cold Go cache compiles Helm and Kubernetes' client
-// libraries: minutes; from the cache it is a stat.
+// UpstreamRenderBinary returns upstream's renderer built from hack/tools/upstreamrender
+// (CachedToolBinary).
 func UpstreamRenderBinary() (string, error) {
 	module := filepath.Join(upstreamRenderDir(), "third_party", "llm-d-batch-gateway-operator")
+	return CachedToolBinary(module, "./cmd/upstream-render", "upstream-render")
+}
+
+// CachedToolBinary returns the program pkg of the Go module in dir (upstream's code, its own
+// module), built and kept outside the clone as hack/install-tools.sh keeps the code generators:
+// in TOOLS_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/tools], under the sha256 of
+// the Go version and of every file of the module, so a clone (CI's, another worktree's) builds
+// it once per change of its sources. A build from a cold Go cache compiles Kubernetes' client
+// libraries (and Helm, for the batch gateway): minutes; from the cache it is a stat.
+func CachedToolBinary(dir, pkg, name string) (string, error) {
 	sum := sha256.New()
-	fmt.Fprintln(sum, runtime.Version())
-	err := filepath.WalkDir(module, func(path string, d fs.DirEntry, err error) error {
+	fmt.Fprintln(sum, runtime.Version(), pkg)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -141,7 +147,7 @@ func UpstreamRenderBinary() (string, error) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(module, path)
+		rel, _ := filepath.Rel(dir, path)
 		fmt.Fprintf(sum, "%s %d\n", rel, len(data))
 		sum.Write(data)
 		return nil
@@ -157,7 +163,7 @@ func UpstreamRenderBinary() (string, error) {
 		}
 		cache = filepath.Join(userCache, "llm-infra-operator", "tools")
 	}
-	binary := filepath.Join(cache, fmt.Sprintf("upstream-render-%x", sum.Sum(nil)[:12]), "upstream-render")
+	binary := filepath.Join(cache, fmt.Sprintf("%s-%x", name, sum.Sum(nil)[:12]), name)
 	if _, err := os.Stat(binary); err == nil {
 		return binary, nil
 	}
@@ -166,13 +172,13 @@ func UpstreamRenderBinary() (string, error) {
 	}
 	// Built beside and renamed: a concurrent test never runs half a binary.
 	tmp := fmt.Sprintf("%s.tmp.%d", binary, os.Getpid())
-	build := exec.Command("go", "build", "-o", tmp, "./cmd/upstream-render")
-	build.Dir = module
+	build := exec.Command("go", "build", "-o", tmp, pkg)
+	build.Dir = dir
 	// Its own module, with upstream's go.mod: not the operator's vendor directory.
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	if out, err := build.CombinedOutput(); err != nil {
 		_ = os.Remove(tmp)
-		return "", fmt.Errorf("building upstream's renderer in %s: %v\n%s", module, err, out)
+		return "", fmt.Errorf("building %s in %s: %v\n%s", pkg, dir, err, out)
 	}
 	return binary, os.Rename(tmp, binary)
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
@@ -29,34 +28,11 @@ import (
 // predicates over the CR with their reason), or the test fails and prints the smallest CR that
 // shows it. Every intended difference must match at least once over the run.
 //
-// DIFFERENTIAL_CRS sets how many admitted CRs (default differentialShortCRs, the short form of
-// make test; make test-differential runs differentialFullCRs), DIFFERENTIAL_SEED the seed.
+// DIFFERENTIAL_CRS sets how many admitted CRs, DIFFERENTIAL_SEED the seed (test/differential.Size:
+// the short form in make test, the full form in make test-differential).
 
-const (
-	differentialShortCRs = 200
-	differentialFullCRs  = 2000
-	manifestCRDPath      = "../../../../manifests/batch.llm-d.ai_llmbatchgateways.yaml"
-)
-
-func differentialSize(t *testing.T) (int, int64) {
-	n, seed := differentialShortCRs, int64(31)
-	if testing.Short() {
-		t.Skip("-short: the differential test renders hundreds of CRs with upstream's renderer")
-	}
-	if v := os.Getenv("DIFFERENTIAL_CRS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			t.Fatalf("DIFFERENTIAL_CRS=%q: %v", v, err)
-		}
-	}
-	if v := os.Getenv("DIFFERENTIAL_SEED"); v != "" {
-		var err error
-		if seed, err = strconv.ParseInt(v, 10, 64); err != nil {
-			t.Fatalf("DIFFERENTIAL_SEED=%q: %v", v, err)
-		}
-	}
-	return n, seed
-}
+// manifestCRDPath is the operator's own CRD of the kind.
+const manifestCRDPath = "../../../../manifests/batch.llm-d.ai_llmbatchgateways.yaml"
 
 // differentialPool is every value the golden CRs and the admission table's accepted CRs have,
 // by path, for the generator's patterned strings.
@@ -204,7 +180,7 @@ func objectKeyOf(obj map[string]interface{}) string {
 
 // TestDifferential: see the top of this file.
 func TestDifferential(t *testing.T) {
-	want, seed := differentialSize(t)
+	want, seed := differential.Size(t)
 	ours, err := crdtest.Load(manifestCRDPath)
 	if err != nil {
 		t.Fatal(err)
