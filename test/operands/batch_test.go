@@ -190,6 +190,31 @@ func deployBatchSample(ctx context.Context, ns string, patch func(*unstructured.
 	return deployBatch(ctx, ns, objs, cr)
 }
 
+// deployAsyncBatch is deployBatchSample with the processor in async mode: the batch's requests go
+// through Redis to the async processor, which sends them to the simulator; patch is applied after.
+// Returns once the async processor is ready too.
+func deployAsyncBatch(ctx context.Context, ns string, patch func(*unstructured.Unstructured)) (*unstructured.Unstructured, batchClient) {
+	sim := fmt.Sprintf("http://vllm-sim.%s.svc.cluster.local:8000", ns)
+	cr, c := deployBatchSample(ctx, ns, func(cr *unstructured.Unstructured) {
+		proc := map[string]any{
+			"replicas":      int64(1),
+			"dispatchMode":  "async",
+			"modelGateways": map[string]any{"sim-model": map[string]any{"inferencePoolName": "sim-pool"}},
+			"asyncConfig": map[string]any{
+				"replicas":         int64(1),
+				"inferenceGateway": map[string]any{"url": sim},
+				"redis":            map[string]any{"requestPathURL": "/v1/chat/completions"},
+			},
+		}
+		Expect(unstructured.SetNestedField(cr.Object, proc, "spec", "processor")).To(Succeed())
+		if patch != nil {
+			patch(cr)
+		}
+	})
+	waitDeploymentReady(ctx, ns, batchCR+"-async-processor")
+	return cr, c
+}
+
 // batchSample is the run-local batch sample's objects for ns, and its LLMBatchGateway among them.
 func batchSample(ns string) ([]*unstructured.Unstructured, *unstructured.Unstructured) {
 	objs, err := render("batch-gateway.yaml", map[string]string{"NAMESPACE": ns})
@@ -316,22 +341,9 @@ var _ = Describe("LLM batch gateway on real pods", Ordered, func() {
 
 	It("completes a batch in async mode through the async processor", func(ctx SpecContext) {
 		ns := namespace(ctx, "operands-batch-async")
-		sim := fmt.Sprintf("http://vllm-sim.%s.svc.cluster.local:8000", ns)
-		_, c := deployBatchSample(ctx, ns, func(cr *unstructured.Unstructured) {
-			proc := map[string]any{
-				"replicas":      int64(1),
-				"dispatchMode":  "async",
-				"modelGateways": map[string]any{"sim-model": map[string]any{"inferencePoolName": "sim-pool"}},
-				"asyncConfig": map[string]any{
-					"replicas":         int64(1),
-					"inferenceGateway": map[string]any{"url": sim},
-					"redis":            map[string]any{"requestPathURL": "/v1/chat/completions"},
-				},
-			}
-			Expect(unstructured.SetNestedField(cr.Object, proc, "spec", "processor")).To(Succeed())
+		_, c := deployAsyncBatch(ctx, ns, func(cr *unstructured.Unstructured) {
 			Expect(unstructured.SetNestedField(cr.Object, true, "spec", "grafana", "enabled")).To(Succeed())
 		})
-		waitDeploymentReady(ctx, ns, batchCR+"-async-processor")
 		runBatch(ctx, c, 3, "async")
 		// Defect 5: llm-d-async v0.7.3 exits without a service-account token (it builds an
 		// in-cluster client for its metrics server whatever the metrics auth says). Its process

@@ -16,6 +16,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/load"
 )
 
 const (
@@ -98,17 +100,7 @@ func mcpTools(ctx context.Context, gw string) ([]string, error) {
 	if code != http.StatusOK {
 		return nil, fmt.Errorf("%d %s", code, body)
 	}
-	var r struct {
-		Data []struct{ Name string } `json:"data"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s", err, body)
-	}
-	var names []string
-	for _, t := range r.Data {
-		names = append(names, t.Name)
-	}
-	return names, nil
+	return load.ParseMCPTools(body)
 }
 
 var _ = Describe("Inference gateway on real pods", Ordered, func() {

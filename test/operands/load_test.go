@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -138,13 +140,14 @@ func chatOp(gw string, stream bool) load.Op {
 	}
 }
 
-// batchOp is one batch's life through the LLMBatchGateway: upload, create (then it counts as
-// accepted), poll until it ends, download; completed when every request's answer is there once.
-func batchOp(api string) load.Op {
+// batchOp is one batch's life through the LLMBatchGateway at api: upload, create (then it counts
+// as accepted), poll until it ends, download; completed when every request's answer is there
+// once. Its requests are of the kinds "<kind> upload", "<kind> create", ...
+func batchOp(api, kind string) load.Op {
 	return func(ctx context.Context, r *load.Recorder) {
 		input, _ := batchInput(batchRequests, fmt.Sprintf("load-%d", time.Now().UnixNano()))
 		var fileID, batchID string
-		if r.Do("batch upload", func() error {
+		if r.Do(kind+" upload", func() error {
 			var body bytes.Buffer
 			w := multipart.NewWriter(&body)
 			_ = w.WriteField("purpose", "batch")
@@ -164,7 +167,7 @@ func batchOp(api string) load.Op {
 		}) != nil {
 			return
 		}
-		if r.Do("batch create", func() error {
+		if r.Do(kind+" create", func() error {
 			req, _ := json.Marshal(map[string]string{"input_file_id": fileID, "endpoint": "/v1/chat/completions", "completion_window": "24h"})
 			data, err := send(ctx, http.MethodPost, api+"/v1/batches", "application/json", req)
 			if err != nil {
@@ -184,16 +187,16 @@ func batchOp(api string) load.Op {
 		var b batchStatus
 		for b.Status != "completed" {
 			if time.Now().After(deadline) {
-				r.Lost(accepted, fmt.Sprintf("batch %s still %q after %s", batchID, b.Status, batchDeadline))
+				r.Lost(accepted, fmt.Sprintf("%s %s still %q after %s", kind, batchID, b.Status, batchDeadline))
 				return
 			}
 			select {
 			case <-ctx.Done():
-				r.Lost(accepted, fmt.Sprintf("batch %s still %q when the spec ended", batchID, b.Status))
+				r.Lost(accepted, fmt.Sprintf("%s %s still %q when the spec ended", kind, batchID, b.Status))
 				return
 			case <-time.After(batchPoll):
 			}
-			_ = r.Do("batch poll", func() error {
+			_ = r.Do(kind+" poll", func() error {
 				data, err := send(ctx, http.MethodGet, api+"/v1/batches/"+batchID, "", nil)
 				if err != nil {
 					return err
@@ -202,24 +205,64 @@ func batchOp(api string) load.Op {
 			})
 			if b.Status == "failed" || b.Status == "expired" || b.Status == "cancelled" {
 				errs, _ := json.Marshal(b.Errors)
-				r.Lost(accepted, fmt.Sprintf("batch %s ended %s: %s", batchID, b.Status, errs))
+				r.Lost(accepted, fmt.Sprintf("%s %s ended %s: %s", kind, batchID, b.Status, errs))
 				return
 			}
 		}
 		var out []byte
-		if r.Do("batch download", func() error {
+		if r.Do(kind+" download", func() error {
 			var err error
 			out, err = send(ctx, http.MethodGet, api+"/v1/files/"+b.OutputFileID+"/content", "", nil)
 			return err
 		}) != nil {
-			r.Lost(accepted, fmt.Sprintf("batch %s: its output could not be downloaded", batchID))
+			r.Lost(accepted, fmt.Sprintf("%s %s: its output could not be downloaded", kind, batchID))
 			return
 		}
 		if why := checkBatchOutput(out, batchRequests); why != "" {
-			r.Lost(accepted, fmt.Sprintf("batch %s: %s", batchID, why))
+			r.Lost(accepted, fmt.Sprintf("%s %s: %s", kind, batchID, why))
 			return
 		}
 		r.Completed(accepted)
+	}
+}
+
+// mcpToolsOp lists the MCP tools through the gateway that discovered the MCP server; the
+// server's echo tool must be among them.
+func mcpToolsOp(gw string) load.Op {
+	return func(ctx context.Context, r *load.Recorder) {
+		_ = r.Do("mcp tools", func() error {
+			body, err := send(ctx, http.MethodGet, gw+"/v1/mcp/tools", "", nil)
+			if err != nil {
+				return err
+			}
+			tools, err := load.ParseMCPTools(body)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(tools, mcpEchoTool) {
+				return fmt.Errorf("no %s among the gateway's tools %v", mcpEchoTool, tools)
+			}
+			return nil
+		})
+	}
+}
+
+// mcpCallOp calls the MCP server's echo tool (its Service, which the operator renders; see
+// test/internal/load's MCP requests for why not through the gateway) in a session of its own;
+// the answer must echo the message.
+func mcpCallOp(server string) load.Op {
+	return func(ctx context.Context, r *load.Recorder) {
+		_ = r.Do("mcp tool call", func() error {
+			msg := fmt.Sprintf("load %d", time.Now().UnixNano())
+			text, err := load.CallMCPTool(ctx, loadClient, server, "echo", map[string]any{"message": msg})
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(text, msg) {
+				return fmt.Errorf("echo answered %q to %q", text, msg)
+			}
+			return nil
+		})
 	}
 }
 
@@ -348,15 +391,51 @@ func mergePatch(ctx context.Context, obj *unstructured.Unstructured, ns string, 
 }
 
 // stack is what the load runs against in a namespace: a Gateway before the simulator, an
-// LLMBatchGateway in sync mode before the same simulator, and their CRs.
+// LLMBatchGateway in sync mode before the same simulator, and their CRs; with MCP and async
+// (servingMCPAndAsync) also the sample's MCP server and the Gateway that discovers it, and an
+// LLMBatchGateway in async mode in a namespace of its own (ns-async: its CR has the same name).
 type stack struct {
 	ns           string
 	gateway, api string
 	gatewayCR    *unstructured.Unstructured
 	batchCR      *unstructured.Unstructured
+	// mcpGateway and mcpServer (its /mcp endpoint), asyncNS and asyncAPI: empty without MCP
+	// and async.
+	mcpGateway, mcpServer string
+	asyncNS, asyncAPI     string
 }
 
-func deployStack(ctx context.Context, ns string) *stack {
+// serving is what the load sends.
+type serving int
+
+const (
+	// servingChatAndSync: chat completions (plain, streamed) and sync batches.
+	servingChatAndSync serving = iota
+	// servingMCPAndAsync: those, MCP tool lists and calls, and async batches.
+	servingMCPAndAsync
+)
+
+// mcpEchoTool is the sample MCP server's echo tool as the gateway names it (mcp_<tool>).
+const mcpEchoTool = "mcp_echo"
+
+// namespaces are the stack's namespaces, whose operand pods a fault must not touch.
+func (s *stack) namespaces() []string {
+	if s.asyncNS == "" {
+		return []string{s.ns}
+	}
+	return []string{s.ns, s.asyncNS}
+}
+
+// stackPods is podState over the stack's namespaces.
+func stackPods(ctx context.Context, s *stack) map[types.UID]int32 {
+	out := map[types.UID]int32{}
+	for _, ns := range s.namespaces() {
+		maps.Copy(out, podState(ctx, ns))
+	}
+	return out
+}
+
+func deployStack(ctx context.Context, ns string, what serving) *stack {
 	batchObjs, batchCRObj := batchSample(ns)
 	_, batch := deployBatch(ctx, ns, batchObjs, batchCRObj)
 	gwObjs, err := render("inference-gateway.yaml", map[string]string{"NAMESPACE": ns, "BATCH_NAMESPACE": ns})
@@ -366,7 +445,25 @@ func deployStack(ctx context.Context, ns string) *stack {
 	waitCondition(ctx, gwCR, ns, "Available")
 	gw := serviceURL(ctx, ns, gatewayCR, 8080, "http")
 	eventuallyChat(ctx, gw, nil, "warm up")
-	return &stack{ns: ns, gateway: gw, api: batch.url, gatewayCR: gwCR, batchCR: batchCRObj}
+	s := &stack{ns: ns, gateway: gw, api: batch.url, gatewayCR: gwCR, batchCR: batchCRObj}
+	if what == servingMCPAndAsync {
+		mcp, mcpGW := byKind(gwObjs, "MCP", "mcp-everything"), byKind(gwObjs, "Gateway", mcpGatewayCR)
+		apply(ctx, ns, mcp, mcpGW)
+		s.asyncNS = namespace(ctx, ns+"-async")
+		_, async := deployAsyncBatch(ctx, s.asyncNS, nil)
+		s.asyncAPI = async.url
+		waitCondition(ctx, mcp, ns, "Available")
+		waitCondition(ctx, mcpGW, ns, "Available")
+		s.mcpGateway = serviceURL(ctx, ns, mcpGatewayCR, 8080, "http")
+		s.mcpServer = serviceURL(ctx, ns, mcp.GetName()+"-service", 3001, "http") + "/mcp"
+		// The gateway lists the server's tools once it reached it (it retries in the background).
+		Eventually(func(g Gomega) {
+			tools, err := mcpTools(ctx, s.mcpGateway)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(tools).To(ContainElement(mcpEchoTool))
+		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+	}
+	return s
 }
 
 // fault is injected while the load runs, and returns once it is over (the operator back and
@@ -647,20 +744,31 @@ const (
 // injects the faults in turn, each in its own phase after a quiet one; then a last quiet phase,
 // and every accepted batch waited for. Every phase must have accepted batches and completed them
 // all, and no request may fail.
-func servingUnderFaults(ctx context.Context, ns string, from release, faults ...fault) {
+func servingUnderFaults(ctx context.Context, ns string, from release, what serving, faults ...fault) {
 	var s *stack
 	switch from {
 	case previousRelease:
 		// The previous release first: the stack is made by its operator, as a user's was.
 		withPreviousRelease(ctx)
-		s = deployStack(ctx, namespace(ctx, ns))
+		s = deployStack(ctx, namespace(ctx, ns), what)
 	default:
-		s = deployStack(ctx, namespace(ctx, ns))
+		s = deployStack(ctx, namespace(ctx, ns), what)
 		withShortLease()
 	}
-	ops := []load.Op{batchOp(s.api)}
+	// In each batchEvery ops: a sync batch, with MCP and async an MCP tool list, an async batch
+	// and an MCP tool call spread over the cycle, chat completions (plain, streamed) between.
+	ops := []load.Op{batchOp(s.api, "batch")}
 	for i := 1; i < batchEvery; i++ {
-		ops = append(ops, chatOp(s.gateway, i%2 == 0))
+		switch {
+		case what == servingMCPAndAsync && i == batchEvery/4:
+			ops = append(ops, mcpToolsOp(s.mcpGateway))
+		case what == servingMCPAndAsync && i == batchEvery/2:
+			ops = append(ops, batchOp(s.asyncAPI, "batch async"))
+		case what == servingMCPAndAsync && i == 3*batchEvery/4:
+			ops = append(ops, mcpCallOp(s.mcpServer))
+		default:
+			ops = append(ops, chatOp(s.gateway, i%2 == 0))
+		}
 	}
 	rec := load.NewRecorder(phaseQuiet)
 	stop := make(chan struct{})
@@ -681,7 +789,7 @@ func servingUnderFaults(ctx context.Context, ns string, from release, faults ...
 	for _, f := range faults {
 		By(f.phase + ", while the load runs")
 		rec.SetPhase(f.phase)
-		before := podState(ctx, s.ns)
+		before := stackPods(ctx, s)
 		from := time.Now()
 		rolled[f.phase] = f.inject(ctx, s)
 		if f.down != "" {
@@ -693,7 +801,7 @@ func servingUnderFaults(ctx context.Context, ns string, from release, faults ...
 		// second of the new leader taking the lease was once not acted on for over a minute
 		// (see docs/reliability.md, serving under faults).
 		waitPhaseRequests(ctx, rec, phaseRequests)
-		after := podState(ctx, s.ns)
+		after := stackPods(ctx, s)
 		GinkgoWriter.Printf("%s: %d operand pods replaced or restarted\n", f.phase, podsChanged(before, after))
 		// Neither the operator's faults nor a backing service's short restart may replace or
 		// restart a pod (the real-pod agent runs the liveness probes the operator renders).
@@ -747,15 +855,17 @@ var _ = Describe("Serving under faults on real pods", Ordered, Label("faults"), 
 	// The short form (make ci): the stack made by the previous release's operator, which is
 	// upgraded, then SIGKILLed, then a CR edit rolls the Deployments; one stack for the three.
 	It("loses no chat completion or batch while the operator is upgraded from the previous release, SIGKILLed, or while a CR edit rolls the Deployments", Label("short"), func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-short", previousRelease, operatorUpgraded, operatorKilled, crEditRollsDeployments(1))
+		servingUnderFaults(ctx, "operands-load-short", previousRelease, servingChatAndSync, operatorUpgraded, operatorKilled, crEditRollsDeployments(1))
 	})
 
-	It("loses none while the API server restarts, the leader is killed with a standby waiting, or three CR edits roll the Deployments", func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-full", workingTree, apiServerRestarted, leaderKilled,
+	// The full form adds MCP and async batches (the short one builds no async processor, and the
+	// previous release's stack makes none).
+	It("loses no chat completion, MCP tool list or call, sync or async batch while the API server restarts, the leader is killed with a standby waiting, or three CR edits roll the Deployments", func(ctx SpecContext) {
+		servingUnderFaults(ctx, "operands-load-full", workingTree, servingMCPAndAsync, apiServerRestarted, leaderKilled,
 			crEditRollsDeployments(1), crEditRollsDeployments(2), crEditRollsDeployments(3))
 	})
 
 	It("loses none while the batch gateway's Redis or PostgreSQL restarts", Label("backing"), func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-backing", workingTree, backingServiceRestarted("redis"), backingServiceRestarted("postgresql"))
+		servingUnderFaults(ctx, "operands-load-backing", workingTree, servingChatAndSync, backingServiceRestarted("redis"), backingServiceRestarted("postgresql"))
 	})
 })
