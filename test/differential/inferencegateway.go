@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -17,8 +16,7 @@ import (
 
 // goldenAgentCard is the card test/golden/inference-gateway-agents was rendered with.
 func goldenAgentCard() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "golden", "inference-gateway-agents", "agent-card.json")
+	return filepath.Join(repoDir(), "test", "golden", "inference-gateway-agents", "agent-card.json")
 }
 
 // AgentCardPath is the A2A card's current well-known path, the only one the golden card server

@@ -26,26 +26,28 @@ import (
 // UpstreamRenderEnv names a prebuilt upstream-render binary; unset, the test builds it.
 const UpstreamRenderEnv = "UPSTREAM_RENDER"
 
-// upstreamRenderDir is hack/tools/upstreamrender of the clone the test runs in: found from the
-// working directory up (a test's is its package's), not from this file's name, which -trimpath
-// (make's GOFLAGS) turns into the module's path.
-func upstreamRenderDir() string {
+// repoDir is the clone the test runs in: found from the working directory up (a test's is its
+// package's), not from a source file's name, which -trimpath (make's GOFLAGS) turns into the
+// module's path.
+func repoDir() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		panic(err)
 	}
 	for {
-		candidate := filepath.Join(dir, "hack", "tools", "upstreamrender")
-		if _, err := os.Stat(candidate); err == nil {
-			return candidate
+		if _, err := os.Stat(filepath.Join(dir, "hack", "tools", "upstreamrender")); err == nil {
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			panic("hack/tools/upstreamrender is in no folder above " + dir)
+			panic("hack/tools/upstreamrender is in no folder above the working directory")
 		}
 		dir = parent
 	}
 }
+
+// upstreamRenderDir is hack/tools/upstreamrender of the clone the test runs in.
+func upstreamRenderDir() string { return filepath.Join(repoDir(), "hack", "tools", "upstreamrender") }
 
 // UpstreamCRDPath is upstream's LLMBatchGateway CRD at the pinned operator commit.
 func UpstreamCRDPath() string {
