@@ -30,7 +30,8 @@ import (
 // (test/differential.Size).
 
 // differentialDifference is an intended difference that the golden Gateways do not show, with
-// its reason (the sections of docs/differences-from-upstream.md): every field of kinds whose path
+// its reason (docs/differences-from-upstream.md lists each; the § numbers are those of the list
+// of upstream's known bugs that golden_test.go cites, not sections of that page): every field of kinds whose path
 // matches, whatever the values, when the condition holds ("" matches an object only one side
 // has). render_test.go and env_test.go test the values.
 type differentialDifference struct {

@@ -91,7 +91,7 @@ var differentialDifferences = []differentialDifference{
 		return receiverWithoutTelemetry(cr) && (o.Kind == "Service" && o.OneSided ||
 			o.Kind == "Deployment" && strings.HasPrefix(d.Path, "spec.template.spec.containers[0].ports[") ||
 			o.Kind == statusKind && regexp.MustCompile(`^conditions\[[0-9]+\]\.(status|reason|message)$`).MatchString(d.Path))
-	}, "the receiver runs only with telemetry on, as every other telemetry setting: upstream listened (and reported contention with the channels) with telemetry off"},
+	}, "the receiver runs only with telemetry on, as every other telemetry setting: upstream declared its port and Service (and reported contention with the channels) with telemetry off too, while the CLI, told INFER_TELEMETRY_ENABLED=false and no receiver address, listened on nothing"},
 }
 
 // matchDifferential returns the index of the difference d is among intendedDifferences and,
