@@ -150,7 +150,6 @@ func upstreamAsyncProcessor(ns string) map[string]any {
 	}
 	redisGate := map[string]any{"address": fmt.Sprintf("%s.%s.svc.cluster.local:6379", upstreamRedis, ns)}
 	return map[string]any{
-		"replicas":     int64(1),
 		"dispatchMode": "async",
 		"modelGateways": map[string]any{
 			"sim-model":        map[string]any{"inferencePoolName": "sim-pool"},
@@ -192,7 +191,11 @@ func switchToAsync(ctx context.Context, cr *unstructured.Unstructured, ns string
 	processor := batchCR + "-processor"
 	before, err := fw.kube.AppsV1().Deployments(ns).Get(ctx, processor, metav1.GetOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(unstructured.SetNestedField(cr.Object, upstreamAsyncProcessor(ns), "spec", "processor")).To(Succeed())
+	// Only what the Helm upgrade changes: the processor's config (heartbeat, pprof, verbosity)
+	// stays, as --reset-values with the reused values keeps it there.
+	for k, v := range upstreamAsyncProcessor(ns) {
+		Expect(unstructured.SetNestedField(cr.Object, v, "spec", "processor", k)).To(Succeed())
+	}
 	apply(ctx, ns, cr)
 	waitDeploymentReady(ctx, ns, batchCR+"-async-processor")
 	By("waiting for the processor to roll out in async mode")
