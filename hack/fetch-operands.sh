@@ -15,6 +15,9 @@
 #     github.com/llm-d-incubation/llm-d-async/{api,producer}, which the module proxy refuses,
 #     at the pinned llm-d-async's api/ and producer/, the same code under its new path)
 #   async-processor (llm-d-async ./cmd), llm-d-inference-sim, inference-gateway (./cmd/gateway)
+#   prometheus, jaeger-all-in-one (pinned versions from the module proxy, not sources.tsv: the
+#     Prometheus and Jaeger of upstream's dev deploy, for its dispatcher and tracing tests; full
+#     set only)
 #   lws-manager (lws ./cmd: the LeaderWorkerSet controller, upstream's `make build` of the
 #     /manager its Dockerfile's ENTRYPOINT runs)
 #   google-calendar-agent (the A2A agent of deploy/examples/agent_google_calendar.yaml, its
@@ -41,7 +44,8 @@
 #   OPERANDS_SET [full]       full: every build above; short: only what test-operands-short runs
 #                             (batch-gateway's apiserver, processor and gc, llm-d-inference-sim,
 #                             inference-gateway, lws-manager, the services), not upstream's e2e
-#                             suite nor the async processor, whose images then stay simulated
+#                             suite, the async processor, Prometheus nor Jaeger, whose images
+#                             then stay simulated
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -173,6 +177,41 @@ build_gateway() {
   (cd "${WORK}/inference-gateway" && gobuild -o "$1/inference-gateway" ./cmd/gateway)
 }
 
+# Prometheus and Jaeger, for upstream's dispatcher suite and its tracing specs (test/operands):
+# upstream's dev deploy runs prom/prometheus (scraping its simulator, which the dispatcher's
+# prometheus-query gate asks) and jaegertracing/all-in-one (the OTLP endpoint of the gateway and
+# the async processor, whose traces the OtelTraces specs read back). Both are Go programs the
+# module proxy serves at these pinned versions, built as upstream's module requires them (its
+# go.mod, verified against the checksum database); only the full set.
+PROMETHEUS_MODULE=github.com/prometheus/prometheus
+PROMETHEUS_VERSION=v0.316.0
+JAEGER_MODULE=github.com/jaegertracing/jaeger
+JAEGER_VERSION=v1.75.0
+
+# Prometheus's go.mod has no replace directive: `go install` of the pinned version builds it
+# exactly as its own module resolves. Without the builtinassets tag its web UI is not embedded
+# (the HTTP API, all the gate uses, is).
+build_prometheus() {
+  GOFLAGS=-buildvcs=false GOBIN="$1" go install -trimpath -ldflags "-s -w" "${PROMETHEUS_MODULE}/cmd/prometheus@${PROMETHEUS_VERSION}"
+}
+
+# Jaeger's go.mod replaces github.com/Shopify/sarama, which `go install pkg@version` refuses: a
+# module of its own requires the pinned Jaeger with the same replace (MVS then selects Jaeger's
+# own requirements), and builds the v1 all-in-one (upstream's image jaegertracing/all-in-one),
+# whose UI is the placeholder page without the ui tag (its query API is what the specs read).
+build_jaeger() {
+  local mod="${WORK}/jaeger-build"
+  mkdir -p "${mod}"
+  (cd "${mod}" &&
+    go mod init jaeger-build >/dev/null 2>&1 &&
+    go mod edit -replace github.com/Shopify/sarama=github.com/Shopify/sarama@v1.33.0 &&
+    { go get "${JAEGER_MODULE}/cmd/all-in-one@${JAEGER_VERSION}" 2>go-get.log || { cat go-get.log >&2; false; }; } &&
+    gobuild -o "$1/jaeger-all-in-one" "${JAEGER_MODULE}/cmd/all-in-one")
+}
+pinned_key() {
+  { echo "$2"; go version; declare -f "$1" gobuild; } | sha256sum | cut -c1-16
+}
+
 # The backing services' programs (hack/operands/services.sh): the hack/tools/services module,
 # keyed by its files like the operands.
 build_services_tools() {
@@ -236,10 +275,12 @@ if [[ "${OPERANDS_SET}" == "full" ]]; then
   build batch-gateway-e2e "$(key_of build_batch_gateway_e2e batch-gateway llm-d-async)" \
     "batch-gateway-e2e.test" build_batch_gateway_e2e
   build llm-d-async "$(key_of build_async llm-d-async)" "async-processor" build_async
+  build prometheus "$(pinned_key build_prometheus "${PROMETHEUS_MODULE}@${PROMETHEUS_VERSION}")" "prometheus" build_prometheus
+  build jaeger "$(pinned_key build_jaeger "${JAEGER_MODULE}@${JAEGER_VERSION}")" "jaeger-all-in-one" build_jaeger
 else
   # A full set's binaries left in $OUT/bin by an earlier run would make the short set's image
   # table differ from one run to the next.
-  rm -f "${OUT}/bin/batch-gateway-e2e.test" "${OUT}/bin/async-processor"
+  rm -f "${OUT}/bin/batch-gateway-e2e.test" "${OUT}/bin/async-processor" "${OUT}/bin/prometheus" "${OUT}/bin/jaeger-all-in-one"
 fi
 build llm-d-inference-sim "$(key_of build_sim llm-d-inference-sim)" "llm-d-inference-sim" build_sim
 build inference-gateway "$(key_of build_gateway inference-gateway)" "inference-gateway" build_gateway

@@ -15,7 +15,8 @@
 #               gateway images are batch-gateway's docker/Dockerfile.*.konflux (1001:1001);
 #               llm-d-async, llm-d-inference-sim and lws say 65532:65532; the inference gateway
 #               (distroless/static) and node:lts have none; curlimages/curl is curl_user
-#               (100:101), bitnami's postgresql 1001, google-calendar-agent's Dockerfile 1001 (agent:a2a)
+#               (100:101), bitnami's postgresql and redis 1001, google-calendar-agent's Dockerfile 1001 (agent:a2a),
+#               prom/prometheus nobody (65534), jaegertracing/all-in-one 10001
 #   workdir, cmd, files  optional (hack/tools/realpods/README.md): the image's WORKDIR, its CMD
 #               after the program, and the folder of the files the image holds beside the
 #               program (google-calendar-agent's CMD is `./main start` in /app, beside its card)
@@ -73,6 +74,10 @@ printf '# image\tentrypoint\tbinary\tenv\tuser\n'
 # `sleep infinity`) and runs `kubectl exec ... curl` in, to set its simulators' failure rate and
 # latency through their /admin/config (FlowControl/HeaderAndRetry/RetryOn429, AIMD/Recovery,
 # ProcessorGracefulShutdown/RollingRestartOrphan): both programs are the host's.
+# docker.io/bitnami/redis: upstream's password-less Redis (its dev deploy's Helm chart), the
+# host's redis-server, for upstream's dispatcher suite (test/operands); prom/prometheus
+# (ENTRYPOINT /bin/prometheus) and jaegertracing/all-in-one (/go/bin/all-in-one-linux): the
+# Prometheus and Jaeger of upstream's dev deploy, built by the full set of hack/fetch-operands.sh.
 # docker.io/bitnami/postgresql: the image of upstream's PostgreSQL (its dev deploy's Helm chart),
 # for the client pod test/operands names in TEST_DB_POD, where upstream's GarbageCollection tests
 # `kubectl exec ... bash -c 'psql ...'` against the services' PostgreSQL: the host's bash and psql.
@@ -86,7 +91,10 @@ set -- \
   "$(repository_of OPERAND_IMAGE)" /manager "${BIN}/lws-manager" - 65532:65532 \
   "$(crd_default types_mcp.go node)" /usr/local/bin/docker-entrypoint.sh "$(command -v node || echo -)" "${node_env}" - \
   curlimages/curl - - - 100:101 \
-  docker.io/bitnami/postgresql - - - 1001:1001
+  docker.io/bitnami/postgresql - - - 1001:1001 \
+  docker.io/bitnami/redis - - - 1001:1001 \
+  prom/prometheus /bin/prometheus "${BIN}/prometheus" - 65534:65534 \
+  jaegertracing/all-in-one /go/bin/all-in-one-linux "${BIN}/jaeger-all-in-one" - 10001
 while [[ $# -gt 0 ]]; do
   row "$1" "$2" "$3" "$4" "$5"
   shift 5

@@ -30,8 +30,9 @@ var _ = Describe("LLM batch gateway on real pods", func() {
 		start := time.Now()
 		ns := namespace(ctx, "operands-batch-upstream")
 		objs, cr := batchSample(ns)
-		objs = withUpstreamSimulators(objs)
+		objs = append(withUpstreamSimulators(objs), upstreamBackends(ns)...)
 		setUpstreamGatewaySpec(cr, ns)
+		Expect(unstructured.SetNestedField(byKind(objs, "Secret", "batch-gateway-secrets").Object, upstreamRedisURL(ns), "stringData", "redis-url")).To(Succeed())
 		// GarbageCollection/* backdate rows with `psql -U postgres -d postgres` in TEST_DB_POD:
 		// database postgres, where upstream's dev deploy keeps the gateway's tables, so this
 		// gateway keeps them there too (as role batch, which may create tables there).
@@ -43,6 +44,9 @@ var _ = Describe("LLM batch gateway on real pods", func() {
 		_, c := deployBatch(ctx, ns, objs, cr)
 		for _, s := range upstreamSimulators {
 			waitDeploymentReady(ctx, ns, s.name)
+		}
+		for _, d := range upstreamBackendDeployments {
+			waitDeploymentReady(ctx, ns, d)
 		}
 		Eventually(func(g Gomega) {
 			pod, err := fw.kube.CoreV1().Pods(ns).Get(ctx, upstreamDBPod, metav1.GetOptions{})
@@ -60,7 +64,11 @@ var _ = Describe("LLM batch gateway on real pods", func() {
 			// The names upstream derives from its Helm release (<release>-processor, the
 			// app.kubernetes.io/instance label, <release>-processor-config) are the CR's.
 			"TEST_HELM_RELEASE="+batchCR,
-			"TEST_NAMESPACE="+ns, "TEST_MODEL=sim-model", "TEST_DB_POD="+upstreamDBPod)
+			"TEST_NAMESPACE="+ns, "TEST_MODEL=sim-model", "TEST_DB_POD="+upstreamDBPod,
+			// Upstream's port-forwards to its Jaeger query, Redis and simulator: their ClusterIPs.
+			"TEST_JAEGER_URL="+serviceURL(ctx, ns, "jaeger", 16686, "http"),
+			"TEST_REDIS_URL="+serviceURL(ctx, ns, upstreamRedis, 6379, "redis"),
+			"TEST_SIM_URL="+serviceURL(ctx, ns, "vllm-sim", 8000, "http"))
 		// The runs' output as go test -v prints it, and test2json's events (each test's own
 		// output, for checking an expectation's evidence again without a run).
 		log := filepath.Join(os.TempDir(), "operands-upstream-e2e.log")
@@ -71,6 +79,11 @@ var _ = Describe("LLM batch gateway on real pods", func() {
 		// time only, and the others still report. test2json (the go command's own reader of test
 		// output) tells each test's output apart, for the expectations' evidence.
 		for _, g := range upstreamGroups {
+			if g == upstreamDispatcherGroup {
+				// Upstream's dispatcher deploy reconfigures the processor for async dispatch
+				// before its dispatcher suite; the TestE2E groups run against the sync one.
+				switchToAsync(ctx, cr, ns)
+			}
 			By("upstream e2e group " + g)
 			var stream, stderr bytes.Buffer
 			cmd := exec.CommandContext(ctx, "go", "tool", "test2json", "-t", bin,
@@ -116,8 +129,11 @@ var upstreamGroups = []string{
 	"^TestE2E$/^Files$", "^TestE2E$/^Batches$", "^TestE2E$/^Concurrent$", "^TestE2E$/^MultiTenant$",
 	"^TestE2E$/^GarbageCollection$", "^TestE2E$/^Observability$", "^TestE2E$/^ProcessorGracefulShutdown$",
 	"^TestE2E$/^OrphanRecovery$", "^TestE2E$/^FlowControl$", "^TestE2E$/^AIMD$", "^TestE2E$/^HelmUpgrade$",
-	"^TestDispatcher$|^TestDispatcherOTelTraces$",
+	upstreamDispatcherGroup,
 }
+
+// upstreamDispatcherGroup: the dispatcher's tests, last, against the processor in async mode.
+const upstreamDispatcherGroup = "^TestDispatcher$|^TestDispatcherOTelTraces$"
 
 // upstreamGroupTimeout bounds one group's run (upstream's longest, Batches, FlowControl and
 // AIMD, take a few minutes on a loaded machine).
@@ -140,7 +156,11 @@ var upstreamSimulators = []upstreamSimulator{
 	// Batches/Cancel/InProgress, Batches/Cancel/IdempotentRetry, Batches/ProgressPolling,
 	// Batches/Expiration, OrphanRecovery/*, ProcessorGracefulShutdown/*. Its inference objective
 	// is read back from the processor's config by FlowControl/HeaderAndRetry/InferenceObjectiveHeader.
+	// Its fake metrics (upstream's dev-deploy-dispatcher.sh adds them) are what
+	// TestDispatcher/EndpointScrapeGate and TestDispatcher/PrometheusGate set through /fake_metrics
+	// and the gates read.
 	{name: "vllm-sim", model: "sim-model", timeToFirstToken: "50ms", interTokenLatency: "100ms",
+		args:           []any{"--fake-metrics", `{"kv-cache-usage": 0, "waiting-requests": 0, "running-requests": 0}`},
 		requestTimeout: "5m", maxRetries: 3, initialBackoff: "1s", maxBackoff: "60s", inferenceObjective: "batch-sheddable"},
 	// Batches/MultiModel: a second model.
 	{name: "vllm-sim-b", model: "sim-model-b", timeToFirstToken: "200ms", interTokenLatency: "500ms",
@@ -238,6 +258,9 @@ func setUpstreamGatewaySpec(cr *unstructured.Unstructured, ns string) {
 		"heartbeatInterval": "10s",
 	}, "spec", "processor", "config")
 	set(map[string]any{"interval": "30s"}, "spec", "gc", "config", "reconciler")
+	// Upstream's global.otel: every component's traces to its Jaeger, which
+	// TestE2E/Observability/OtelTraces and TestDispatcherOTelTraces read back.
+	set(map[string]any{"endpoint": upstreamJaegerOTLP(ns), "insecure": true, "redisTracing": true, "postgresqlTracing": true}, "spec", "otel")
 	// GarbageCollection/* wait one minute for the collector.
 	set("5s", "spec", "gc", "interval")
 }
@@ -287,11 +310,6 @@ func upstreamDBClient() []*unstructured.Unstructured {
 // full name, with why and with what its output shows when that is the cause. Any other failure
 // or skip fails the spec, and so does a listed test that passes: remove it then.
 var upstreamExpected = map[string]gotest.Expected{
-	"TestE2E/Observability/OtelTraces": {
-		Verdict:  gotest.Skip,
-		Why:      "no Jaeger: tracing is not part of this deployment",
-		Evidence: `Jaeger not reachable`,
-	},
 	"TestE2E/FlowControl/GIE": {
 		Verdict:  gotest.Skip,
 		Why:      "needs the Gateway API Inference Extension's endpoint picker in front of each simulator (upstream's ENABLE_GIE=true), not deployed",
@@ -301,15 +319,5 @@ var upstreamExpected = map[string]gotest.Expected{
 		Verdict:  gotest.Skip,
 		Why:      "upgrades upstream's Helm release; the operator deploys without Helm (no helm program)",
 		Evidence: `helm not available`,
-	},
-	"TestDispatcher": {
-		Verdict:  gotest.Skip,
-		Why:      "the async processor (dispatcher) is not deployed by this spec's sync gateway; the async spec sends a batch through it",
-		Evidence: `dispatcher not deployed`,
-	},
-	"TestDispatcherOTelTraces": {
-		Verdict:  gotest.Skip,
-		Why:      "the async processor (dispatcher) is not deployed by this spec's sync gateway, and there is no Jaeger",
-		Evidence: `dispatcher not deployed`,
 	},
 }
