@@ -142,6 +142,9 @@ func (a Applier) Apply(ctx context.Context, obj runtime.Object) error {
 	if err := a.trackAnnotations(typed); err != nil {
 		return err
 	}
+	if err := a.recreateFailedCertificate(ctx, typed); err != nil {
+		return err
+	}
 	_, err = a.applyAdopting(ctx, typed, func(a Applier) (bool, error) { return a.apply(ctx, typed) })
 	var se *StepError
 	if err != nil && !errors.As(err, &se) {
