@@ -46,6 +46,10 @@ type operandWebhook struct {
 	certs map[string]*tls.Certificate
 	next  atomic.Uint64
 	done  chan struct{}
+	// listed is closed once the Secret's current version is recorded: a handshake before
+	// that would find the pods' certificate unknown.
+	listed     chan struct{}
+	listedOnce sync.Once
 }
 
 func startOperandWebhook(ctx context.Context) *operandWebhook {
@@ -56,10 +60,16 @@ func startOperandWebhook(ctx context.Context) *operandWebhook {
 	listener, err := net.Listen("tcp", net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(svc.Spec.Ports[0].Port)))
 	Expect(err).NotTo(HaveOccurred(), "listen on the webhook Service's address")
 
-	w := &operandWebhook{certs: map[string]*tls.Certificate{}, done: make(chan struct{})}
+	w := &operandWebhook{certs: map[string]*tls.Certificate{}, done: make(chan struct{}), listed: make(chan struct{})}
 	watchCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() { <-w.done; cancel() }()
 	go w.recordSecretVersions(watchCtx)
+	select {
+	case <-w.listed:
+	case <-ctx.Done():
+		close(w.done)
+		Fail("the stand-in webhook never listed Secret " + webhookSecretName)
+	}
 
 	w.server = &http.Server{
 		Handler:           http.HandlerFunc(live.AllowAdmission),
@@ -93,6 +103,7 @@ func (w *operandWebhook) recordSecretVersions(ctx context.Context) {
 		for i := range list.Items {
 			w.record(&list.Items[i])
 		}
+		w.listedOnce.Do(func() { close(w.listed) })
 		watch, err := fw.kube.CoreV1().Secrets(fw.namespace).Watch(ctx, metav1.ListOptions{FieldSelector: selector, ResourceVersion: list.ResourceVersion})
 		if err != nil {
 			continue

@@ -53,6 +53,8 @@ const (
 	infraNodeLabel      = "node-role.kubernetes.io/infra"
 	operatorLeaseSuffix = "-lock"
 	operatorName        = "llm-infra-operator"
+	// metricsCertificateName is the cert-manager Certificate of metricsSecretName.
+	metricsCertificateName = "lws-metrics-cert"
 	// certManagerCRD is how the suite tells whether cert-manager is installed.
 	certManagerCRD = "certificates.cert-manager.io"
 	// serviceMonitorCRD decides whether the operand has a ServiceMonitor.

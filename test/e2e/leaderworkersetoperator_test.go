@@ -495,6 +495,44 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		}).WithTimeout(shortQuiet).WithPolling(500 * time.Millisecond).Should(Succeed())
 	}, NodeTimeout(8*time.Minute))
 
+	It("L15. makes a Certificate again at once when cert-manager failed it by its own key race (cert-manager#6331), instead of waiting out cert-manager's back-off of an hour", func(ctx SpecContext) {
+		managedAndSettled(ctx)
+		certs := fw.dynamic.Resource(gvrCertificates).Namespace(fw.namespace)
+		old, err := certs.Get(ctx, metricsCertificateName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred(), "the Certificate %s (cert-manager is the source here)", metricsCertificateName)
+		events := snapshotEvents(ctx)
+
+		// The race cannot be caused on demand, so the test writes what cert-manager v1.21.2's
+		// issuing controller leaves on the Certificate after it: Issuing=False with the
+		// self-signed issuer's failure, and the failure time that starts its back-off.
+		By("writing on Certificate " + metricsCertificateName + " the failure cert-manager leaves after its key race")
+		Eventually(ctx, func(g Gomega) {
+			c, err := certs.Get(ctx, metricsCertificateName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(c.GetUID()).To(Equal(old.GetUID()), "the Certificate was replaced before the failure was written")
+			now := time.Now().UTC().Format(time.RFC3339)
+			conditions, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
+			conditions = append(conditions, map[string]any{"type": "Issuing", "status": "False", "reason": "Failed", "lastTransitionTime": now,
+				"message": "The certificate request has failed to complete and will be retried: Error generating certificate template: CSR not signed by referenced private key"})
+			g.Expect(unstructured.SetNestedSlice(c.Object, conditions, "status", "conditions")).To(Succeed())
+			g.Expect(unstructured.SetNestedField(c.Object, now, "status", "lastFailureTime")).To(Succeed())
+			g.Expect(unstructured.SetNestedField(c.Object, int64(1), "status", "failedIssuanceAttempts")).To(Succeed())
+			_, err = certs.UpdateStatus(ctx, c, metav1.UpdateOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+		}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+
+		By("waiting for the operator to make the Certificate again, and cert-manager to mark it Ready")
+		Eventually(ctx, func(g Gomega) {
+			newEvent(ctx, g, events, "CertificateRecreated", metricsCertificateName)
+			c, err := certs.Get(ctx, metricsCertificateName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(c.GetUID()).NotTo(Equal(old.GetUID()), "the failed Certificate is still there")
+			conditions, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
+			g.Expect(conditions).To(ContainElement(And(HaveKeyWithValue("type", "Ready"), HaveKeyWithValue("status", "True"))), "the new Certificate's conditions")
+		}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
+		waitSettled(ctx)
+	}, NodeTimeout(6*time.Minute))
+
 	It("L8. leaves everything alone when Unmanaged, and takes over again when Managed", func(ctx SpecContext) {
 		managedAndSettled(ctx)
 		setManagementState(ctx, operatorv1.Unmanaged)
