@@ -202,10 +202,13 @@ build_openshift() {
   api="$(go list -m -f '{{.Dir}}' github.com/openshift/api)"
   : >"${tmp}"
   # SCCs (security.openshift.io), the cluster's APIServer config (config.openshift.io: its TLS
-  # profile) and Route (route.openshift.io: OpenShift serves it from openshift-apiserver; this is
-  # the CRD openshift/api generates for clusters without it).
+  # profile), its Infrastructure (config.openshift.io: the control plane's topology, which
+  # controllercmd reads for the leader election's timings) and Route (route.openshift.io:
+  # OpenShift serves it from openshift-apiserver; this is the CRD openshift/api generates for
+  # clusters without it).
   for f in security/v1/zz_generated.crd-manifests/0000_03_config-operator_01_securitycontextconstraints.crd.yaml \
     config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_apiservers-Default.crd.yaml \
+    config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml \
     route/v1/zz_generated.crd-manifests/routes.crd.yaml; do
     { echo "---"; cat "${api}/${f}"; } >>"${tmp}"
   done

@@ -7,7 +7,8 @@
 # What `up` adds, all of it OpenShift's own code or manifests (hack/tools/openshift):
 #   - the CRDs of security.openshift.io SecurityContextConstraints, config.openshift.io APIServer
 #     (with the object `cluster`, which every OpenShift cluster has: the operator reads its TLS
-#     profile) and route.openshift.io Route, from the openshift/api module
+#     profile) and Infrastructure (its `cluster`: controllercmd reads the control plane's
+#     topology) and route.openshift.io Route, from the openshift/api module
 #     (hack/build-cluster-binaries.sh writes them to $BIN/openshift-crds.yaml);
 #   - openshift-admission (the process; port OPENSHIFT_ADMISSION_PORT of hack/lib/instance.sh):
 #     installs OpenShift's default SCCs and their ClusterRoles and bindings, annotates every
@@ -26,7 +27,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/serviceca.sh"
 
 OPENSHIFT="${OPENSHIFT:-false}"
 OPENSHIFT_WEBHOOK="security.openshift.io-scc"
-OPENSHIFT_CRDS=(securitycontextconstraints.security.openshift.io apiservers.config.openshift.io routes.route.openshift.io)
+OPENSHIFT_CRDS=(securitycontextconstraints.security.openshift.io apiservers.config.openshift.io infrastructures.config.openshift.io routes.route.openshift.io)
 
 # openshift::up: everything above (what is there already is left as it is).
 openshift::up() {
@@ -42,6 +43,12 @@ openshift::up() {
   # The installer's APIServer: no TLS profile set, which means Intermediate.
   echo '{"apiVersion": "config.openshift.io/v1", "kind": "APIServer", "metadata": {"name": "cluster"}, "spec": {}}' |
     kc apply --server-side -f - >/dev/null
+  # The installer's Infrastructure, as on a cluster of three control plane nodes: controllercmd
+  # reads status.controlPlaneTopology at start for the leader election's timings.
+  echo '{"apiVersion": "config.openshift.io/v1", "kind": "Infrastructure", "metadata": {"name": "cluster"}, "spec": {}}' |
+    kc apply --server-side -f - >/dev/null
+  kc patch infrastructure cluster --subresource=status --type=merge \
+    -p '{"status": {"controlPlaneTopology": "HighlyAvailable", "infrastructureTopology": "HighlyAvailable", "platform": "None", "infrastructureName": "local"}}' >/dev/null
 
   if proc::alive "${PIDS}/openshift-admission.pid"; then
     log "openshift-admission already running (pid ${PROC_PID})"

@@ -55,6 +55,8 @@ const (
 	operatorName        = "llm-infra-operator"
 	// metricsCertificateName is the cert-manager Certificate of metricsSecretName.
 	metricsCertificateName = "lws-metrics-cert"
+	// infrastructureCRD is OpenShift's Infrastructure, whose object "cluster" controllercmd reads.
+	infrastructureCRD = "infrastructures.config.openshift.io"
 	// certManagerCRD is how the suite tells whether cert-manager is installed.
 	certManagerCRD = "certificates.cert-manager.io"
 	// serviceMonitorCRD decides whether the operand has a ServiceMonitor.

@@ -168,6 +168,16 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(problems).To(BeEmpty())
 		}
+		// Where OpenShift's Infrastructure is served, the operator read its topology at start
+		// for the leader election (controllercmd warns when it cannot, by an event).
+		if os.Getenv("OPENSHIFT") == "true" {
+			Expect(crdExists(ctx, infrastructureCRD)).To(BeTrue(), "OPENSHIFT=true, but the cluster does not serve %s", infrastructureCRD)
+			list, err := fw.kube.CoreV1().Events(fw.namespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=ControlPlaneTopology"})
+			Expect(err).NotTo(HaveOccurred())
+			for _, e := range list.Items {
+				Fail(fmt.Sprintf("the operator could not read the control plane's topology at start: %s", e.Message))
+			}
+		}
 	}, NodeTimeout(5*time.Minute))
 
 	It("L2. has cert-manager issue the certificates and inject the CA, and does not fight cainjector", func(ctx SpecContext) {

@@ -37,6 +37,12 @@ func OperatorRequests(all []Registration, namespace string) []Request {
 		// authorization of its callers to the API server.
 		{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}}},
 		{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}}},
+		// controllercmd reads OpenShift's Infrastructure "cluster" once at start to choose the
+		// leader election's timings for the control plane's topology (longer leases on a single
+		// node, whose API server restarts for longer than the HA renew deadline). Without the
+		// right it warns at every start (event ControlPlaneTopology) and takes the HA timings.
+		// The API exists only on OpenShift; elsewhere the read finds nothing, as before.
+		{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"config.openshift.io"}, Resources: []string{"infrastructures"}, Verbs: []string{"get"}, ResourceNames: []string{"cluster"}}},
 	}
 	var crds []string
 	for _, r := range all {
