@@ -174,6 +174,26 @@ func WaitForMountedSecrets(d *appsv1.Deployment, missing []types.NamespacedName)
 			d.Name, strings.Join(names, ", "))}
 }
 
+// MountedSecrets are the Secrets refs names, read through watches, for the Deployment d whose
+// pods read them at start: those that exist, for their hashes (ConfigHashAnnotations), or
+// WaitForMountedSecrets's error while one the pods need does not. It fails while the watch has
+// not synced (ErrNotSynced), where "absent" would be a guess. Every kind whose pods read
+// referenced Secrets prepares its Deployment with it, so none is applied without a hash.
+func MountedSecrets(watches *ReferenceWatches, d *appsv1.Deployment, refs []types.NamespacedName) ([]*corev1.Secret, error) {
+	found, missing, err := watches.FindAll(refs)
+	if err != nil {
+		return nil, err
+	}
+	if err := WaitForMountedSecrets(d, missing); err != nil {
+		return nil, err
+	}
+	secrets := make([]*corev1.Secret, len(found))
+	for i, obj := range found {
+		secrets[i] = obj.(*corev1.Secret)
+	}
+	return secrets, nil
+}
+
 // PodSecrets are the Secrets (by name, in the pod's namespace) a pod spec reads when its
 // containers start, each with whether the kubelet needs it to start them: a Secret volume, a
 // projected volume's Secret source, an env secretKeyRef or an envFrom secretRef, of a container
