@@ -141,7 +141,7 @@ func ConfigHashAnnotations(configMaps []*corev1.ConfigMap, secrets []*corev1.Sec
 // WaitForMountedSecrets.
 const ReasonWaitingForMountedSecrets = "WaitingForMountedSecrets"
 
-// WaitForMountedSecrets holds a Deployment back while Secrets its pods mount do not exist (nil
+// WaitForMountedSecrets holds a Deployment back while Secrets its pods need do not exist (nil
 // when none is missing): a Deployment must never be applied without the hash of a Secret it
 // mounts (ConfigHashAnnotations). Applied without it, its pods cannot start (a Secret volume or
 // a secretKeyRef that does not exist), and the Secret's arrival a moment later adds the hash and
@@ -151,17 +151,88 @@ const ReasonWaitingForMountedSecrets = "WaitingForMountedSecrets"
 // of the Secret brings the sync that creates the Deployment, once, with the hash. Not
 // blocking: the later steps run (the Certificate that makes the Secret, say). A Deployment
 // that exists already keeps running as it is meanwhile.
+//
+// missing are the watched Secrets that do not exist. Those the pod template names only as
+// optional (PodSecrets) do not hold it back: the kubelet starts the pods without them, so
+// waiting would only delay pods that can run (their hash joins when they exist, which rolls
+// the pods onto them). A missing Secret the pod template does not name (the source in another
+// namespace of a copy the pods mount) holds it back, as the caller says.
 func WaitForMountedSecrets(d *appsv1.Deployment, missing []types.NamespacedName) error {
-	if len(missing) == 0 {
-		return nil
+	named := PodSecrets(&d.Spec.Template.Spec)
+	var names []string
+	for _, ref := range missing {
+		if needed, ok := named[ref.Name]; ok && !needed && ref.Namespace == d.Namespace {
+			continue
+		}
+		names = append(names, ref.String())
 	}
-	names := make([]string, len(missing))
-	for i, ref := range missing {
-		names[i] = ref.String()
+	if len(names) == 0 {
+		return nil
 	}
 	return &StepError{Condition: ConditionProgressing, Reason: ReasonWaitingForMountedSecrets,
 		Message: fmt.Sprintf("Deployment %s waits for the Secrets its pods mount, %s: it is applied once they exist",
 			d.Name, strings.Join(names, ", "))}
+}
+
+// MountedSecrets are the Secrets refs names, read through watches, for the Deployment d whose
+// pods read them at start: those that exist, for their hashes (ConfigHashAnnotations), or
+// WaitForMountedSecrets's error while one the pods need does not. It fails while the watch has
+// not synced (ErrNotSynced), where "absent" would be a guess. Every kind whose pods read
+// referenced Secrets prepares its Deployment with it, so none is applied without a hash.
+func MountedSecrets(watches *ReferenceWatches, d *appsv1.Deployment, refs []types.NamespacedName) ([]*corev1.Secret, error) {
+	found, missing, err := watches.FindAll(refs)
+	if err != nil {
+		return nil, err
+	}
+	if err := WaitForMountedSecrets(d, missing); err != nil {
+		return nil, err
+	}
+	secrets := make([]*corev1.Secret, len(found))
+	for i, obj := range found {
+		secrets[i] = obj.(*corev1.Secret)
+	}
+	return secrets, nil
+}
+
+// PodSecrets are the Secrets (by name, in the pod's namespace) a pod spec reads when its
+// containers start, each with whether the kubelet needs it to start them: a Secret volume, a
+// projected volume's Secret source, an env secretKeyRef or an envFrom secretRef, of a container
+// or an init container, is needed unless it is optional; a Secret named both ways is needed.
+// (imagePullSecrets are not read at start: the kubelet pulls without a missing one.)
+func PodSecrets(spec *corev1.PodSpec) map[string]bool {
+	out := map[string]bool{}
+	name := func(secret string, optional *bool) {
+		if secret != "" {
+			out[secret] = out[secret] || !ptr.Deref(optional, false)
+		}
+	}
+	for _, v := range spec.Volumes {
+		if s := v.Secret; s != nil {
+			name(s.SecretName, s.Optional)
+		}
+		if p := v.Projected; p != nil {
+			for _, source := range p.Sources {
+				if s := source.Secret; s != nil {
+					name(s.Name, s.Optional)
+				}
+			}
+		}
+	}
+	for _, containers := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range containers {
+			for _, e := range c.Env {
+				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+					name(e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Optional)
+				}
+			}
+			for _, from := range c.EnvFrom {
+				if s := from.SecretRef; s != nil {
+					name(s.Name, s.Optional)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // configHashKey is the annotation key of one mounted object: ConfigHashAnnotationPrefix, the

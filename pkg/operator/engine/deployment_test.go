@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -100,6 +103,98 @@ func TestConfigHashAnnotations(t *testing.T) {
 		if _, ok := base[k]; !ok {
 			t.Errorf("annotation %s missing in %v", k, base)
 		}
+	}
+}
+
+// A Deployment waits only for the Secrets the kubelet needs to start its pods (issue 34): one
+// named only as optional would hold back pods that can run without it.
+func TestWaitForMountedSecrets(t *testing.T) {
+	const secret = "creds"
+	volume := func(source corev1.VolumeSource) func(*corev1.PodSpec) {
+		return func(pod *corev1.PodSpec) {
+			pod.Volumes = append(pod.Volumes, corev1.Volume{Name: fmt.Sprint("v", len(pod.Volumes)), VolumeSource: source})
+		}
+	}
+	secretVolume := func(optional *bool) func(*corev1.PodSpec) {
+		return volume(corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret, Optional: optional}})
+	}
+	projected := func(optional *bool) func(*corev1.PodSpec) {
+		return volume(corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "config"}}},
+			{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Optional: optional}},
+		}}})
+	}
+	env := func(init bool, optional *bool) func(*corev1.PodSpec) {
+		return func(pod *corev1.PodSpec) {
+			e := corev1.EnvVar{Name: "KEY", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "key", Optional: optional}}}
+			if init {
+				pod.InitContainers = append(pod.InitContainers, corev1.Container{Name: "init", Env: []corev1.EnvVar{e}})
+			} else {
+				pod.Containers[1].Env = append(pod.Containers[1].Env, e)
+			}
+		}
+	}
+	envFrom := func(init bool, optional *bool) func(*corev1.PodSpec) {
+		return func(pod *corev1.PodSpec) {
+			from := corev1.EnvFromSource{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Optional: optional}}
+			if init {
+				pod.InitContainers = append(pod.InitContainers, corev1.Container{Name: "init", EnvFrom: []corev1.EnvFromSource{from}})
+			} else {
+				pod.Containers[0].EnvFrom = append(pod.Containers[0].EnvFrom, from)
+			}
+		}
+	}
+	optional, required := ptr.To(true), ptr.To(false)
+	for _, c := range []struct {
+		name string
+		// pod names the Secret in the pod template; none: the template does not name it.
+		pod  []func(*corev1.PodSpec)
+		ref  string
+		want bool // held back
+	}{
+		{name: "Secret volume", pod: []func(*corev1.PodSpec){secretVolume(nil)}, want: true},
+		{name: "Secret volume, optional false", pod: []func(*corev1.PodSpec){secretVolume(required)}, want: true},
+		{name: "Secret volume, optional", pod: []func(*corev1.PodSpec){secretVolume(optional)}},
+		{name: "projected Secret", pod: []func(*corev1.PodSpec){projected(nil)}, want: true},
+		{name: "projected Secret, optional", pod: []func(*corev1.PodSpec){projected(optional)}},
+		{name: "env secretKeyRef", pod: []func(*corev1.PodSpec){env(false, nil)}, want: true},
+		{name: "env secretKeyRef, optional", pod: []func(*corev1.PodSpec){env(false, optional)}},
+		{name: "init container's env secretKeyRef", pod: []func(*corev1.PodSpec){env(true, nil)}, want: true},
+		{name: "init container's env secretKeyRef, optional", pod: []func(*corev1.PodSpec){env(true, optional)}},
+		{name: "envFrom secretRef", pod: []func(*corev1.PodSpec){envFrom(false, nil)}, want: true},
+		{name: "envFrom secretRef, optional", pod: []func(*corev1.PodSpec){envFrom(false, optional)}},
+		{name: "init container's envFrom secretRef", pod: []func(*corev1.PodSpec){envFrom(true, nil)}, want: true},
+		{name: "init container's envFrom secretRef, optional", pod: []func(*corev1.PodSpec){envFrom(true, optional)}},
+		{name: "optional as env, needed as a volume", pod: []func(*corev1.PodSpec){env(false, optional), secretVolume(nil)}, want: true},
+		{name: "needed as env, optional as a volume", pod: []func(*corev1.PodSpec){env(false, nil), secretVolume(optional)}, want: true},
+		{name: "optional in every form", pod: []func(*corev1.PodSpec){env(true, optional), envFrom(false, optional), secretVolume(optional), projected(optional)}},
+		{name: "not named by the pods (the source of a copy they mount)", want: true},
+		{name: "a namesake in another namespace, optional here", pod: []func(*corev1.PodSpec){secretVolume(optional)}, ref: "other/" + secret, want: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := testDeployment()
+			for _, name := range c.pod {
+				name(&d.Spec.Template.Spec)
+			}
+			ref := types.NamespacedName{Namespace: d.Namespace, Name: secret}
+			if c.ref != "" {
+				ref.Namespace, ref.Name, _ = strings.Cut(c.ref, "/")
+			}
+			err := WaitForMountedSecrets(d, []types.NamespacedName{ref})
+			var se *StepError
+			switch {
+			case !c.want && err != nil:
+				t.Errorf("held back by %s: %v", ref, err)
+			case c.want && !errors.As(err, &se):
+				t.Errorf("applied while %s is missing (err %v)", ref, err)
+			case c.want && (se.Condition != ConditionProgressing || se.Reason != ReasonWaitingForMountedSecrets || !strings.Contains(se.Message, ref.String())):
+				t.Errorf("held back with %+v, want Progressing %s naming %s", se, ReasonWaitingForMountedSecrets, ref)
+			}
+		})
+	}
+	if err := WaitForMountedSecrets(testDeployment(), nil); err != nil {
+		t.Errorf("nothing missing: %v", err)
 	}
 }
 

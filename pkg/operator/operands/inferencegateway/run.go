@@ -38,14 +38,15 @@ type mcpState struct {
 
 // prepareGatewayDeployment adds the hash of everything the pods read at start-up, and keeps
 // the live replicas while an HPA owns them (an apply must never reset what the HPA scaled to).
-// A Secret the pods read that does not exist holds the Deployment back
-// (engine.WaitForMountedSecrets).
+// A Secret the pods need that does not exist holds the Deployment back
+// (engine.MountedSecrets).
 func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
-	configMaps, secrets, missing, err := readGatewayInputs(run)
+	configMaps, err := gatewayConfigMaps(run)
 	if err != nil {
 		return err
 	}
-	if err := engine.WaitForMountedSecrets(d, missing); err != nil {
+	secrets, err := engine.MountedSecrets(run.References(engine.Secrets), d, run.State.inputs.Secrets)
+	if err != nil {
 		return err
 	}
 	if ready := run.State.mcpReady; ready != nil {
@@ -61,13 +62,10 @@ func prepareGatewayDeployment(run *gatewayRun, d *appsv1.Deployment) error {
 
 // prepareMCPDeployment adds the hash of the TLS Secret the server mounts, so a rotated
 // certificate rolls the pods, and keeps the live replicas while an HPA owns them; while the
-// Secret does not exist the Deployment waits for it (engine.WaitForMountedSecrets).
+// Secret does not exist the Deployment waits for it (engine.MountedSecrets).
 func prepareMCPDeployment(run *mcpRun, d *appsv1.Deployment) error {
-	secrets, missing, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
+	secrets, err := engine.MountedSecrets(run.References(engine.Secrets), d, run.State.inputs.Secrets)
 	if err != nil {
-		return err
-	}
-	if err := engine.WaitForMountedSecrets(d, missing); err != nil {
 		return err
 	}
 	return preparePods(d, nil, secrets, hpaEnabled(run.CR.Spec.HPA), run.CachedDeployment)
@@ -92,11 +90,10 @@ func preparePods(d *appsv1.Deployment, configMaps []*corev1.ConfigMap, secrets [
 	return nil
 }
 
-// readGatewayInputs returns the ConfigMaps (the rendered routing ConfigMap as rendered, the
-// others as watched) and Secrets the pods read, and the Secrets that are missing; missing
-// ConfigMaps are left out (the references step reports them). It fails while a watch has not
-// synced (engine.ErrNotSynced).
-func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret, []types.NamespacedName, error) {
+// gatewayConfigMaps returns the ConfigMaps the pods read: the rendered routing ConfigMap as
+// rendered, the others as watched; missing ones are left out (the references step reports
+// them). It fails while a watch has not synced (engine.ErrNotSynced).
+func gatewayConfigMaps(run *gatewayRun) ([]*corev1.ConfigMap, error) {
 	var configMaps []*corev1.ConfigMap
 	for _, ref := range run.State.inputs.ConfigMaps {
 		if ro, ok := run.Rendered[renderedRoutingAsset]; ok && ro.Wanted && ref.Name == run.State.names.RoutingConfigMap {
@@ -105,28 +102,13 @@ func readGatewayInputs(run *gatewayRun) ([]*corev1.ConfigMap, []*corev1.Secret, 
 		}
 		obj, err := run.References(engine.ConfigMaps).Find(ref)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		if obj != nil {
 			configMaps = append(configMaps, obj.(*corev1.ConfigMap))
 		}
 	}
-	secrets, missing, err := watchedSecrets(run.References(engine.Secrets), run.State.inputs.Secrets)
-	return configMaps, secrets, missing, err
-}
-
-// watchedSecrets are the referenced Secrets that exist, and those watched that do not; it
-// fails while a watch has not synced.
-func watchedSecrets(watches *engine.ReferenceWatches, refs []types.NamespacedName) ([]*corev1.Secret, []types.NamespacedName, error) {
-	found, missing, err := watches.FindAll(refs)
-	if err != nil {
-		return nil, nil, err
-	}
-	secrets := make([]*corev1.Secret, len(found))
-	for i, obj := range found {
-		secrets[i] = obj.(*corev1.Secret)
-	}
-	return secrets, missing, nil
+	return configMaps, nil
 }
 
 // secretNamed is a watched Secret of the Gateway's namespace, or nil.

@@ -16,8 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -117,27 +119,32 @@ func gpuEndpoints() gpuprovider.Endpoints {
 // by one, and hashed into the pod template, so a change rolls the pods.
 type inputs struct {
 	secrets, configMaps []types.NamespacedName
+	// optionalSecrets are the Secrets every reference names as optional: the pods start without
+	// them, so their absence is no problem.
+	optionalSecrets sets.Set[types.NamespacedName]
 }
 
 // envInputs lists the Secrets and ConfigMaps of env entries and of more Secret keys, in the
 // CR's namespace: sorted, each once.
 func envInputs(namespace string, env []corev1.EnvVar, secretRefs ...*corev1.SecretKeySelector) inputs {
-	secrets, configMaps := map[string]bool{}, map[string]bool{}
+	// needed: whether some reference to the Secret is not optional.
+	needed, configMaps := map[string]bool{}, map[string]bool{}
+	secret := func(ref *corev1.SecretKeySelector) {
+		if ref != nil && ref.Name != "" {
+			needed[ref.Name] = needed[ref.Name] || !ptr.Deref(ref.Optional, false)
+		}
+	}
 	for _, e := range env {
 		if e.ValueFrom == nil {
 			continue
 		}
-		if ref := e.ValueFrom.SecretKeyRef; ref != nil && ref.Name != "" {
-			secrets[ref.Name] = true
-		}
+		secret(e.ValueFrom.SecretKeyRef)
 		if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil && ref.Name != "" {
 			configMaps[ref.Name] = true
 		}
 	}
 	for _, ref := range secretRefs {
-		if ref != nil && ref.Name != "" {
-			secrets[ref.Name] = true
-		}
+		secret(ref)
 	}
 	refs := func(names map[string]bool) []types.NamespacedName {
 		var out []types.NamespacedName
@@ -147,13 +154,20 @@ func envInputs(namespace string, env []corev1.EnvVar, secretRefs ...*corev1.Secr
 		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 		return out
 	}
-	return inputs{secrets: refs(secrets), configMaps: refs(configMaps)}
+	in := inputs{secrets: refs(needed), configMaps: refs(configMaps), optionalSecrets: sets.New[types.NamespacedName]()}
+	for name, needed := range needed {
+		if !needed {
+			in.optionalSecrets.Insert(types.NamespacedName{Namespace: namespace, Name: name})
+		}
+	}
+	return in
 }
 
 // watchInputs is the step that watches what the pods read; a missing Secret or ConfigMap is
-// reported by name (never by content), without stopping the later steps: the pods start once it
-// exists, and its watch brings the next sync. An optional reference may be missing.
-func watchInputs[T engine.Object, S any](ctx context.Context, run *engine.Run[T, S], in inputs, optional map[types.NamespacedName]bool, what string) error {
+// reported by name (never by content), without stopping the later steps: the Deployment waits
+// for a missing Secret (withInputHashes), and its watch brings the sync that applies it. An
+// optional reference may be missing.
+func watchInputs[T engine.Object, S any](ctx context.Context, run *engine.Run[T, S], in inputs, what string) error {
 	secrets, configMaps := run.References(engine.Secrets), run.References(engine.ConfigMaps)
 	secrets.Set(ctx, run.Key, in.secrets...)
 	configMaps.Set(ctx, run.Key, in.configMaps...)
@@ -161,7 +175,7 @@ func watchInputs[T engine.Object, S any](ctx context.Context, run *engine.Run[T,
 	for _, ref := range in.secrets {
 		if _, err := secrets.Get(ref); engine.IsNotSynced(err) {
 			return err
-		} else if err != nil && !optional[ref] {
+		} else if err != nil && !in.optionalSecrets.Has(ref) {
 			missing = append(missing, "Secret "+ref.String())
 		}
 	}
@@ -178,8 +192,15 @@ func watchInputs[T engine.Object, S any](ctx context.Context, run *engine.Run[T,
 	return nil
 }
 
-// withInputHashes puts the hash of the data of every watched input on the pod template.
+// withInputHashes puts the hash of the data of every watched input on the pod template, so a
+// change rolls the pods. While a Secret the pods need does not exist the Deployment waits for it
+// (engine.MountedSecrets): applied without its hash, the Secret's arrival would roll it a second
+// time (issue 34).
 func withInputHashes[T engine.Object, S any](run *engine.Run[T, S], in inputs, d *appsv1.Deployment) error {
+	secrets, err := engine.MountedSecrets(run.References(engine.Secrets), d, in.secrets)
+	if err != nil {
+		return err
+	}
 	var configMaps []*corev1.ConfigMap
 	for _, ref := range in.configMaps {
 		obj, err := run.References(engine.ConfigMaps).Find(ref)
@@ -188,16 +209,6 @@ func withInputHashes[T engine.Object, S any](run *engine.Run[T, S], in inputs, d
 		}
 		if obj != nil {
 			configMaps = append(configMaps, obj.(*corev1.ConfigMap))
-		}
-	}
-	var secrets []*corev1.Secret
-	for _, ref := range in.secrets {
-		obj, err := run.References(engine.Secrets).Find(ref)
-		if err != nil {
-			return err
-		}
-		if obj != nil {
-			secrets = append(secrets, obj.(*corev1.Secret))
 		}
 	}
 	hashes, err := engine.ConfigHashAnnotations(configMaps, secrets)
@@ -257,7 +268,7 @@ func (o *agentOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.Agent, *
 			{Name: "referenced Secrets and ConfigMaps", Apply: func(ctx context.Context, run *agentRun, _ []string) error {
 				// Upstream's Service had no owner reference: it is taken over, not reported.
 				run.Applier.Adopt = upstreamOrOwned(run.CR)
-				return watchInputs(ctx, run, run.State.inputs, optionalRefs(run.CR.Namespace, run.CR.Spec.Env), "the agent's pods read")
+				return watchInputs(ctx, run, run.State.inputs, "the agent's pods read")
 			}},
 		},
 		Render: func(run *agentRun) ([]engine.Rendered, error) {
@@ -287,20 +298,6 @@ func (o *agentOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.Agent, *
 		k.Informer = deps.CRInformers.Core().V1alpha1().Agents().Informer()
 	}
 	return k
-}
-
-// optionalRefs are the Secrets env entries reference as optional: they may be missing.
-func optionalRefs(namespace string, env *[]corev1.EnvVar) map[types.NamespacedName]bool {
-	out := map[types.NamespacedName]bool{}
-	if env == nil {
-		return out
-	}
-	for _, e := range *env {
-		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Optional != nil && *e.ValueFrom.SecretKeyRef.Optional {
-			out[types.NamespacedName{Namespace: namespace, Name: e.ValueFrom.SecretKeyRef.Name}] = true
-		}
-	}
-	return out
 }
 
 // status is an Agent's status after a sync: Available, Progressing and Degraded from its
@@ -412,7 +409,7 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		Validate:     func(o *v1alpha1.Orchestrator) field.ErrorList { return o.ValidateSpec() },
 		Steps: []engine.Step[*orchestratorRun]{
 			{Name: "referenced Secrets and ConfigMaps", Apply: func(ctx context.Context, run *orchestratorRun, _ []string) error {
-				return watchInputs(ctx, run, run.State.inputs, orchestratorOptionalRefs(run.CR), "the orchestrator's pod reads")
+				return watchInputs(ctx, run, run.State.inputs, "the orchestrator's pod reads")
 			}},
 			{Name: "Agent and MCP discovery", Apply: discoverAgentsAndMCPs},
 		},
@@ -477,18 +474,6 @@ func OrchestratorKind(deps *registry.Deps) *engine.Kind[*v1alpha1.Orchestrator, 
 		}
 	}
 	return k
-}
-
-// orchestratorOptionalRefs are the Secrets an Orchestrator references as optional.
-func orchestratorOptionalRefs(o *v1alpha1.Orchestrator) map[types.NamespacedName]bool {
-	out := optionalRefs(o.Namespace, o.Spec.Env)
-	tg := &o.Spec.Channels.Telegram
-	for _, ref := range []*corev1.SecretKeySelector{&tg.TokenSecretRef, tg.AllowedUsersSecretRef, o.Spec.Gateway.APIKeySecretRef} {
-		if ref != nil && ref.Optional != nil && *ref.Optional {
-			out[types.NamespacedName{Namespace: o.Namespace, Name: ref.Name}] = true
-		}
-	}
-	return out
 }
 
 // discoverAgentsAndMCPs lists the Agents and MCPs the Orchestrator's discovery selects, from

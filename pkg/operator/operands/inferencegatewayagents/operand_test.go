@@ -421,6 +421,167 @@ func TestOrchestratorController(t *testing.T) {
 	})
 }
 
+// TestDeploymentsWaitForTheSecretsTheyMount (issue 34, on fake clients): an Agent's or
+// Orchestrator's Deployment is never applied without the hash of a Secret its pods need. Applied
+// without it, the Secret's arrival added the hash and rolled the new Deployment a second time;
+// now it waits (Progressing WaitingForMountedSecrets) and is created once, with the hash. A
+// Secret named only as optional holds nothing back: the pods start without it.
+func TestDeploymentsWaitForTheSecretsTheyMount(t *testing.T) {
+	type controller struct {
+		deployment string
+		// start builds the kind's controller, creates its CR from patch and returns its sync.
+		start func(e *fakeEnv, patch string) (sync func() []metav1.Condition)
+	}
+	agent := controller{deployment: "calendar", start: func(e *fakeEnv, patch string) func() []metav1.Condition {
+		k := (&agentOperand{}).kind(e.deps)
+		ctl, err := engine.NewNamespaced(e.ctx, k, e.deps.NamespacedDeps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.start()
+		created, err := e.crs.CoreV1alpha1().Agents(testNS).Create(e.ctx,
+			decodeCase[v1alpha1.Agent](t, testcases.Case{Base: testcases.BaseAgent, Patch: patch}), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitCached("the Agent", k.Informer, created)
+		return func() []metav1.Condition {
+			t.Helper()
+			if err := ctl.Sync(e.ctx, testNS+"/"+created.Name); err != nil {
+				t.Fatal(err)
+			}
+			e.settle()
+			got, err := e.crs.CoreV1alpha1().Agents(testNS).Get(e.ctx, created.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.waitCached("the Agent's status", k.Informer, got)
+			return got.Status.Conditions
+		}
+	}}
+	orchestrator := controller{deployment: "orchestrator", start: func(e *fakeEnv, patch string) func() []metav1.Condition {
+		k := OrchestratorKind(e.deps)
+		ctl, err := engine.NewNamespaced(e.ctx, k, e.deps.NamespacedDeps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.start()
+		created, err := e.crs.CoreV1alpha1().Orchestrators(testNS).Create(e.ctx,
+			decodeCase[v1alpha1.Orchestrator](t, testcases.Case{Base: testcases.BaseOrchestrator, Patch: patch}), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitCached("the Orchestrator", k.Informer, created)
+		return func() []metav1.Condition {
+			t.Helper()
+			if err := ctl.Sync(e.ctx, testNS+"/"+created.Name); err != nil {
+				t.Fatal(err)
+			}
+			e.settle()
+			got, err := e.crs.CoreV1alpha1().Orchestrators(testNS).Get(e.ctx, created.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.waitCached("the Orchestrator's status", k.Informer, got)
+			return got.Status.Conditions
+		}
+	}}
+	const (
+		agentKey                  = `{metadata: {namespace: llm, uid: u1}, spec: {agent: {llm: {apiKeySecretRef: {name: llm-key, key: api-key}}}}}`
+		agentOptionalKey          = `{metadata: {namespace: llm, uid: u1}, spec: {agent: {llm: {apiKeySecretRef: {name: llm-key, key: api-key, optional: true}}}}}`
+		agentOptionalEnv          = `{metadata: {namespace: llm, uid: u1}, spec: {env: [{name: EXTRA, valueFrom: {secretKeyRef: {name: llm-key, key: extra, optional: true}}}]}}`
+		orchestratorToken         = `{metadata: {uid: u2}, spec: {channels: {telegram: {tokenSecretRef: {name: llm-key, key: token}}}}}`
+		orchestratorOptionalToken = `{metadata: {uid: u2}, spec: {channels: {telegram: {tokenSecretRef: {name: llm-key, key: token, optional: true}}}}}`
+	)
+	secret := secretOf("llm-key", map[string]string{"api-key": "k", "token": "t", "extra": "x"})
+	hashKey := engine.ConfigHashAnnotationPrefix + "secret-" + secret.Name
+	for _, c := range []struct {
+		name       string
+		controller controller
+		patch      string
+		// exists: the Secret is there before the CR; otherwise it is created after the first sync.
+		exists bool
+		// waits: the first sync holds the Deployment back.
+		waits bool
+	}{
+		{name: "Agent, its API key Secret missing", controller: agent, patch: agentKey, waits: true},
+		{name: "Agent, its API key Secret present", controller: agent, patch: agentKey, exists: true},
+		{name: "Agent, its optional API key Secret missing", controller: agent, patch: agentOptionalKey},
+		{name: "Agent, an optional env Secret missing", controller: agent, patch: agentOptionalEnv},
+		{name: "Orchestrator, its token Secret missing", controller: orchestrator, patch: orchestratorToken, waits: true},
+		{name: "Orchestrator, its token Secret present", controller: orchestrator, patch: orchestratorToken, exists: true},
+		{name: "Orchestrator, its optional token Secret missing", controller: orchestrator, patch: orchestratorOptionalToken},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var objs []runtime.Object
+			if c.exists {
+				objs = append(objs, secret.DeepCopy())
+			}
+			e := newFakeEnv(t, objs...)
+			sync := c.controller.start(e, c.patch)
+			deployment := func() *appsv1.Deployment {
+				d, err := e.kube.AppsV1().Deployments(testNS).Get(e.ctx, c.controller.deployment, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					return nil
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+
+			conditions := sync()
+			progressing, degraded := condition(conditions, engine.ConditionProgressing), condition(conditions, engine.ConditionDegraded)
+			switch {
+			case c.waits:
+				if d := deployment(); d != nil {
+					t.Fatalf("Deployment applied while the Secret its pods need is missing: %v", d.Spec.Template.Annotations)
+				}
+				if progressing.Reason != engine.ReasonWaitingForMountedSecrets || !strings.Contains(progressing.Message, testNS+"/"+secret.Name) {
+					t.Errorf("Progressing = %+v, want %s naming %s/%s", progressing, engine.ReasonWaitingForMountedSecrets, testNS, secret.Name)
+				}
+			case c.exists:
+				if d := deployment(); d == nil || d.Spec.Template.Annotations[hashKey] == "" {
+					t.Errorf("Deployment without the hash %s: %+v", hashKey, d)
+				}
+			default: // an optional Secret, missing
+				if deployment() == nil || progressing.Reason == engine.ReasonWaitingForMountedSecrets {
+					t.Errorf("an optional Secret missing held the Deployment back: Progressing %+v", progressing)
+				}
+				if degraded.Reason == engine.ReasonSecretMissing {
+					t.Errorf("an optional Secret missing reported as a problem: %+v", degraded)
+				}
+			}
+			if c.exists || !c.waits {
+				return
+			}
+
+			// The Secret arrives: its watch brings the sync that creates the Deployment once,
+			// with the hash; a further sync writes nothing.
+			if _, err := e.kube.CoreV1().Secrets(testNS).Create(e.ctx, secret.DeepCopy(), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WaitFor(t, "the Deployment once the Secret is watched", func() bool { sync(); return deployment() != nil })
+			sync()
+			var writes []string
+			for _, w := range enginetest.Actions(enginetest.WriteVerbs, e.kube) {
+				if strings.Contains(w, " deployments ") {
+					writes = append(writes, w)
+				}
+			}
+			if len(writes) != 1 || !strings.HasPrefix(writes[0], "create ") {
+				t.Errorf("Deployment writes = %v, want one create", writes)
+			}
+			if d := deployment(); d.Spec.Template.Annotations[hashKey] == "" {
+				t.Errorf("Deployment created without the hash %s: %v", hashKey, d.Spec.Template.Annotations)
+			}
+			if p := condition(sync(), engine.ConditionProgressing); p.Reason == engine.ReasonWaitingForMountedSecrets {
+				t.Errorf("Progressing still %+v", p)
+			}
+		})
+	}
+}
+
 // TestGPUController: the finalizer first, the connection Secret, the lease against the fake
 // provider; deletion releases the allocation before the finalizer goes; the provider's key
 // reaches no event.
