@@ -196,6 +196,14 @@ func switchToAsync(ctx context.Context, cr *unstructured.Unstructured, ns string
 	for k, v := range upstreamAsyncProcessor(ns) {
 		Expect(unstructured.SetNestedField(cr.Object, v, "spec", "processor", k)).To(Succeed())
 	}
+	// Upstream's dispatcher release traces no Redis command (ap.otel.redisTracing false in
+	// test/e2e/dispatcher/helm-values.yaml), while its gateway release does (global.otel in
+	// dev-deploy.sh). One CR has one spec.otel for both, as the anchor operator's has, so the
+	// dispatcher phase turns it off: on, every Redis poll of the async processor (four queues
+	// every 500 ms) is a trace of its own, and the newest 20 traces of service async-processor,
+	// which TestDispatcherOTelTraces/CrossServiceTracePropagation reads from Jaeger, hold
+	// nothing else.
+	Expect(unstructured.SetNestedField(cr.Object, false, "spec", "otel", "redisTracing")).To(Succeed())
 	apply(ctx, ns, cr)
 	waitDeploymentReady(ctx, ns, batchCR+"-async-processor")
 	By("waiting for the processor to roll out in async mode")
