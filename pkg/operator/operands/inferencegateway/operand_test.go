@@ -1,6 +1,7 @@
 package inferencegateway
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -671,6 +672,43 @@ func TestDeploymentsWaitForTheSecretsTheyMount(t *testing.T) {
 			}
 			if key := engine.ConfigHashAnnotationPrefix + "secret-" + c.late.Name; env.deployment(c.deployment).Spec.Template.Annotations[key] == "" {
 				t.Errorf("Deployment %s lacks the hash %s", c.deployment, key)
+			}
+		})
+	}
+}
+
+// TestGatewayOptionalSecretMissing (fake clients): a provider Secret named only as optional may
+// be missing; the pods start without it, so it is no SecretMissing and holds no Deployment
+// back. A required one that is missing is both.
+func TestGatewayOptionalSecretMissing(t *testing.T) {
+	for _, optional := range []bool{false, true} {
+		t.Run(fmt.Sprintf("optional=%v", optional), func(t *testing.T) {
+			gw, _ := minimalGateway(t)
+			refs := 0
+			for i := range gw.Spec.Providers {
+				for j := range gw.Spec.Providers[i].Env {
+					if ref := gw.Spec.Providers[i].Env[j].ValueFrom; ref != nil && ref.SecretKeyRef != nil && ref.SecretKeyRef.Name == "openai-secret" {
+						ref.SecretKeyRef.Optional = ptr.To(optional)
+						refs++
+					}
+				}
+			}
+			if refs == 0 {
+				t.Fatal("gateway-minimal no longer references the Secret openai-secret")
+			}
+			env := newFakeEnv(t, nil) // without the Secret
+			env.createGateway(gw)
+			if err := env.syncGateway(gw.Name); err != nil {
+				t.Fatal(err)
+			}
+			degraded := meta.FindStatusCondition(env.gateway(gw.Name).Status.Conditions, v1alpha1.ConditionDegraded)
+			missing := degraded != nil && degraded.Reason == engine.ReasonSecretMissing && strings.Contains(degraded.Message, "openai-secret")
+			if missing == optional {
+				t.Errorf("Degraded = %+v: SecretMissing naming openai-secret %v, want %v", degraded, missing, !optional)
+			}
+			_, err := env.kube.AppsV1().Deployments(ns).Get(env.ctx, gw.Name, metav1.GetOptions{})
+			if applied := err == nil; applied != optional {
+				t.Errorf("Deployment applied: %v (%v), want %v", applied, err, optional)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -702,6 +704,10 @@ func scheme(tls bool) string {
 type podInputs struct {
 	ConfigMaps []types.NamespacedName
 	Secrets    []types.NamespacedName
+	// Optional are the names of those referenced only as optional (env entries with
+	// optional: true): the pods start without them, so a missing one is no problem. Secrets and
+	// ConfigMaps apart, since a name may be both.
+	OptionalSecrets, OptionalConfigMaps sets.Set[string]
 }
 
 // gatewayPodInputs lists what a Gateway's pods read: the rendered routing ConfigMap or the
@@ -709,42 +715,58 @@ type podInputs struct {
 // enabled providers' env, the OIDC client Secret and the TLS Secrets.
 func gatewayPodInputs(gw *v1alpha1.Gateway) podInputs {
 	spec := &gw.Spec
-	var configMaps, secrets []string
+	// needed: whether some reference to the name is not optional (only env entries can be).
+	secrets, configMaps := map[string]bool{}, map[string]bool{}
+	name := func(names map[string]bool, n string, optional *bool) {
+		names[n] = names[n] || !ptr.Deref(optional, false)
+	}
 	for _, e := range providerEnv(spec) {
 		if e.ValueFrom == nil {
 			continue
 		}
 		if ref := e.ValueFrom.SecretKeyRef; ref != nil {
-			secrets = append(secrets, ref.Name)
+			name(secrets, ref.Name, ref.Optional)
 		}
 		if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil {
-			configMaps = append(configMaps, ref.Name)
+			name(configMaps, ref.Name, ref.Optional)
 		}
 	}
 	if oidc := oidcOf(spec); oidc != nil {
 		if oidc.ClientSecretRef != nil {
-			secrets = append(secrets, oidc.ClientSecretRef.Name)
+			name(secrets, oidc.ClientSecretRef.Name, nil)
 		}
 		if oidc.CACertRef != nil {
-			configMaps = append(configMaps, oidc.CACertRef.Name)
+			name(configMaps, oidc.CACertRef.Name, nil)
 		}
 	}
 	if serverTLSEnabled(spec) {
 		for _, ref := range []*corev1.SecretKeySelector{spec.Server.TLS.CertificateRef, spec.Server.TLS.KeyRef} {
 			if ref != nil {
-				secrets = append(secrets, ref.Name)
+				name(secrets, ref.Name, nil)
 			}
 		}
 	}
 	if src := routingSourceOf(spec); src != nil && src.inline {
-		configMaps = append(configMaps, NamesFor(gw).RoutingConfigMap)
+		name(configMaps, NamesFor(gw).RoutingConfigMap, nil)
 	} else if src != nil {
-		configMaps = append(configMaps, src.configMap)
+		name(configMaps, src.configMap, nil)
 	}
 	if g := spec.Guardrails; g != nil && g.Enabled && g.ConfigMapRef != nil {
-		configMaps = append(configMaps, g.ConfigMapRef.Name)
+		name(configMaps, g.ConfigMapRef.Name, nil)
 	}
-	return podInputs{ConfigMaps: namespaced(gw.Namespace, configMaps), Secrets: namespaced(gw.Namespace, secrets)}
+	optional := func(names map[string]bool) sets.Set[string] {
+		out := sets.New[string]()
+		for n, needed := range names {
+			if !needed {
+				out.Insert(n)
+			}
+		}
+		return out
+	}
+	return podInputs{
+		ConfigMaps: namespaced(gw.Namespace, slices.Collect(maps.Keys(configMaps))), Secrets: namespaced(gw.Namespace, slices.Collect(maps.Keys(secrets))),
+		OptionalSecrets: optional(secrets), OptionalConfigMaps: optional(configMaps),
+	}
 }
 
 // namespaced turns names into sorted, distinct references in one namespace; empty names (a

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
@@ -834,7 +835,8 @@ func TestGatewayPodInputs(t *testing.T) {
 	}
 	spec.Server.TLS.KeyRef = secretRef("key", "tls.key")
 	got := gatewayPodInputs(testGateway(spec))
-	want := podInputs{ConfigMaps: ref("ca", "gw-routing", "rego", "urls"), Secrets: ref("c", "key", "keys", "oidc")}
+	want := podInputs{ConfigMaps: ref("ca", "gw-routing", "rego", "urls"), Secrets: ref("c", "key", "keys", "oidc"),
+		OptionalSecrets: sets.New[string](), OptionalConfigMaps: sets.New[string]()}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("gatewayPodInputs\n got %+v\nwant %+v", got, want)
 	}
@@ -844,6 +846,53 @@ func TestGatewayPodInputs(t *testing.T) {
 	}
 	if got := gatewayPodInputs(testGateway(v1alpha1.GatewaySpec{})); got.ConfigMaps != nil || got.Secrets != nil {
 		t.Errorf("an empty spec reads %+v", got)
+	}
+}
+
+// TestGatewayPodInputsOptional: a Secret or ConfigMap counts as optional (missing is no
+// problem: the pods start without it) only while every reference to it is optional.
+func TestGatewayPodInputsOptional(t *testing.T) {
+	optional := func(e corev1.EnvVar) corev1.EnvVar {
+		if ref := e.ValueFrom.SecretKeyRef; ref != nil {
+			ref.Optional = ptr.To(true)
+		}
+		if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil {
+			ref.Optional = ptr.To(true)
+		}
+		return e
+	}
+	configMapEnv := func(name, cm string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+			ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: cm}, Key: "k"}}}
+	}
+	tests := []struct {
+		name                         string
+		env                          []corev1.EnvVar
+		wantSecrets, wantConfigMaps  []string
+		optionalSecrets, optionalCMs []string
+	}{
+		{"required", []corev1.EnvVar{secretEnv("A", "keys", "a"), configMapEnv("U", "urls")}, []string{"keys"}, []string{"urls"}, nil, nil},
+		{"optional", []corev1.EnvVar{optional(secretEnv("A", "keys", "a")), optional(configMapEnv("U", "urls"))}, []string{"keys"}, []string{"urls"}, []string{"keys"}, []string{"urls"}},
+		{"optional once, required once", []corev1.EnvVar{optional(secretEnv("A", "keys", "a")), secretEnv("B", "keys", "b")}, []string{"keys"}, nil, nil, nil},
+		{"a Secret and a ConfigMap of one name, the Secret optional", []corev1.EnvVar{optional(secretEnv("A", "same", "a")), configMapEnv("U", "same")}, []string{"same"}, []string{"same"}, []string{"same"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := gatewayPodInputs(testGateway(v1alpha1.GatewaySpec{Providers: []v1alpha1.ProviderSpec{{Name: "openai", Enabled: true, Env: tt.env}}}))
+			names := func(refs []types.NamespacedName) []string {
+				var out []string
+				for _, r := range refs {
+					out = append(out, r.Name)
+				}
+				return out
+			}
+			if !slices.Equal(names(got.Secrets), tt.wantSecrets) || !slices.Equal(names(got.ConfigMaps), tt.wantConfigMaps) {
+				t.Errorf("inputs: Secrets %v, ConfigMaps %v; want %v, %v", got.Secrets, got.ConfigMaps, tt.wantSecrets, tt.wantConfigMaps)
+			}
+			if !got.OptionalSecrets.Equal(sets.New(tt.optionalSecrets...)) || !got.OptionalConfigMaps.Equal(sets.New(tt.optionalCMs...)) {
+				t.Errorf("optional: Secrets %v, ConfigMaps %v; want %v, %v", sets.List(got.OptionalSecrets), sets.List(got.OptionalConfigMaps), tt.optionalSecrets, tt.optionalCMs)
+			}
+		})
 	}
 }
 

@@ -37,18 +37,19 @@ func watchReferences(ctx context.Context, run *gatewayRun, _ []string) error {
 		}
 	}
 	configMaps.Set(ctx, run.Key, watched...)
+	// One named only as optional may be missing: the pods start without it.
 	var missing []string
 	for _, ref := range inputs.Secrets {
 		if _, err := secrets.Get(ref); engine.IsNotSynced(err) {
 			return err
-		} else if err != nil {
+		} else if err != nil && !inputs.OptionalSecrets.Has(ref.Name) {
 			missing = append(missing, "Secret "+ref.String())
 		}
 	}
 	for _, ref := range watched {
 		if _, err := configMaps.Get(ref); engine.IsNotSynced(err) {
 			return err
-		} else if err != nil {
+		} else if err != nil && !inputs.OptionalConfigMaps.Has(ref.Name) {
 			missing = append(missing, "ConfigMap "+ref.String())
 		}
 	}
