@@ -50,6 +50,16 @@ var metricsOnlyAfter = map[string]string{
 	"batch_startup_recovery_total":         "a restarted processor finds jobs in its work directory",
 }
 
+// metricsOfOtherFlows: series a program registers only in a mode the suite does not run. A
+// queried metric listed here may be absent; if present its labels are still checked.
+var metricsOfOtherFlows = map[string]string{
+	// llm-d-async's own dashboard (async-processor.json, kept as shipped) charts it, but the
+	// async processor registers it only for a flow with message latency (its Pub/Sub flow,
+	// pkg/pubsub at v0.7.3); the Redis flows (redis, redis-sortedset) have none, so the panel
+	// stays empty on them, upstream's deployment too.
+	"llm_d_async_async_message_latency_time_millis_bucket": "the async processor runs a flow with message latency (Pub/Sub)",
+}
+
 // querySelector is one metric selector of a dashboard query: the metric and the labels the
 // query reads (matchers and grouping).
 type querySelector struct {
@@ -168,7 +178,8 @@ func expectDashboardsExported(ctx context.Context, ns string, configMaps []strin
 			checked++
 			labels, ok := exported[s.metric]
 			if !ok {
-				if _, later := metricsOnlyAfter[s.metric]; !later {
+				_, later := metricsOnlyAfter[s.metric]
+				if _, other := metricsOfOtherFlows[s.metric]; !later && !other {
 					problems = append(problems, fmt.Sprintf("%s: %s is not served by any component (query %s)", name, s.metric, s.expr))
 				}
 				continue
