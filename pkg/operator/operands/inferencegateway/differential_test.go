@@ -28,6 +28,9 @@ import (
 // differentialDifferences below, predicates over the Gateway with their reason), or the test
 // fails and prints the smallest Gateway that shows it; every intended difference must match at
 // least once over the run. As in the golden cases, no provider Secrets and no MCP objects exist.
+// TestDifferentialMCP does the same for MCPs with upstream's MCPReconciler (golden_mcp_test.go's
+// mcpIntendedDifferences and mcpDifferentialDifferences below), on the same machinery
+// (differentialKind over the golden test's goldenKind).
 //
 // DIFFERENTIAL_CRS sets how many admitted CRs of each kind, DIFFERENTIAL_SEED the seed
 // (test/differential.Size).
@@ -281,3 +284,19 @@ func (k differentialKind[C, S]) compare(t *testing.T, upstream *differential.Inf
 	return out, nil
 }
 
+// mcpDifferentialDifferences are the MCP's intended differences that no golden MCP shows.
+var mcpDifferentialDifferences = []differentialDifference[v1alpha1.MCPSpec]{
+	{kinds: []string{"HorizontalPodAutoscaler"}, when: mcpHPAWithoutMinReplicas, path: regexp.MustCompile(`^spec\.minReplicas$`),
+		reason: "minReplicas is written as 1, the value the API server defaults an autoscaling/v2 HPA's minReplicas to: upstream's fake-client store, which applies no defaults, kept none when spec.hpa.config set none (the same HPA on a cluster)"},
+}
+
+var mcpHPAWithoutMinReplicas = mcpCondition{"spec.hpa is enabled with a config without minReplicas", func(s *v1alpha1.MCPSpec) bool {
+	return hpaEnabled(s.HPA) && s.HPA.Config != nil && s.HPA.Config.MinReplicas == nil
+}}
+
+var mcpDifferential = differentialKind[v1alpha1.MCP, v1alpha1.MCPSpec]{mcpGolden, mcpDifferentialDifferences}
+
+// TestDifferentialMCP: TestDifferentialGateway's comparison for generated MCPs.
+func TestDifferentialMCP(t *testing.T) {
+	mcpDifferential.run(t, testcases.MCPAccepted)
+}
