@@ -28,9 +28,9 @@ test: ## Run the unit tests (fake clients).
 	go test $(GO_PACKAGES)
 
 .PHONY: test-differential
-test-differential: ## Upstream's renderers reproduce the goldens; the differential tests' full form: 2,000 generated LLMBatchGateways, Gateways, Agents and Orchestrators each rendered by upstream's own code (hack/tools/upstreamrender, hack/tools/igwrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs their short forms, 200 each.
+test-differential: ## Upstream's renderers reproduce the goldens; the differential tests' full form: 2,000 generated LLMBatchGateways, Gateways, MCPs, Agents and Orchestrators each rendered by upstream's own code (hack/tools/upstreamrender, hack/tools/igwrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs their short forms, 200 each.
 	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/batchgateway/ -run '^(TestUpstreamRendersGolden|TestDifferential)$$' -count=1 -timeout 60m -v
-	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/inferencegateway/ ./pkg/operator/operands/inferencegatewayagents/ -run '^(TestUpstreamRendersInferenceGatewayGolden|TestDifferentialGateway|TestDifferentialAgent|TestDifferentialOrchestrator)$$' -count=1 -timeout 60m -v
+	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/inferencegateway/ ./pkg/operator/operands/inferencegatewayagents/ -run '^(TestUpstreamRendersInferenceGatewayGolden|TestDifferentialGateway|TestDifferentialMCP|TestDifferentialAgent|TestDifferentialOrchestrator)$$' -count=1 -timeout 60m -v
 
 .PHONY: tools
 tools: ## Install the pinned code generators into _output/tools/bin.

@@ -15,7 +15,7 @@ import (
 // inferenceGatewayGoldenDirs are the inference-gateway golden folders and how many cases each
 // holds (test/golden/README.md).
 var inferenceGatewayGoldenDirs = map[string]int{
-	"../golden/inference-gateway":        6,
+	"../golden/inference-gateway":        9,
 	"../golden/inference-gateway-agents": 10,
 }
 

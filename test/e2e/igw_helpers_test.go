@@ -35,8 +35,8 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/inferencegateway"
 )
 
-// goldenIGWDir holds upstream's golden Gateways and the objects upstream created for them
-// (test/golden/README.md).
+// goldenIGWDir holds upstream's golden Gateways and MCPs and the objects upstream created for
+// them (test/golden/README.md).
 const goldenIGWDir = "../golden/inference-gateway"
 
 // igwNamespacePrefix starts the name of every namespace the inference gateway specs create; they
@@ -76,11 +76,11 @@ type goldenGateway struct {
 	cr *igwv1alpha1.Gateway
 }
 
-// goldenGateways reads every golden case; there are six.
+// goldenGateways reads every golden Gateway; there are six.
 func goldenGateways() []goldenGateway {
-	cases, err := testcases.Golden(goldenIGWDir)
+	cases, err := testcases.GoldenOf(goldenIGWDir, "Gateway", testcases.InferenceGatewayGoldenRefused)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(cases).To(HaveLen(6), "golden cases in %s", goldenIGWDir)
+	Expect(cases).To(HaveLen(6), "golden Gateways in %s", goldenIGWDir)
 	var out []goldenGateway
 	for _, c := range cases {
 		obj, err := c.Object()

@@ -61,8 +61,8 @@ var switchCases = []switchCase{
 	{operator: "inference-gateway", dir: "../golden/inference-gateway/gateway-minimal", kind: gatewayKind},
 	{operator: "inference-gateway", dir: "../golden/inference-gateway/gateway-with-model-routing", kind: gatewayKind},
 	{operator: "inference-gateway", dir: "../golden/inference-gateway/extra-empty-spec", kind: gatewayKind},
-	{operator: "inference-gateway", dir: "testdata/switching/inference-gateway/mcp-server", kind: mcpKind},
-	{operator: "inference-gateway", dir: "testdata/switching/inference-gateway/extra-mcp-minimal", kind: mcpKind},
+	{operator: "inference-gateway", dir: "../golden/inference-gateway/mcp-server", kind: mcpKind},
+	{operator: "inference-gateway", dir: "../golden/inference-gateway/extra-mcp-minimal", kind: mcpKind},
 	lwsSwitchCase,
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
+	"github.com/llm-infra/llm-infra-operator/pkg/apis/internal/admission"
 )
 
 const (
@@ -24,7 +25,7 @@ const (
 	gatewayDeployCRD   = "../../../../deploy/00_core.inference-gateway.com_gateways.crd.yaml"
 	mcpManifestCRD     = "../../../../manifests/core.inference-gateway.com_mcps.yaml"
 	mcpDeployCRD       = "../../../../deploy/00_core.inference-gateway.com_mcps.crd.yaml"
-	// The upstream operator's golden Gateways (test/golden/README.md).
+	// The upstream operator's golden Gateways and MCPs (test/golden/README.md).
 	goldenDir = "../../../../test/golden/inference-gateway"
 )
 
@@ -38,15 +39,33 @@ func mcpCRD(t *testing.T) *crdtest.CRD {
 	return crdtest.LoadGenerated(t, mcpManifestCRD, mcpDeployCRD)
 }
 
-// gatewayCases is every Gateway case: the golden CRs, then the other accepted and the rejected
-// objects.
+// gatewayCases is every Gateway case: the golden Gateways, then the other accepted and the
+// rejected objects.
 func gatewayCases(t *testing.T) []testcases.Case {
 	t.Helper()
-	return slices.Concat(crdtest.GoldenCases(t, goldenDir, 6), testcases.GatewayAccepted, testcases.GatewayRejected)
+	return slices.Concat(goldenGatewaysOf(t, "Gateway", 6), testcases.GatewayAccepted, testcases.GatewayRejected)
 }
 
-func mcpCases() []testcases.Case {
-	return slices.Concat(testcases.MCPAccepted, testcases.MCPRejected)
+// mcpCases is every MCP case: the golden MCPs (those refused by design with their errors), then
+// the other accepted and the rejected objects.
+func mcpCases(t *testing.T) []testcases.Case {
+	t.Helper()
+	return slices.Concat(goldenGatewaysOf(t, "MCP", 3), testcases.MCPAccepted, testcases.MCPRejected)
+}
+
+// goldenGatewaysOf is the golden CRs of test/golden/inference-gateway of one kind as cases:
+// accepted unchanged, or refused as testcases.InferenceGatewayGoldenRefused says.
+func goldenGatewaysOf(t *testing.T, kind string, want int) []testcases.Case {
+	t.Helper()
+	crdtest.GoldenCases(t, goldenDir, 9)
+	cases, err := admission.GoldenOf(goldenDir, kind, testcases.InferenceGatewayGoldenRefused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != want {
+		t.Errorf("%d golden %ss, want %d", len(cases), kind, want)
+	}
+	return cases
 }
 
 func TestGatewayAdmission(t *testing.T) {
@@ -54,7 +73,7 @@ func TestGatewayAdmission(t *testing.T) {
 }
 
 func TestMCPAdmission(t *testing.T) {
-	mcpCRD(t).ExpectCases(t, mcpCases())
+	mcpCRD(t).ExpectCases(t, mcpCases(t))
 }
 
 // TestValidateSpecAgreesWithCRD: ValidateSpec returns the errors of the CRDs' CEL rules, on
@@ -73,7 +92,7 @@ func TestValidateSpecAgreesWithCRD(t *testing.T) {
 		})
 	})
 	t.Run("MCP", func(t *testing.T) {
-		mcpCRD(t).ExpectValidateSpecAgrees(t, mcpCases(), func(t *testing.T, stored map[string]any) field.ErrorList {
+		mcpCRD(t).ExpectValidateSpecAgrees(t, mcpCases(t), func(t *testing.T, stored map[string]any) field.ErrorList {
 			return crdtest.DecodeStrict[v1alpha1.MCP](t, stored).ValidateSpec()
 		})
 	})
@@ -418,7 +437,7 @@ func TestCRDShape(t *testing.T) {
 // status schema, with mcpServerCount (which upstream's Go type always writes).
 func TestGoldenStatusFits(t *testing.T) {
 	crd := gatewayCRD(t)
-	for _, c := range crdtest.GoldenCases(t, goldenDir, 6) {
+	for _, c := range goldenGatewaysOf(t, "Gateway", 6) {
 		t.Run(c.Name, func(t *testing.T) {
 			old := stored(t, crd, c)
 			statusFile := strings.TrimPrefix(c.Name, "golden ")

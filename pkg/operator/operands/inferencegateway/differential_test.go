@@ -2,6 +2,8 @@ package inferencegateway
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -25,23 +28,27 @@ import (
 // differentialDifferences below, predicates over the Gateway with their reason), or the test
 // fails and prints the smallest Gateway that shows it; every intended difference must match at
 // least once over the run. As in the golden cases, no provider Secrets and no MCP objects exist.
+// TestDifferentialMCP does the same for MCPs with upstream's MCPReconciler (golden_mcp_test.go's
+// mcpIntendedDifferences and mcpDifferentialDifferences below), on the same machinery
+// (differentialKind over the golden test's goldenKind).
 //
-// DIFFERENTIAL_CRS sets how many admitted Gateways, DIFFERENTIAL_SEED the seed
+// DIFFERENTIAL_CRS sets how many admitted CRs of each kind, DIFFERENTIAL_SEED the seed
 // (test/differential.Size).
 
-// differentialDifference is an intended difference that the golden Gateways do not show, with
-// its reason (docs/differences-from-upstream.md lists each; the § numbers are those of the list
-// of upstream's known bugs that golden_test.go cites, not sections of that page): every field of kinds whose path
-// matches, whatever the values, when the condition holds ("" matches an object only one side
-// has). render_test.go and env_test.go test the values.
-type differentialDifference struct {
+// differentialDifference is an intended difference that the golden CRs do not show, with its
+// reason (docs/differences-from-upstream.md lists each; the § numbers are those of the list of
+// upstream's known bugs that golden_test.go cites, not sections of that page): every field of
+// kinds whose path matches, whatever the values, when the condition on the CR's spec (S) holds
+// ("" matches an object only one side has). render_test.go, env_test.go and mcp_test.go test the
+// values.
+type differentialDifference[S any] struct {
 	kinds  []string
-	when   condition
+	when   crCondition[S]
 	path   *regexp.Regexp
 	reason string
 }
 
-func (d differentialDifference) String() string {
+func (d differentialDifference[S]) String() string {
 	return fmt.Sprintf("%s of %v when %s (%s)", d.path, d.kinds, d.when.says, d.reason)
 }
 
@@ -100,7 +107,7 @@ var (
 	}}
 )
 
-var differentialDifferences = []differentialDifference{
+var differentialDifferences = []differentialDifference[v1alpha1.GatewaySpec]{
 	{kinds: []string{"Gateway"}, when: issuerWithoutListenerTLS, path: regexp.MustCompile(`^metadata\.annotations\["cert-manager\.io/cluster-issuer"\]$`),
 		reason: "the Gateway API Gateway asks cert-manager for a certificate only when its listener serves TLS: upstream annotated it with the issuer for a plain-HTTP listener too, so cert-manager issued a certificate nothing used"},
 	{kinds: []string{"HorizontalPodAutoscaler"}, when: hpaWithoutMinReplicas, path: regexp.MustCompile(`^spec\.minReplicas$`),
@@ -143,42 +150,66 @@ var differentialDifferences = []differentialDifference{
 // renderKind stands for the rendering itself: an error on one side only.
 const renderKind = "render"
 
-// matchDifferential returns the index (after intendedDifferences) of the difference d is, or -1.
-func matchDifferential(gw *v1alpha1.Gateway, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
-	if i := matchIntendedDifference(intendedDifferences, gw, o, d); i >= 0 {
+// differentialKind is a kind's differential test: the golden test's kind and the intended
+// differences no golden CR shows.
+type differentialKind[C, S any] struct {
+	goldenKind[C, S]
+	extra []differentialDifference[S]
+}
+
+// match returns the index (the golden differences first, then extra) of the difference d is,
+// or -1.
+func (k differentialKind[C, S]) match(cr *C, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
+	if i := k.goldenKind.match(cr, o, d); i >= 0 {
 		return i
 	}
-	for i, want := range differentialDifferences {
-		if slices.Contains(want.kinds, o.Kind) && (d.Path == "") == o.OneSided && want.path.MatchString(d.Path) && want.when.holds(&gw.Spec) {
-			return len(intendedDifferences) + i
+	for i, want := range k.extra {
+		if slices.Contains(want.kinds, o.Kind) && (d.Path == "") == o.OneSided && want.path.MatchString(d.Path) && want.when.holds(k.spec(cr)) {
+			return len(k.differences) + i
 		}
 	}
 	return -1
 }
 
+// descriptions name every intended difference, in match's order.
+func (k differentialKind[C, S]) descriptions() []string {
+	var out []string
+	for _, d := range k.differences {
+		out = append(out, d.String())
+	}
+	for _, d := range k.extra {
+		out = append(out, d.String())
+	}
+	return out
+}
+
+var gatewayDifferential = differentialKind[v1alpha1.Gateway, v1alpha1.GatewaySpec]{gatewayGolden, differentialDifferences}
+
 // TestDifferentialGateway: see the top of this file.
 func TestDifferentialGateway(t *testing.T) {
+	gatewayDifferential.run(t, testcases.GatewayAccepted)
+}
+
+// run compares generated CRs of the kind (from upstream's CRD, with values from the golden CRs
+// and accepted, the admission table's valid objects; kept when both CRDs admit them).
+func (k differentialKind[C, S]) run(t *testing.T, accepted []testcases.Case) {
 	want, seed := differential.Size(t)
-	ours, err := crdtest.Load(gatewayCRD)
+	ours, err := crdtest.Load(k.crd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	theirs := differential.InferenceGatewayCRDs(t)
 	upstream := differential.StartInferenceGatewayUpstream(t, "")
 	pool := differential.Pool{}
-	for _, c := range slices.Concat(crdtest.GoldenCases(t, goldenDir, 6), testcases.GatewayAccepted) {
+	for _, name := range k.caseNames(t) {
+		pool.Add(".spec", readYAML(t, filepath.Join(goldenDir, name, "cr.yaml"))["spec"])
+	}
+	for _, c := range accepted {
 		pool.Add(".spec", crdtest.Object(t, c)["spec"])
 	}
-	var descriptions []string
-	for _, d := range intendedDifferences {
-		descriptions = append(descriptions, d.String())
-	}
-	for _, d := range differentialDifferences {
-		descriptions = append(descriptions, d.String())
-	}
 	run := &differential.Differential{
-		APIVersion: "core.inference-gateway.com/v1alpha1", Kind: "Gateway", Namespace: "llm",
-		Generator: &differential.Generator{Schema: theirs["Gateway"].Structural(), Pool: pool, Optional: 0.4},
+		APIVersion: "core.inference-gateway.com/v1alpha1", Kind: k.kind, Namespace: "llm",
+		Generator: &differential.Generator{Schema: theirs[k.kind].Structural(), Pool: pool, Optional: 0.4},
 		Admit: func(cr map[string]interface{}) (map[string]interface{}, map[string]interface{}, bool) {
 			stored, _, err := theirs.Stored(cr, nil)
 			if err != nil {
@@ -190,27 +221,42 @@ func TestDifferentialGateway(t *testing.T) {
 			}
 			return oursCR, stored, true
 		},
-		Intended: descriptions,
+		Intended: k.descriptions(),
 		Compare: func(oursCR, theirsCR map[string]interface{}) (differential.Outcome, error) {
-			return compareGateway(t, upstream, oursCR, theirsCR)
+			return k.compare(t, upstream, oursCR, theirsCR)
 		},
 	}
 	run.Run(t, want, seed)
 }
 
-// compareGateway renders an admitted Gateway both ways and returns what differs.
-func compareGateway(t *testing.T, upstream *differential.InferenceGatewayUpstream, oursCR, theirsCR map[string]interface{}) (differential.Outcome, error) {
+// readYAML reads one object.
+func readYAML(t *testing.T, path string) map[string]interface{} {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]interface{}
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return obj
+}
+
+// compare renders an admitted CR both ways and returns what differs.
+func (k differentialKind[C, S]) compare(t *testing.T, upstream *differential.InferenceGatewayUpstream, oursCR, theirsCR map[string]interface{}) (differential.Outcome, error) {
 	out := differential.NewOutcome()
-	gw := &v1alpha1.Gateway{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(oursCR, gw); err != nil {
+	cr := new(C)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(oursCR, cr); err != nil {
 		return out, err
 	}
+	name := objectOf(cr).GetName()
 	objects, status, upErr := upstream.Render(theirsCR, nil)
-	_, ourErr := renderAll(renderInput{cr: gw, mcpServers: mcpServerURLs(gw, nil)})
+	_, _, ourErr := k.render(cr)
 	if upErr != nil || ourErr != nil {
 		if (upErr == nil) != (ourErr == nil) {
-			d := enginetest.FieldDiff{Kind: renderKind, Name: gw.Name, Path: "error", Golden: fmt.Sprint(upErr), Ours: fmt.Sprint(ourErr)}
-			if i := matchDifferential(gw, enginetest.GoldenObject{Kind: renderKind}, d); i >= 0 {
+			d := enginetest.FieldDiff{Kind: renderKind, Name: name, Path: "error", Golden: fmt.Sprint(upErr), Ours: fmt.Sprint(ourErr)}
+			if i := k.match(cr, enginetest.GoldenObject{Kind: renderKind}, d); i >= 0 {
 				out.Matched[i] = true
 			} else {
 				out.Unlisted[differential.DiffKey(d.Kind, d.Path)] = d.String()
@@ -222,10 +268,10 @@ func compareGateway(t *testing.T, upstream *differential.InferenceGatewayUpstrea
 	for _, o := range objects {
 		golden = append(golden, &unstructured.Unstructured{Object: o})
 	}
-	goldenFlat, oursFlat := goldenAndOurs(t, goldenInput{cr: gw, golden: golden, status: status})
+	goldenFlat, oursFlat := k.goldenAndOurs(t, goldenInput[C]{cr: cr, golden: golden, status: status})
 	objs := enginetest.GoldenObjects(goldenFlat, oursFlat)
 	for _, d := range enginetest.DiffFlattened(goldenFlat, oursFlat) {
-		if i := matchDifferential(gw, objs[d.Object()], d); i >= 0 {
+		if i := k.match(cr, objs[d.Object()], d); i >= 0 {
 			out.Matched[i] = true
 			continue
 		}
@@ -236,4 +282,21 @@ func compareGateway(t *testing.T, upstream *differential.InferenceGatewayUpstrea
 		out.Unlisted[key] = d.String()
 	}
 	return out, nil
+}
+
+// mcpDifferentialDifferences are the MCP's intended differences that no golden MCP shows.
+var mcpDifferentialDifferences = []differentialDifference[v1alpha1.MCPSpec]{
+	{kinds: []string{"HorizontalPodAutoscaler"}, when: mcpHPAWithoutMinReplicas, path: regexp.MustCompile(`^spec\.minReplicas$`),
+		reason: "minReplicas is written as 1, the value the API server defaults an autoscaling/v2 HPA's minReplicas to: upstream's fake-client store, which applies no defaults, kept none when spec.hpa.config set none (the same HPA on a cluster)"},
+}
+
+var mcpHPAWithoutMinReplicas = mcpCondition{"spec.hpa is enabled with a config without minReplicas", func(s *v1alpha1.MCPSpec) bool {
+	return hpaEnabled(s.HPA) && s.HPA.Config != nil && s.HPA.Config.MinReplicas == nil
+}}
+
+var mcpDifferential = differentialKind[v1alpha1.MCP, v1alpha1.MCPSpec]{mcpGolden, mcpDifferentialDifferences}
+
+// TestDifferentialMCP: TestDifferentialGateway's comparison for generated MCPs.
+func TestDifferentialMCP(t *testing.T) {
+	mcpDifferential.run(t, testcases.MCPAccepted)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -42,17 +43,25 @@ const (
 // absent stands for a field that one side does not have.
 var absent = enginetest.Absent
 
-// fromCR stands for a value that follows from the Gateway (a port it declares).
-type fromCR func(gw *v1alpha1.Gateway) interface{}
-
-// statusKind is the kind the Gateway's status is compared under.
+// statusKind is the kind the CR's status is compared under.
 const statusKind = "status"
 
-// condition is when, by the Gateway's spec, an intended difference occurs.
-type condition struct {
+// crCondition is when, by a CR's spec (S: GatewaySpec, MCPSpec), an intended difference occurs.
+type crCondition[S any] struct {
 	says  string
-	holds func(spec *v1alpha1.GatewaySpec) bool
+	holds func(spec *S) bool
 }
+
+// crValue stands for a value that follows from the CR (C: Gateway, MCP), such as a port it
+// declares.
+type crValue[C any] func(cr *C) interface{}
+
+// The Gateway's.
+type (
+	condition          = crCondition[v1alpha1.GatewaySpec]
+	fromCR             = crValue[v1alpha1.Gateway]
+	intendedDifference = listedDifference[v1alpha1.Gateway, v1alpha1.GatewaySpec]
+)
 
 // declaredServerPort and declaredServicePort are the ports the spec declares, with the CRD's
 // default and the Service's fallback to the server's port.
@@ -105,18 +114,18 @@ var (
 	}}
 )
 
-// intendedDifference is a difference from upstream's objects or status that the operator means
+// listedDifference is a difference from upstream's objects or status that the operator means
 // to make, keyed by what causes it: the objects it concerns (kinds, or every kind but
-// notKinds) and the condition on the Gateway under which it occurs. It must occur in every
-// object it applies to, in every Gateway, whatever its name.
-type intendedDifference struct {
-	// kinds selects the objects (statusKind is the Gateway's status); nil means all but notKinds.
+// notKinds) and the condition on the CR's spec under which it occurs. It must occur in every
+// object it applies to, in every CR, whatever its name.
+type listedDifference[C, S any] struct {
+	// kinds selects the objects (statusKind is the CR's status); nil means all but notKinds.
 	kinds, notKinds []string
-	when            condition
+	when            crCondition[S]
 	// path is the field, as flatten writes it; "" is a whole object only one side has.
 	path string
 	// golden and ours, when not nil, are the values each side must have: a value, absent for
-	// none, or a fromCR.
+	// none, or a crValue[C].
 	golden, ours interface{}
 	reason       string
 }
@@ -211,25 +220,65 @@ func metricsPortOf(spec *v1alpha1.GatewaySpec) int32 {
 	return 9464
 }
 
-func (d intendedDifference) String() string {
+func (d listedDifference[C, S]) String() string {
 	return fmt.Sprintf("%q of %v (not %v) when %s (%s)", d.path, d.kinds, d.notKinds, d.when.says, d.reason)
 }
 
 // appliesTo says whether d applies to an object of a case: its kinds, and its condition on the
-// Gateway. A field difference applies to objects both sides have, a whole-object one to objects
-// only one side has.
-func (d intendedDifference) appliesTo(gw *v1alpha1.Gateway, o enginetest.GoldenObject) bool {
+// CR's spec. A field difference applies to objects both sides have, a whole-object one to
+// objects only one side has.
+func (d listedDifference[C, S]) appliesTo(spec *S, o enginetest.GoldenObject) bool {
 	return (d.kinds == nil || slices.Contains(d.kinds, o.Kind)) && !slices.Contains(d.notKinds, o.Kind) &&
-		(d.path == "") == o.OneSided && d.when.holds(&gw.Spec)
+		(d.path == "") == o.OneSided && d.when.holds(spec)
+}
+
+// goldenKind is what the golden and differential tests need of one kind of
+// test/golden/inference-gateway: its CRD, how many golden cases it has, its intended
+// differences, and how the operator renders a CR of it.
+type goldenKind[C, S any] struct {
+	kind string
+	// cases is how many golden cases of the kind there are (test/golden/README.md), so that a
+	// case folder lost in a copy is noticed.
+	cases       int
+	crd         string
+	differences []listedDifference[C, S]
+	spec        func(cr *C) *S
+	// render is what the operator renders for cr without a cluster (the objects it wants) and
+	// the status fields upstream's status has too; an error when it cannot render the CR.
+	render func(cr *C) (objects []runtime.Object, status interface{}, err error)
+}
+
+var gatewayGolden = goldenKind[v1alpha1.Gateway, v1alpha1.GatewaySpec]{
+	kind: "Gateway", cases: 6, crd: gatewayCRD, differences: intendedDifferences,
+	spec: func(gw *v1alpha1.Gateway) *v1alpha1.GatewaySpec { return &gw.Spec },
+	render: func(gw *v1alpha1.Gateway) ([]runtime.Object, interface{}, error) {
+		// No MCP objects and no provider Secrets existed when the golden objects were made.
+		mcpServers := mcpServerURLs(gw, nil)
+		rendered, err := renderAll(renderInput{cr: gw, mcpServers: mcpServers})
+		if err != nil {
+			return nil, nil, err
+		}
+		var status v1alpha1.GatewayStatus
+		specStatus(&status, gw, mcpServers, func(string) *corev1.Secret { return nil })
+		return wantedObjects(rendered), &status, nil
+	},
+}
+
+func wantedObjects(rendered []renderedObject) []runtime.Object {
+	var objs []runtime.Object
+	for _, r := range rendered {
+		if r.wanted {
+			objs = append(objs, r.obj)
+		}
+	}
+	return objs
 }
 
 // TestGolden: every difference between the rendering (and status) of each golden Gateway and
 // upstream's is an intended one, and every intended difference occurs wherever its kind and
 // condition say.
 func TestGolden(t *testing.T) {
-	checkGolden(t, goldenCases(t), func(t *testing.T, name string) goldenInput {
-		return goldenInput{cr: goldenCR(t, name), golden: readGoldenObjects(t, name), status: readGoldenStatus(t, name)}
-	})
+	gatewayGolden.check(t)
 }
 
 // TestGoldenUnderAnotherName: each golden Gateway, copied under another name and into another
@@ -237,66 +286,88 @@ func TestGolden(t *testing.T) {
 // same intended differences: nothing depends on the name of a case, of a Gateway or of its
 // namespace.
 func TestGoldenUnderAnotherName(t *testing.T) {
-	var cases []string
-	for _, name := range goldenCases(t) {
-		cases = append(cases, "copy-of-"+name)
-	}
-	checkGolden(t, cases, func(t *testing.T, copyName string) goldenInput {
-		original := strings.TrimPrefix(copyName, "copy-of-")
-		cr := goldenCR(t, original)
-		renamed := enginetest.Renaming{From: cr.Name, To: "copied-" + cr.Name, FromNamespace: cr.Namespace, ToNamespace: "golden-copy"}
-		copied := cr.DeepCopy()
-		copied.Name, copied.Namespace = renamed.To, renamed.ToNamespace
-		// Ours is rendered for the copy and named back; upstream's stays as it is, and the
-		// conditions are read on the copy.
-		return goldenInput{cr: copied, golden: readGoldenObjects(t, original), status: readGoldenStatus(t, original), nameBack: renamed.Back}
-	})
+	gatewayGolden.checkUnderAnotherName(t)
 }
 
-// goldenInput is one case: the Gateway to render, upstream's objects and status, and how to name
-// our objects back when the Gateway is a copy under another name (nil: compared as rendered).
-type goldenInput struct {
-	cr       *v1alpha1.Gateway
+// goldenInput is one case: the CR to render, upstream's objects and status, and how to name our
+// objects back when the CR is a copy under another name (nil: compared as rendered).
+type goldenInput[C any] struct {
+	cr       *C
 	golden   []*unstructured.Unstructured
 	status   map[string]interface{}
 	nameBack func(map[string]interface{}) map[string]interface{}
 }
 
-func checkGolden(t *testing.T, cases []string, input func(t *testing.T, name string) goldenInput) {
-	enginetest.CheckIntendedDifferences(t, cases, len(intendedDifferences),
+// check compares each golden case of the kind with upstream's.
+func (k goldenKind[C, S]) check(t *testing.T) {
+	k.checkCases(t, k.caseNames(t), func(t *testing.T, name string) goldenInput[C] {
+		return goldenInput[C]{cr: k.cr(t, name), golden: readGoldenObjects(t, name), status: readGoldenStatus(t, name)}
+	})
+}
+
+// checkUnderAnotherName compares each golden case, copied under another name and into another
+// namespace, with upstream's objects and status of the original, renamed.
+func (k goldenKind[C, S]) checkUnderAnotherName(t *testing.T) {
+	var cases []string
+	for _, name := range k.caseNames(t) {
+		cases = append(cases, "copy-of-"+name)
+	}
+	k.checkCases(t, cases, func(t *testing.T, copyName string) goldenInput[C] {
+		original := strings.TrimPrefix(copyName, "copy-of-")
+		cr := k.cr(t, original)
+		meta := objectOf(cr)
+		renamed := enginetest.Renaming{From: meta.GetName(), To: "copied-" + meta.GetName(), FromNamespace: meta.GetNamespace(), ToNamespace: "golden-copy"}
+		copied := objectOf(cr).DeepCopyObject().(metaObject)
+		copied.SetName(renamed.To)
+		copied.SetNamespace(renamed.ToNamespace)
+		// Ours is rendered for the copy and named back; upstream's stays as it is, and the
+		// conditions are read on the copy.
+		return goldenInput[C]{cr: any(copied).(*C), golden: readGoldenObjects(t, original), status: readGoldenStatus(t, original), nameBack: renamed.Back}
+	})
+}
+
+func (k goldenKind[C, S]) checkCases(t *testing.T, cases []string, input func(t *testing.T, name string) goldenInput[C]) {
+	enginetest.CheckIntendedDifferences(t, cases, len(k.differences),
 		func(t *testing.T, name string) enginetest.GoldenCase[enginetest.FieldDiff] {
 			in := input(t, name)
-			golden, ours := goldenAndOurs(t, in)
-			// Conditions and values that follow from the Gateway are read on the CR as named
-			// back (a copy's status.url names the original's Service).
+			golden, ours := k.goldenAndOurs(t, in)
+			// Conditions and values that follow from the CR are read on the CR as named back
+			// (a copy's status.url names the original's Service).
 			cr := in.cr
 			if in.nameBack != nil {
 				cr = namedBack(t, in.cr, in.nameBack)
 			}
 			return enginetest.FlattenedCase(golden, ours,
-				func(o enginetest.GoldenObject, d enginetest.FieldDiff) int {
-					return matchIntendedDifference(intendedDifferences, cr, o, d)
-				},
-				func(i int, o enginetest.GoldenObject) bool { return intendedDifferences[i].appliesTo(cr, o) })
+				func(o enginetest.GoldenObject, d enginetest.FieldDiff) int { return k.match(cr, o, d) },
+				func(i int, o enginetest.GoldenObject) bool { return k.differences[i].appliesTo(k.spec(cr), o) })
 		},
-		func(i int) string { return intendedDifferences[i].String() })
+		func(i int) string { return k.differences[i].String() })
 }
 
-// namedBack is a copied Gateway named back as the original.
-func namedBack(t *testing.T, cr *v1alpha1.Gateway, nameBack func(map[string]interface{}) map[string]interface{}) *v1alpha1.Gateway {
+// metaObject is what the kinds' pointers are: a runtime.Object with metadata.
+type metaObject interface {
+	runtime.Object
+	metav1.Object
+}
+
+func objectOf[C any](cr *C) metaObject { return any(cr).(metaObject) }
+
+// namedBack is a copied CR named back as the original.
+func namedBack[C any](t *testing.T, cr *C, nameBack func(map[string]interface{}) map[string]interface{}) *C {
 	t.Helper()
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := &v1alpha1.Gateway{}
+	back := new(C)
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(nameBack(content), back); err != nil {
 		t.Fatal(err)
 	}
 	return back
 }
 
-func goldenCases(tb testing.TB) []string {
+// caseNames are the golden cases whose CR is of the kind; tb fails unless there are k.cases.
+func (k goldenKind[C, S]) caseNames(tb testing.TB) []string {
 	tb.Helper()
 	entries, err := os.ReadDir(goldenDir)
 	if err != nil {
@@ -304,58 +375,73 @@ func goldenCases(tb testing.TB) []string {
 	}
 	var cases []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if !e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(goldenDir, e.Name(), "cr.yaml"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal(data, &meta); err != nil {
+			tb.Fatalf("%s: %v", e.Name(), err)
+		}
+		if meta.Kind == k.kind {
 			cases = append(cases, e.Name())
 		}
 	}
-	if len(cases) != 6 {
-		tb.Fatalf("found %d golden cases %v, want 6", len(cases), cases)
+	if len(cases) != k.cases {
+		tb.Fatalf("found %d golden %ss %v, want %d", len(cases), k.kind, cases, k.cases)
 	}
 	return cases
 }
 
-// goldenCR reads a case's Gateway with the CRD's defaults applied, as the API server stores it
-// and as upstream's controller saw it.
-func goldenCR(tb testing.TB, name string) *v1alpha1.Gateway {
+// goldenCases are the golden Gateways.
+func goldenCases(tb testing.TB) []string { return gatewayGolden.caseNames(tb) }
+
+// cr reads a case's CR with the CRD's defaults applied, as the API server stores it and as
+// upstream's controller saw it.
+func (k goldenKind[C, S]) cr(tb testing.TB, name string) *C {
 	tb.Helper()
-	return enginetest.DefaultedCR[v1alpha1.Gateway](tb, gatewayCRD, filepath.Join(goldenDir, name, "cr.yaml"))
+	return enginetest.DefaultedCR[C](tb, k.crd, filepath.Join(goldenDir, name, "cr.yaml"))
 }
 
-// goldenAndOurs renders a case's Gateway and returns upstream's objects and status and ours,
+// goldenCR reads a golden Gateway (goldenKind.cr).
+func goldenCR(tb testing.TB, name string) *v1alpha1.Gateway { return gatewayGolden.cr(tb, name) }
+
+// goldenGeneration is the metadata.generation of every golden CR (the API server's on create),
+// which upstream's status records.
+const goldenGeneration = 1
+
+// goldenAndOurs renders a case's CR and returns upstream's objects and status and ours,
 // flattened and keyed for enginetest.DiffFlattened.
-func goldenAndOurs(t *testing.T, in goldenInput) (golden, ours map[string]map[string]interface{}) {
+func (k goldenKind[C, S]) goldenAndOurs(t *testing.T, in goldenInput[C]) (golden, ours map[string]map[string]interface{}) {
 	t.Helper()
-	cr := in.cr
-	// No MCP objects and no provider Secrets existed when the golden objects were made.
-	mcpServers := mcpServerURLs(cr, nil)
-	rendered, err := renderAll(renderInput{cr: cr, mcpServers: mcpServers})
+	stored := objectOf(in.cr).DeepCopyObject().(metaObject)
+	stored.SetGeneration(goldenGeneration)
+	objs, status, err := k.render(any(stored).(*C))
 	if err != nil {
-		t.Fatalf("renderAll: %v", err)
+		t.Fatalf("render %s: %v", k.kind, err)
 	}
 	nameBack := in.nameBack
 	if nameBack == nil {
 		nameBack = func(obj map[string]interface{}) map[string]interface{} { return obj }
 	}
 	ours = map[string]map[string]interface{}{}
-	for _, r := range rendered {
-		if r.wanted {
-			obj := nameBack(normalize(t, r.obj))
-			ours[enginetest.ObjectKey(obj)] = enginetest.Flatten(obj)
-		}
+	for _, obj := range objs {
+		content := nameBack(normalize(t, obj))
+		ours[enginetest.ObjectKey(content)] = enginetest.Flatten(content)
 	}
 	golden = map[string]map[string]interface{}{}
 	for _, obj := range in.golden {
 		normalized := normalize(t, obj)
 		golden[enginetest.ObjectKey(normalized)] = enginetest.Flatten(normalized)
 	}
-	// The status as the operand writes it, of the fields upstream's has too.
-	var status v1alpha1.GatewayStatus
-	specStatus(&status, cr, mcpServers, func(string) *corev1.Secret { return nil })
-	statusContent, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
+	statusContent, err := runtime.DefaultUnstructuredConverter.ToUnstructured(status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	statusKey := statusKind + "/" + nameBack(map[string]interface{}{"name": cr.Name})["name"].(string)
+	statusKey := statusKind + "/" + nameBack(map[string]interface{}{"name": stored.GetName()})["name"].(string)
 	golden[statusKey] = enginetest.Flatten(in.status)
 	ours[statusKey] = enginetest.Flatten(nameBack(statusContent))
 
@@ -408,21 +494,21 @@ func normalize(t *testing.T, obj runtime.Object) map[string]interface{} {
 	return content
 }
 
-// matchIntendedDifference returns the index in list of the difference d is, or -1: one that
-// applies to d's object in this Gateway, at d's path, with d's values.
-func matchIntendedDifference(list []intendedDifference, gw *v1alpha1.Gateway, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
-	for i, want := range list {
-		if want.path == d.Path && want.appliesTo(gw, o) &&
-			valueMatches(gw, want.golden, d.Golden) && valueMatches(gw, want.ours, d.Ours) {
+// match returns the index in k.differences of the difference d is, or -1: one that applies to d's
+// object in this CR, at d's path, with d's values.
+func (k goldenKind[C, S]) match(cr *C, o enginetest.GoldenObject, d enginetest.FieldDiff) int {
+	for i, want := range k.differences {
+		if want.path == d.Path && want.appliesTo(k.spec(cr), o) &&
+			valueMatches(cr, want.golden, d.Golden) && valueMatches(cr, want.ours, d.Ours) {
 			return i
 		}
 	}
 	return -1
 }
 
-func valueMatches(gw *v1alpha1.Gateway, want, got interface{}) bool {
-	if f, ok := want.(fromCR); ok {
-		want = f(gw)
+func valueMatches[C any](cr *C, want, got interface{}) bool {
+	if f, ok := want.(crValue[C]); ok {
+		want = f(cr)
 	}
 	return want == nil || want == got || reflect.DeepEqual(want, got)
 }

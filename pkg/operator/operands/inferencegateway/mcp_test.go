@@ -334,6 +334,11 @@ func FuzzRenderMCP(f *testing.F) {
 	})
 	f.Add(seed, "memory")
 	f.Add([]byte("{}"), "m")
+	// The golden MCPs (upstream's renders, golden_mcp_test.go).
+	for _, name := range mcpGolden.caseNames(f) {
+		spec, _ := json.Marshal(mcpGolden.cr(f, name).Spec)
+		f.Add(spec, name)
+	}
 	// The admission table's valid MCPs, which test/reliability/dryrun renders too.
 	for _, c := range testcases.MCPAccepted {
 		obj, err := c.Object()

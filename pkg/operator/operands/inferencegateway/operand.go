@@ -37,13 +37,13 @@ func Registrations() []registry.Registration {
 	return []registry.Registration{
 		registry.Namespaced(registry.Registration{
 			APIPackage: api, OperandPackage: operand,
-			Admission: registry.Admission{Base: testcases.BaseGateway, Golden: "inference-gateway",
+			Admission: registry.Admission{Base: testcases.BaseGateway, Golden: "inference-gateway", GoldenRefused: testcases.InferenceGatewayGoldenRefused,
 				Rejected: testcases.GatewayRejected, Accepted: testcases.GatewayAccepted, Updates: testcases.GatewayUpdates},
 			Example: "gateway_minimal.yaml",
 		}, GatewayKind),
 		registry.Namespaced(registry.Registration{
 			APIPackage: api, OperandPackage: operand,
-			Admission: registry.Admission{Base: testcases.BaseMCP, Rejected: testcases.MCPRejected, Accepted: testcases.MCPAccepted},
+			Admission: registry.Admission{Base: testcases.BaseMCP, Golden: "inference-gateway", GoldenRefused: testcases.InferenceGatewayGoldenRefused, Rejected: testcases.MCPRejected, Accepted: testcases.MCPAccepted},
 			Example:   "mcp_memory.yaml",
 		}, MCPKind),
 	}

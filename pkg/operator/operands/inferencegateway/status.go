@@ -50,7 +50,13 @@ func mcpStatus(run *mcpRun, result *engine.Outcome, mcp *v1alpha1.MCP) {
 	set(progressing)
 	set(degraded)
 	status.Ready = available.Status
+	mcpSpecStatus(status, mcp)
+	run.RecordGenerations(&status.Generations)
+}
+
+// mcpSpecStatus sets the status fields that follow from the spec: the fields upstream's status
+// has too (the golden test compares them with upstream's).
+func mcpSpecStatus(status *v1alpha1.MCPStatus, mcp *v1alpha1.MCP) {
 	status.URL = mcpURL(mcp)
 	status.ObservedGeneration = mcp.Generation
-	run.RecordGenerations(&status.Generations)
 }

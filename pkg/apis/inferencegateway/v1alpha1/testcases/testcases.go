@@ -29,6 +29,22 @@ const RulesNotChecked = admission.RulesNotChecked
 // (crdtest.GoldenCases), for the e2e suite, which cannot import pkg/apis/internal.
 func Golden(dir string) ([]Case, error) { return admission.Golden(dir) }
 
+// GoldenOf returns the golden CRs of kind under dir, those refused by design with their errors
+// (admission.GoldenOf): for the suites outside pkg/apis, which cannot import pkg/apis/internal.
+func GoldenOf(dir, kind string, refused map[string][]string) ([]Case, error) {
+	return admission.GoldenOf(dir, kind, refused)
+}
+
+// InferenceGatewayGoldenRefused are the golden Gateways and MCPs (test/golden/inference-gateway)
+// this API refuses by design, by case name, with the errors the API server returns and why
+// (docs/differences-from-upstream.md).
+var InferenceGatewayGoldenRefused = map[string][]string{
+	// spec.server.timeout: 60s reached neither the server nor its clients upstream (its MCP
+	// controller passed no timeout); here only the default, 30s, is admitted, so that a
+	// timeout nobody honours is not written.
+	"golden extra-mcp-hpa-tls": {admission.Invalid("spec.server.timeout", v1alpha1.MessageMCPServerTimeout)},
+}
+
 // AgentsGoldenRefused are the golden Agents and Orchestrators (test/golden/inference-gateway-agents)
 // this API refuses by design, by case name, with the errors the API server returns and why
 // (docs/differences-from-upstream.md).
