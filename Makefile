@@ -27,6 +27,10 @@ build: ## Build the operator binary into bin/.
 test: ## Run the unit tests (fake clients).
 	go test $(GO_PACKAGES)
 
+.PHONY: golden
+golden: ## Regenerate test/golden's upstream renders with upstream's own renderers (hack/tools/upstreamrender, hack/tools/igwrender; OPERAND_SOURCES=<archives> or clone): the golden cases are the differential tool's product.
+	UPDATE_GOLDEN=true go test ./test/differential/ -run '^(TestUpstreamRendersGolden|TestUpstreamRendersInferenceGatewayGolden)$$' -count=1 -timeout 30m
+
 .PHONY: test-differential
 test-differential: ## Upstream's renderers reproduce the goldens; the differential tests' full form: 2,000 generated LLMBatchGateways, Gateways, MCPs, Agents and Orchestrators each rendered by upstream's own code (hack/tools/upstreamrender, hack/tools/igwrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs their short forms, 200 each.
 	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/batchgateway/ -run '^(TestUpstreamRendersGolden|TestDifferential)$$' -count=1 -timeout 60m -v
