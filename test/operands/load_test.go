@@ -66,7 +66,8 @@ var loadClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transp
 // gateway and the batch apiserver), so a client that picked one of them from its pool at that
 // instant meets EOF; Go's client retries that only for idempotent requests (a POST it may not
 // resend), OpenAI's client libraries retry it. No pod setting removes it (a preStop delay only
-// moves the moment); in a rollout it is counted apart.
+// moves the moment); in a rollout it is counted apart, with its variant inside the gateway
+// (gatewaySelfCallRace).
 type keepAliveRace struct{ err error }
 
 func (e keepAliveRace) Error() string {
@@ -74,6 +75,24 @@ func (e keepAliveRace) Error() string {
 }
 
 func (e keepAliveRace) Unwrap() error { return e.err }
+
+// gatewaySelfCallRace says whether err is the same race inside the inference gateway: it
+// answers a chat completion by calling itself (http://0.0.0.0:<port>/proxy/<provider>/...) on a
+// keep-alive connection of its own client's pool, so a request it accepted just before TERM
+// meets the connection Shutdown closed (broken pipe, EOF, reset) and the gateway answers 400
+// with that error. Seen once in CI during a CR edit's rollout ("write: broken pipe").
+func gatewaySelfCallRace(err error) bool {
+	var se statusError
+	if !errors.As(err, &se) || se.code != http.StatusBadRequest || !strings.Contains(se.body, "http://0.0.0.0:") || !strings.Contains(se.body, "/proxy/") {
+		return false
+	}
+	for _, closed := range []string{"broken pipe", "EOF", "connection reset by peer"} {
+		if strings.Contains(se.body, closed) {
+			return true
+		}
+	}
+	return false
+}
 
 // statusError is an answer other than 200 or 201.
 type statusError struct {
@@ -122,6 +141,9 @@ func chatOp(gw string, stream bool) load.Op {
 	return func(ctx context.Context, r *load.Recorder) {
 		_ = r.Do(kind, func() error {
 			body, err := send(ctx, http.MethodPost, gw+"/v1/chat/completions", "application/json", chatRequest("load "+kind, stream))
+			if gatewaySelfCallRace(err) {
+				return keepAliveRace{err}
+			}
 			if err != nil {
 				return err
 			}
