@@ -13,8 +13,8 @@
 # phases that wait on a cluster. Each step is the phase's own command, which keeps its cache and
 # its lock (one build per output folder; the operands' cache is locked), so a phase that starts
 # before its step ends waits for it and then finds everything built; warm, each step takes
-# seconds. A failed step is reported and the rest go on: the phase that needs it builds it
-# again and fails with its own message.
+# seconds. A failed step is reported, with its output kept in _output/prebuild-<step>.log, and
+# the rest go on: the phase that needs it builds it again and fails with its own message.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -35,7 +35,14 @@ for step in "${STEPS[@]}"; do
   name="${step%%|*}"
   start=${SECONDS}
   # shellcheck disable=SC2086 # the command is a word list on purpose
-  if ${step#*|} >/dev/null; then rc=0; else rc=$?; failed=$((failed + 1)); fi
+  # Each step's output in its own file, kept for a failure (the phase builds again, and its
+  # own error is what CI reports, but the step's is what says why the head start was lost).
+  out="${ROOT}/_output/prebuild-${name}.log"
+  if ${step#*|} >"${out}" 2>&1; then rc=0; rm -f "${out}"; else rc=$?; failed=$((failed + 1)); fi
   echo "[prebuild] ${name}: $((SECONDS - start))s (exit ${rc})"
+  if ((rc != 0)); then
+    echo "[prebuild] ${name}: its output: ${out}; the last lines:"
+    tail -n 5 "${out}" | sed 's/^/    /'
+  fi
 done
 exit $((failed > 0))
