@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
@@ -194,26 +195,52 @@ func MountedSecrets(watches *ReferenceWatches, d *appsv1.Deployment, refs []type
 	return secrets, nil
 }
 
-// PodSecrets are the Secrets (by name, in the pod's namespace) a pod spec reads when its
-// containers start, each with whether the kubelet needs it to start them: a Secret volume, a
+// NeededNames are the names of the objects of one kind and namespace (Secrets, ConfigMaps) a pod
+// reads when its containers start, each with whether the kubelet needs it to start them: some
+// reference to it is not optional.
+type NeededNames map[string]bool
+
+// Add records one reference; an empty name (which the API server refuses) is left out.
+func (n NeededNames) Add(name string, optional *bool) {
+	if name != "" {
+		n[name] = n[name] || !ptr.Deref(optional, false)
+	}
+}
+
+// Optional are the names every reference to which is optional: the pods start without them.
+func (n NeededNames) Optional() sets.Set[string] {
+	out := sets.New[string]()
+	for name, needed := range n {
+		if !needed {
+			out.Insert(name)
+		}
+	}
+	return out
+}
+
+// In are the names as references in namespace, sorted.
+func (n NeededNames) In(namespace string) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, name := range sets.List(sets.KeySet(n)) {
+		out = append(out, types.NamespacedName{Namespace: namespace, Name: name})
+	}
+	return out
+}
+
+// PodSecrets are the Secrets a pod spec reads when its containers start: a Secret volume, a
 // projected volume's Secret source, an env secretKeyRef or an envFrom secretRef, of a container
 // or an init container, is needed unless it is optional; a Secret named both ways is needed.
 // (imagePullSecrets are not read at start: the kubelet pulls without a missing one.)
-func PodSecrets(spec *corev1.PodSpec) map[string]bool {
-	out := map[string]bool{}
-	name := func(secret string, optional *bool) {
-		if secret != "" {
-			out[secret] = out[secret] || !ptr.Deref(optional, false)
-		}
-	}
+func PodSecrets(spec *corev1.PodSpec) NeededNames {
+	out := NeededNames{}
 	for _, v := range spec.Volumes {
 		if s := v.Secret; s != nil {
-			name(s.SecretName, s.Optional)
+			out.Add(s.SecretName, s.Optional)
 		}
 		if p := v.Projected; p != nil {
 			for _, source := range p.Sources {
 				if s := source.Secret; s != nil {
-					name(s.Name, s.Optional)
+					out.Add(s.Name, s.Optional)
 				}
 			}
 		}
@@ -222,12 +249,12 @@ func PodSecrets(spec *corev1.PodSpec) map[string]bool {
 		for _, c := range containers {
 			for _, e := range c.Env {
 				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
-					name(e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Optional)
+					out.Add(e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Optional)
 				}
 			}
 			for _, from := range c.EnvFrom {
 				if s := from.SecretRef; s != nil {
-					name(s.Name, s.Optional)
+					out.Add(s.Name, s.Optional)
 				}
 			}
 		}

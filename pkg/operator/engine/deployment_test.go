@@ -289,3 +289,50 @@ func TestRollout(t *testing.T) {
 		})
 	}
 }
+
+// NeededNames: a name is optional only while every reference to it is; empty names are left
+// out; In sorts and namespaces them.
+func TestNeededNames(t *testing.T) {
+	type ref struct {
+		name     string
+		optional *bool
+	}
+	tests := []struct {
+		name         string
+		refs         []ref
+		wantIn       []string
+		wantOptional []string
+	}{
+		{"none", nil, nil, nil},
+		{"required", []ref{{"b", nil}, {"a", ptr.To(false)}}, []string{"a", "b"}, nil},
+		{"optional", []ref{{"a", ptr.To(true)}}, []string{"a"}, []string{"a"}},
+		{"optional, then required", []ref{{"a", ptr.To(true)}, {"a", nil}}, []string{"a"}, nil},
+		{"required, then optional", []ref{{"a", nil}, {"a", ptr.To(true)}}, []string{"a"}, nil},
+		{"an empty name", []ref{{"", nil}, {"", ptr.To(true)}}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NeededNames{}
+			for _, r := range tt.refs {
+				n.Add(r.name, r.optional)
+			}
+			var in []string
+			for _, r := range n.In("ns") {
+				if r.Namespace != "ns" {
+					t.Errorf("%v: namespace %q", r, r.Namespace)
+				}
+				in = append(in, r.Name)
+			}
+			if !reflect.DeepEqual(in, tt.wantIn) {
+				t.Errorf("In = %v, want %v", in, tt.wantIn)
+			}
+			var optional []string
+			for name := range n.Optional() {
+				optional = append(optional, name)
+			}
+			if !reflect.DeepEqual(optional, tt.wantOptional) {
+				t.Errorf("Optional = %v, want %v", optional, tt.wantOptional)
+			}
+		})
+	}
+}

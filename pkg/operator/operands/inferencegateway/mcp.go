@@ -185,7 +185,9 @@ func MCPEndpoint(mcp *v1alpha1.MCP) string {
 
 // mcpPodInputs lists what an MCP's pods read at start-up: the TLS Secret.
 func mcpPodInputs(mcp *v1alpha1.MCP) podInputs {
-	return podInputs{Secrets: namespaced(mcp.Namespace, []string{mcpTLSSecret(&mcp.Spec)})}
+	secrets := engine.NeededNames{}
+	secrets.Add(mcpTLSSecret(&mcp.Spec), nil)
+	return podInputs{Secrets: secrets.In(mcp.Namespace)}
 }
 
 // mcpDiscovery says which MCP objects a Gateway's discovery selects: those in namespace that

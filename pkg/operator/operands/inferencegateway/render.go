@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"slices"
-	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -715,70 +713,41 @@ type podInputs struct {
 // enabled providers' env, the OIDC client Secret and the TLS Secrets.
 func gatewayPodInputs(gw *v1alpha1.Gateway) podInputs {
 	spec := &gw.Spec
-	// needed: whether some reference to the name is not optional (only env entries can be).
-	secrets, configMaps := map[string]bool{}, map[string]bool{}
-	name := func(names map[string]bool, n string, optional *bool) {
-		names[n] = names[n] || !ptr.Deref(optional, false)
-	}
+	secrets, configMaps := engine.NeededNames{}, engine.NeededNames{}
 	for _, e := range providerEnv(spec) {
 		if e.ValueFrom == nil {
 			continue
 		}
 		if ref := e.ValueFrom.SecretKeyRef; ref != nil {
-			name(secrets, ref.Name, ref.Optional)
+			secrets.Add(ref.Name, ref.Optional)
 		}
 		if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil {
-			name(configMaps, ref.Name, ref.Optional)
+			configMaps.Add(ref.Name, ref.Optional)
 		}
 	}
 	if oidc := oidcOf(spec); oidc != nil {
 		if oidc.ClientSecretRef != nil {
-			name(secrets, oidc.ClientSecretRef.Name, nil)
+			secrets.Add(oidc.ClientSecretRef.Name, nil)
 		}
 		if oidc.CACertRef != nil {
-			name(configMaps, oidc.CACertRef.Name, nil)
+			configMaps.Add(oidc.CACertRef.Name, nil)
 		}
 	}
 	if serverTLSEnabled(spec) {
 		for _, ref := range []*corev1.SecretKeySelector{spec.Server.TLS.CertificateRef, spec.Server.TLS.KeyRef} {
 			if ref != nil {
-				name(secrets, ref.Name, nil)
+				secrets.Add(ref.Name, nil)
 			}
 		}
 	}
 	if src := routingSourceOf(spec); src != nil && src.inline {
-		name(configMaps, NamesFor(gw).RoutingConfigMap, nil)
+		configMaps.Add(NamesFor(gw).RoutingConfigMap, nil)
 	} else if src != nil {
-		name(configMaps, src.configMap, nil)
+		configMaps.Add(src.configMap, nil)
 	}
 	if g := spec.Guardrails; g != nil && g.Enabled && g.ConfigMapRef != nil {
-		name(configMaps, g.ConfigMapRef.Name, nil)
+		configMaps.Add(g.ConfigMapRef.Name, nil)
 	}
-	optional := func(names map[string]bool) sets.Set[string] {
-		out := sets.New[string]()
-		for n, needed := range names {
-			if !needed {
-				out.Insert(n)
-			}
-		}
-		return out
-	}
-	return podInputs{
-		ConfigMaps: namespaced(gw.Namespace, slices.Collect(maps.Keys(configMaps))), Secrets: namespaced(gw.Namespace, slices.Collect(maps.Keys(secrets))),
-		OptionalSecrets: optional(secrets), OptionalConfigMaps: optional(configMaps),
-	}
-}
-
-// namespaced turns names into sorted, distinct references in one namespace; empty names (a
-// reference the API server would reject) are left out.
-func namespaced(namespace string, names []string) []types.NamespacedName {
-	sort.Strings(names)
-	var out []types.NamespacedName
-	for i, n := range names {
-		if n == "" || (i > 0 && names[i-1] == n) {
-			continue
-		}
-		out = append(out, types.NamespacedName{Namespace: namespace, Name: n})
-	}
-	return out
+	return podInputs{ConfigMaps: configMaps.In(gw.Namespace), Secrets: secrets.In(gw.Namespace),
+		OptionalSecrets: secrets.Optional(), OptionalConfigMaps: configMaps.Optional()}
 }

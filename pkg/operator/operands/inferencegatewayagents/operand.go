@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -127,38 +125,26 @@ type inputs struct {
 // envInputs lists the Secrets and ConfigMaps of env entries and of more Secret keys, in the
 // CR's namespace: sorted, each once.
 func envInputs(namespace string, env []corev1.EnvVar, secretRefs ...*corev1.SecretKeySelector) inputs {
-	// needed: whether some reference to the Secret is not optional.
-	needed, configMaps := map[string]bool{}, map[string]bool{}
-	secret := func(ref *corev1.SecretKeySelector) {
-		if ref != nil && ref.Name != "" {
-			needed[ref.Name] = needed[ref.Name] || !ptr.Deref(ref.Optional, false)
-		}
-	}
+	secrets, configMaps := engine.NeededNames{}, engine.NeededNames{}
 	for _, e := range env {
 		if e.ValueFrom == nil {
 			continue
 		}
-		secret(e.ValueFrom.SecretKeyRef)
-		if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil && ref.Name != "" {
-			configMaps[ref.Name] = true
+		if ref := e.ValueFrom.SecretKeyRef; ref != nil {
+			secrets.Add(ref.Name, ref.Optional)
+		}
+		if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil {
+			configMaps.Add(ref.Name, nil)
 		}
 	}
 	for _, ref := range secretRefs {
-		secret(ref)
-	}
-	refs := func(names map[string]bool) []types.NamespacedName {
-		var out []types.NamespacedName
-		for name := range names {
-			out = append(out, types.NamespacedName{Namespace: namespace, Name: name})
+		if ref != nil {
+			secrets.Add(ref.Name, ref.Optional)
 		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		return out
 	}
-	in := inputs{secrets: refs(needed), configMaps: refs(configMaps), optionalSecrets: sets.New[types.NamespacedName]()}
-	for name, needed := range needed {
-		if !needed {
-			in.optionalSecrets.Insert(types.NamespacedName{Namespace: namespace, Name: name})
-		}
+	in := inputs{secrets: secrets.In(namespace), configMaps: configMaps.In(namespace), optionalSecrets: sets.New[types.NamespacedName]()}
+	for name := range secrets.Optional() {
+		in.optionalSecrets.Insert(types.NamespacedName{Namespace: namespace, Name: name})
 	}
 	return in
 }
