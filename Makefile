@@ -24,8 +24,8 @@ build: ## Build the operator binary into bin/.
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/llm-infra-operator
 
 .PHONY: test
-test: ## Run the unit tests (fake clients).
-	go test $(GO_PACKAGES)
+test: ## Run the unit tests (fake clients). The timeout covers the first build of upstream's renderers (the differential tests' tools) on a cold, busy machine, which took over go test's default 10 minutes.
+	go test -timeout 45m $(GO_PACKAGES)
 
 .PHONY: golden
 golden: ## Regenerate test/golden's upstream renders with upstream's own renderers (hack/tools/upstreamrender, hack/tools/igwrender; OPERAND_SOURCES=<archives> or clone): the golden cases are the differential tool's product.

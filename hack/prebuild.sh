@@ -21,7 +21,7 @@ cd "${ROOT}"
 
 # The steps: name, then the command.
 STEPS=(
-  "upstream-render|go test -count=1 -run ^(TestUpstreamRendersGolden|TestUpstreamRendersInferenceGatewayGolden)$ ./test/differential/"
+  "upstream-render|go test -count=1 -timeout 45m -run ^(TestUpstreamRendersGolden|TestUpstreamRendersInferenceGatewayGolden)$ ./test/differential/"
   "cluster|hack/build-cluster-binaries.sh"
   "operands|env OPERANDS_SET=short hack/fetch-operands.sh"
   "openshift|env OPENSHIFT=true hack/build-cluster-binaries.sh"
