@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -44,6 +45,26 @@ type InferenceGatewayUpstream struct {
 // for none). It stops when the test ends.
 func StartInferenceGatewayUpstream(tb testing.TB, cardAddress string) *InferenceGatewayUpstream {
 	tb.Helper()
+	return StartInferenceGatewayUpstreamWith(tb, UpstreamOptions{CardAddress: cardAddress})
+}
+
+// UpstreamOptions are what upstream's reconcilers reach: the agent-card server, and for GPUs the
+// fake RunPod API, the stand-in for RunPod's proxy, and the clock. Every address is loopback.
+type UpstreamOptions struct {
+	// CardAddress answers every *.svc.cluster.local address (host:port; "" for none).
+	CardAddress string
+	// RunPodAPI is the base URL of the fake RunPod API upstream's RunPod driver calls; "" lets
+	// no GPU be rendered.
+	RunPodAPI string
+	// RunPodProxy answers every *.proxy.runpod.net address (upstream's readiness probe).
+	RunPodProxy *RunPodProxy
+}
+
+// StartInferenceGatewayUpstreamWith is StartInferenceGatewayUpstream with GPUs too: upstream's
+// GPUReconciler leases from opts.RunPodAPI, probes through opts.RunPodProxy, and its clock stands
+// at GPUClock.
+func StartInferenceGatewayUpstreamWith(tb testing.TB, opts UpstreamOptions) *InferenceGatewayUpstream {
+	tb.Helper()
 	binary := os.Getenv(InferenceGatewayRenderEnv)
 	if binary == "" {
 		var err error
@@ -51,7 +72,14 @@ func StartInferenceGatewayUpstream(tb testing.TB, cardAddress string) *Inference
 			tb.Fatalf("upstream's reconcilers: %v", err)
 		}
 	}
-	cmd := exec.Command(binary, "-card-address", cardAddress)
+	args := []string{"-card-address", opts.CardAddress, "-clock", GPUClock.Format(time.RFC3339)}
+	if opts.RunPodAPI != "" {
+		args = append(args, "-runpod-api", opts.RunPodAPI)
+	}
+	if opts.RunPodProxy != nil {
+		args = append(args, "-runpod-proxy-address", opts.RunPodProxy.Address, "-runpod-proxy-ca", opts.RunPodProxy.CAFile)
+	}
+	cmd := exec.Command(binary, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

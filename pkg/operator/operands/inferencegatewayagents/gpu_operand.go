@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -158,14 +159,7 @@ func (o *gpuOperand) env(ctx context.Context, run *gpuRun) gpuEnv {
 	env := gpuEnv{
 		credentials: func() (string, error) {
 			obj, err := secrets.Get(credentials)
-			if err != nil {
-				return "", fmt.Errorf("the provider's key: Secret %s: %w", credentials, err)
-			}
-			key := obj.(*corev1.Secret).Data[ref.Key]
-			if len(key) == 0 {
-				return "", fmt.Errorf("the provider's key: Secret %s has no key %q", credentials, ref.Key)
-			}
-			return string(key), nil
+			return providerKeyIn(credentials, ref.Key, obj, err)
 		},
 		provider: func(name, apiKey string) (gpuprovider.Provider, error) {
 			return gpuprovider.New(name, apiKey, o.endpoints)
@@ -188,6 +182,19 @@ func (o *gpuOperand) env(ctx context.Context, run *gpuRun) gpuEnv {
 		}
 	}
 	return env
+}
+
+// providerKeyIn is the provider's key at key of the Secret credentials, from obj (and err) as
+// the cache answered; the error names the Secret and the key, never a value.
+func providerKeyIn(credentials types.NamespacedName, key string, obj runtime.Object, err error) (string, error) {
+	if err != nil {
+		return "", fmt.Errorf("the provider's key: Secret %s: %w", credentials, err)
+	}
+	value := obj.(*corev1.Secret).Data[key]
+	if len(value) == 0 {
+		return "", fmt.Errorf("the provider's key: Secret %s has no key %q", credentials, key)
+	}
+	return string(value), nil
 }
 
 // providerKeyCopy is the GPU's copy of the provider's key as cached, nil when there is none
@@ -223,10 +230,6 @@ func releaseProviderKey(ctx context.Context, run *gpuRun) error {
 // with the key the step read, else as it exists (kept as it is); not wanted otherwise (the
 // name alone, so an object of that name is deleted only if this GPU made it).
 func renderProviderKey(run *gpuRun) (engine.Rendered, error) {
-	secret, err := manifest[corev1.Secret](bindata.GPUProviderKeySecret, instancePlaceholders(run.CR.Namespace, run.CR.Name, run.CR.Spec.Image))
-	if err != nil {
-		return engine.Rendered{}, err
-	}
 	status := run.CR.Status
 	if r := run.State.result; r != nil {
 		status = r.status
@@ -235,11 +238,25 @@ func renderProviderKey(run *gpuRun) (engine.Rendered, error) {
 	if kept := providerKeyCopy(run); key == "" && kept != nil {
 		key = string(kept.Data[providerKeyDataKey])
 	}
+	secret, wanted, err := providerKeySecret(run.CR, status, key)
+	if err != nil {
+		return engine.Rendered{}, err
+	}
+	return engine.Rendered{Asset: bindata.GPUProviderKeySecret, Object: secret, Wanted: wanted}, nil
+}
+
+// providerKeySecret is a GPU's copy of the provider's key, and whether it is wanted: while
+// providerKeyWanted(status), when the key is known; unwanted, the name alone.
+func providerKeySecret(g *v1alpha1.GPU, status v1alpha1.GPUStatus, key string) (*corev1.Secret, bool, error) {
+	secret, err := manifest[corev1.Secret](bindata.GPUProviderKeySecret, instancePlaceholders(g.Namespace, g.Name, g.Spec.Image))
+	if err != nil {
+		return nil, false, err
+	}
 	wanted := providerKeyWanted(status) && key != ""
 	if wanted {
 		secret.Data = map[string][]byte{providerKeyDataKey: []byte(key)}
 	}
-	return engine.Rendered{Asset: bindata.GPUProviderKeySecret, Object: secret, Wanted: wanted}, nil
+	return secret, wanted, nil
 }
 
 // render is the connection Secret and the copy of the provider's key.

@@ -1,14 +1,19 @@
 // Package fakerunpod is an in-process fake of the part of RunPod's REST API v1 the GPU kind uses
 // (list, create, get and delete pods), for tests: serve it with net/http/httptest and point the
 // driver at its URL. It checks the bearer key, records every request, and lets a test move a
-// pod through its states or make the next requests fail.
+// pod through its states (or have a pod start on its own, StartAfterGets) or make the next
+// requests fail. Proxy is RunPod's proxy in front of the pods' http ports, to serve the
+// runtimes' readiness endpoints.
 package fakerunpod
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -25,6 +30,9 @@ type Pod struct {
 	ContainerDiskInGb int               `json:"containerDiskInGb,omitempty"`
 	DockerStartCmd    []string          `json:"dockerStartCmd,omitempty"`
 	Env               map[string]string `json:"env,omitempty"`
+
+	// gets counts the GETs of this pod, for StartAfterGets.
+	gets int
 }
 
 // Request is one request the fake answered.
@@ -32,6 +40,18 @@ type Request struct {
 	Method, Path string
 	// Authorized: the request carried the fake's key.
 	Authorized bool
+	// Body is the request's body as sent (the create request's JSON), "" for none.
+	Body string
+}
+
+// Probe is one request the proxy answered.
+type Probe struct {
+	// Host is the pod's proxy host, <pod>-<port>.proxy.runpod.net; Path the request's path.
+	Host, Path string
+	// Authorized: the request carried the pod's API_KEY as bearer token.
+	Authorized bool
+	// Code is the proxy's answer.
+	Code int
 }
 
 // Server is the fake API.
@@ -43,6 +63,9 @@ type Server struct {
 	next     int
 	requests []Request
 	failures map[string][]int
+	// startAfter is StartAfterGets' n, 0 for never.
+	startAfter int
+	probes     []Probe
 }
 
 // New is a fake that accepts the bearer key apiKey.
@@ -55,6 +78,22 @@ func (s *Server) FailNext(method string, codes ...int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures[method] = append(s.failures[method], codes...)
+}
+
+// StartAfterGets has every created pod report RUNNING from its n-th GET on, as RunPod's pods
+// start on their own (n 0: never; SetStatus moves them).
+func (s *Server) StartAfterGets(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.startAfter = n
+}
+
+// Reset forgets every pod, request, probe and injected failure, and numbers pods from pod001
+// again: a fresh fake, at the same address.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods, s.next, s.requests, s.failures, s.probes = map[string]*Pod{}, 0, nil, map[string][]int{}, nil
 }
 
 // SetStatus sets a pod's desiredStatus (RUNNING, EXITED, FAILED, ...).
@@ -96,7 +135,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	authorized := r.Header.Get("Authorization") == "Bearer "+s.apiKey
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Authorized: authorized})
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Authorized: authorized, Body: string(body)})
 	if !authorized {
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
@@ -117,7 +161,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, pods)
 	case r.URL.Path == "/pods" && r.Method == http.MethodPost:
 		p := &Pod{}
-		if err := json.NewDecoder(r.Body).Decode(p); err != nil {
+		if err := json.Unmarshal(body, p); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -135,6 +179,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "not found", http.StatusNotFound)
 			return
 		}
+		p.gets++
+		if s.startAfter > 0 && p.gets >= s.startAfter && p.DesiredStatus == "CREATED" {
+			p.DesiredStatus = "RUNNING"
+		}
 		writeJSON(w, http.StatusOK, p)
 	case isPod && r.Method == http.MethodDelete:
 		if _, ok := s.pods[id]; !ok {
@@ -146,6 +194,69 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Error(w, "no such route", http.StatusNotFound)
 	}
+}
+
+// ProxyDomain is the domain of RunPod's proxy: a pod's http port p is https://<pod>-<p><ProxyDomain>.
+const ProxyDomain = ".proxy.runpod.net"
+
+// Proxy is RunPod's proxy in front of the pods' http ports, addressed by the request's host
+// (<pod>-<port>.proxy.runpod.net, whatever address it was dialled at): 200 on any path when the
+// pod exists, lists the port as http, runs, and the request carries the pod's API_KEY as bearer
+// token (the runtime's own check); 404 for no such pod or port, 503 while it does not run, 401
+// for another token. It records every request (Probes).
+func (s *Server) Proxy() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		probe := Probe{Host: host, Path: r.URL.Path}
+		code := s.proxyAnswer(host, r.Header.Get("Authorization"), &probe)
+		probe.Code = code
+		s.probes = append(s.probes, probe)
+		http.Error(w, http.StatusText(code), code)
+	})
+}
+
+func (s *Server) proxyAnswer(host, authorization string, probe *Probe) int {
+	podPort, ok := strings.CutSuffix(host, ProxyDomain)
+	cut := strings.LastIndex(podPort, "-")
+	if !ok || cut < 0 {
+		return http.StatusNotFound
+	}
+	p, exists := s.pods[podPort[:cut]]
+	if !exists || !containsHTTPPort(p.Ports, podPort[cut+1:]) {
+		return http.StatusNotFound
+	}
+	probe.Authorized = p.Env["API_KEY"] != "" && authorization == "Bearer "+p.Env["API_KEY"]
+	switch {
+	case p.DesiredStatus != "RUNNING":
+		return http.StatusServiceUnavailable
+	case !probe.Authorized:
+		return http.StatusUnauthorized
+	}
+	return http.StatusOK
+}
+
+func containsHTTPPort(ports []string, port string) bool {
+	if _, err := strconv.Atoi(port); err != nil {
+		return false
+	}
+	for _, p := range ports {
+		if p == port+"/http" {
+			return true
+		}
+	}
+	return false
+}
+
+// Probes are the requests the proxy answered so far.
+func (s *Server) Probes() []Probe {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Probe(nil), s.probes...)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -11,8 +11,19 @@
 // creationTimestamp and status; condition times in the status are 1970-01-01T00:00:00Z.
 //
 // The Agent reconciler reads each Agent's card over HTTP from <agent>.<ns>.svc.cluster.local:
-// every such address is dialled at -card-address instead (the golden test's card server);
-// nothing else is reachable.
+// every such address is dialled at -card-address instead (the golden test's card server).
+//
+// The GPU reconciler runs with upstream's RunPod driver pointed at -runpod-api (a fake RunPod
+// API, through the reconciler's NewProvider hook; upstream's own gpu.NewProvider for any other
+// provider name) and upstream's own readiness probe, whose https://<pod>-<port>.proxy.runpod.net
+// is dialled at -runpod-proxy-address, trusting only the certificate of -runpod-proxy-ca; its
+// clock stands at -clock. The request's supporting objects hold the credentials Secret.
+//
+// Every address given must be loopback; nothing else is reachable.
+//
+// The store folds a Secret's stringData into its data on every create and update, as the API
+// server does (controller-runtime's fake client does not): upstream's GPU reconciler writes its
+// connection Secret with stringData and reads the token back from data.
 //
 // This file is not upstream's: it is the harness around upstream's code (the rest of this
 // module, copied unchanged; hack/tools/igwrender/README.md).
@@ -21,6 +32,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -28,9 +41,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -44,12 +59,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/inference-gateway/operator/api/v1alpha1"
 	"github.com/inference-gateway/operator/internal/controller"
+	"github.com/inference-gateway/operator/internal/gpu"
 )
 
 // maxPasses bounds the passes; every golden case settles after two.
@@ -92,11 +109,32 @@ func must(err error) {
 	}
 }
 
+// world is what the reconcilers reach outside the store.
+type world struct {
+	// runPodAPI is the fake RunPod API's base URL, "" for none.
+	runPodAPI string
+	// clock is the GPU reconciler's Now.
+	clock time.Time
+}
+
 func main() {
 	cardAddress := flag.String("card-address", "", "host:port answering every *.svc.cluster.local address (the agent-card server); empty: none answers")
+	runPodAPI := flag.String("runpod-api", "", "base URL of the (fake) RunPod API, loopback; empty: no GPU can be rendered")
+	proxyAddress := flag.String("runpod-proxy-address", "", "host:port answering every *.proxy.runpod.net address over TLS (the readiness probe's stand-in), loopback")
+	proxyCA := flag.String("runpod-proxy-ca", "", "PEM file of the certificate -runpod-proxy-address presents")
+	clock := flag.String("clock", "2026-01-02T03:04:05Z", "the GPU reconciler's time (RFC 3339)")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
-	http.DefaultTransport = cardTransport(*cardAddress)
+	w := world{runPodAPI: *runPodAPI}
+	var err error
+	if w.clock, err = time.Parse(time.RFC3339, *clock); err != nil {
+		fatal(err)
+	}
+	transport, err := newTransport(*cardAddress, *runPodAPI, *proxyAddress, *proxyCA)
+	if err != nil {
+		fatal(err)
+	}
+	http.DefaultTransport = transport
 
 	scheme := newScheme()
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
@@ -108,7 +146,7 @@ func main() {
 			res := response{}
 			if err := json.Unmarshal(line, &req); err != nil {
 				res.Error = err.Error()
-			} else if objects, status, err := render(scheme, req); err != nil {
+			} else if objects, status, err := render(scheme, w, req); err != nil {
 				res.Error = err.Error()
 			} else {
 				res.Objects, res.Status = objects, status
@@ -121,23 +159,70 @@ func main() {
 	}
 }
 
-// cardTransport dials address for every *.svc.cluster.local host and refuses the rest.
-func cardTransport(address string) *http.Transport {
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "igw-render:", err)
+	os.Exit(2)
+}
+
+// newTransport dials cardAddress for every *.svc.cluster.local host, proxyAddress (TLS, trusting
+// proxyCA alone) for every *.proxy.runpod.net host, runPodAPI's own address for its host, and
+// refuses the rest. Every address must be loopback.
+func newTransport(cardAddress, runPodAPI, proxyAddress, proxyCA string) (*http.Transport, error) {
+	routes := map[string]string{}
+	if cardAddress != "" {
+		routes[".svc.cluster.local"] = cardAddress
+	}
+	if proxyAddress != "" {
+		routes[".proxy.runpod.net"] = proxyAddress
+	}
+	apiHost := ""
+	if runPodAPI != "" {
+		u, err := url.Parse(runPodAPI)
+		if err != nil || u.Scheme != "http" || u.Port() == "" {
+			return nil, fmt.Errorf("-runpod-api %q: want http://<loopback address>:<port>", runPodAPI)
+		}
+		apiHost = u.Host
+	}
+	for _, address := range []string{cardAddress, proxyAddress, apiHost} {
+		if address == "" {
+			continue
+		}
+		host, _, err := net.SplitHostPort(address)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("address %q is not a loopback host:port", address)
+		}
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: x509.NewCertPool()}
+	if proxyCA != "" {
+		pemData, err := os.ReadFile(proxyCA)
+		if err != nil {
+			return nil, err
+		}
+		if !tlsConfig.RootCAs.AppendCertsFromPEM(pemData) {
+			return nil, fmt.Errorf("-runpod-proxy-ca %s: no certificate", proxyCA)
+		}
+	}
 	dialer := &net.Dialer{}
 	return &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if apiHost != "" && addr == apiHost {
+				return dialer.DialContext(ctx, network, addr)
+			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return nil, err
 			}
-			if address == "" || !strings.HasSuffix(host, ".svc.cluster.local") {
-				return nil, fmt.Errorf("dial %s: no such host in the renderer", addr)
+			for suffix, to := range routes {
+				if strings.HasSuffix(host, suffix) {
+					return dialer.DialContext(ctx, network, to)
+				}
 			}
-			return dialer.DialContext(ctx, network, address)
+			return nil, fmt.Errorf("dial %s: no such host in the renderer", addr)
 		},
+		TLSClientConfig:   tlsConfig,
 		DisableKeepAlives: true,
-	}
+	}, nil
 }
 
 func typed(scheme *runtime.Scheme, content map[string]interface{}) (client.Object, error) {
@@ -152,7 +237,7 @@ func typed(scheme *runtime.Scheme, content map[string]interface{}) (client.Objec
 	return obj.(client.Object), nil
 }
 
-func render(scheme *runtime.Scheme, req request) (objects []map[string]interface{}, status map[string]interface{}, err error) {
+func render(scheme *runtime.Scheme, w world, req request) (objects []map[string]interface{}, status map[string]interface{}, err error) {
 	// A panic in Reconcile is an error of the pass, as controller-runtime's RecoverPanic (on by
 	// default) makes it: the controller logs it and requeues.
 	defer func() {
@@ -160,10 +245,49 @@ func render(scheme *runtime.Scheme, req request) (objects []map[string]interface
 			objects, status, err = nil, nil, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return reconcileUntilSettled(scheme, req)
+	return reconcileUntilSettled(scheme, w, req)
 }
 
-func reconcileUntilSettled(scheme *runtime.Scheme, req request) ([]map[string]interface{}, map[string]interface{}, error) {
+// secretsAsStored folds a Secret's stringData into its data on every create and update, as the
+// API server does.
+var secretsAsStored = interceptor.Funcs{
+	Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		foldStringData(obj)
+		return c.Create(ctx, obj, opts...)
+	},
+	Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+		foldStringData(obj)
+		return c.Update(ctx, obj, opts...)
+	},
+}
+
+func foldStringData(obj client.Object) {
+	secret, ok := obj.(*corev1.Secret)
+	if !ok || len(secret.StringData) == 0 {
+		return
+	}
+	if secret.Data == nil {
+		secret.Data = map[string][]byte{}
+	}
+	for k, v := range secret.StringData {
+		secret.Data[k] = []byte(v)
+	}
+	secret.StringData = nil
+}
+
+// newGPUProvider is the GPU reconciler's NewProvider: upstream's RunPod driver at the fake API
+// for runpod, upstream's gpu.NewProvider (its error) for any other name.
+func (w world) newGPUProvider(name, apiKey string) (gpu.Provider, error) {
+	if name != "runpod" {
+		return gpu.NewProvider(name, apiKey)
+	}
+	if w.runPodAPI == "" {
+		return nil, errors.New("igw-render: no -runpod-api for the RunPod driver")
+	}
+	return gpu.NewRunPodProvider(apiKey, w.runPodAPI), nil
+}
+
+func reconcileUntilSettled(scheme *runtime.Scheme, w world, req request) ([]map[string]interface{}, map[string]interface{}, error) {
 	cr, err := typed(scheme, req.CR)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cr: %w", err)
@@ -180,7 +304,7 @@ func reconcileUntilSettled(scheme *runtime.Scheme, req request) ([]map[string]in
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).
 		WithStatusSubresource(&v1alpha1.Gateway{}, &v1alpha1.Agent{}, &v1alpha1.Orchestrator{}, &v1alpha1.MCP{}, &v1alpha1.GPU{}).
-		WithObjects(objects...).Build()
+		WithObjects(objects...).WithInterceptorFuncs(secretsAsStored).Build()
 
 	var r reconcile.Reconciler
 	switch cr.(type) {
@@ -192,6 +316,12 @@ func reconcileUntilSettled(scheme *runtime.Scheme, req request) ([]map[string]in
 		r = &controller.OrchestratorReconciler{Client: c, Scheme: scheme}
 	case *v1alpha1.MCP:
 		r = &controller.MCPReconciler{Client: c, Scheme: scheme}
+	case *v1alpha1.GPU:
+		if w.runPodAPI == "" {
+			return nil, nil, errors.New("a GPU needs -runpod-api")
+		}
+		clock := w.clock
+		r = &controller.GPUReconciler{Client: c, Scheme: scheme, NewProvider: w.newGPUProvider, Now: func() time.Time { return clock }}
 	default:
 		return nil, nil, fmt.Errorf("no reconciler for %T", cr)
 	}
