@@ -706,6 +706,11 @@ func TestOperatorAccess(t *testing.T) {
 		{"manage cert-manager Issuers", inNamespace, r("cert-manager.io", "issuers", "create", ""), true},
 		{"update its Issuer", inNamespace, r("cert-manager.io", "issuers", "update", "lws-selfsigned-issuer"), true},
 		{"update another Issuer", inNamespace, r("cert-manager.io", "issuers", "update", "other"), false},
+		// Listed and watched by name: the informers select the one object (issue 33).
+		{"watch its Issuer", inNamespace, r("cert-manager.io", "issuers", "watch", "lws-selfsigned-issuer"), true},
+		{"list every Issuer of its namespace", inNamespace, r("cert-manager.io", "issuers", "list", ""), false},
+		{"watch OpenShift's APIServer configuration", cluster, r("config.openshift.io", "apiservers", "watch", "cluster"), true},
+		{"list every APIServer configuration", cluster, r("config.openshift.io", "apiservers", "list", ""), false},
 		{"manage ServiceMonitors", inNamespace, r("monitoring.coreos.com", "servicemonitors", "delete", ""), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
