@@ -682,6 +682,10 @@ func TestOperatorAccess(t *testing.T) {
 		{"bind any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "bind", ""), false},
 		{"escalate any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "escalate", ""), false},
 		{"delete another webhook", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "delete", "other"), false},
+		{"watch its validating webhook", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "watch", "lws-validating-webhook-configuration"), true},
+		{"list its mutating webhook", cluster, r("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "list", "lws-mutating-webhook-configuration"), true},
+		{"list every webhook configuration", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "list", ""), false},
+		{"watch every mutating webhook", cluster, r("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "watch", ""), false},
 		// Reading Secrets in every namespace is the batch gateway's (TestBatchGatewayAccess);
 		// writing them outside its namespace goes no further than create, update and delete.
 		{"patch Secrets cluster-wide", cluster, r("", "secrets", "patch", ""), false},

@@ -2,12 +2,12 @@ package lws
 
 import (
 	"context"
+	"maps"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -62,6 +62,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 	if err != nil {
 		return nil, err
 	}
+	webhooks := NewWebhookFactories(deps.Kube, deps.Resync)
 	_, controller := New(Config{
 		Namespace:      deps.Namespace,
 		Image:          deps.Image(ImageEnv),
@@ -70,7 +71,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 		CRD:            deps.CRDWatch(CRDName),
 		Optional:       deps.Optional,
 		Listeners:      deps.Listeners,
-		Informers:      append(RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, deps.Managed), disaggregatedSetCRDInformers(deps)...),
+		Informers:      append(RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, webhooks), disaggregatedSetCRDInformers(deps)...),
 		Secrets:        deps.Namespaced.Core().V1().Secrets().Lister(),
 		ConfigMaps:     deps.Namespaced.Core().V1().ConfigMaps().Lister(),
 		Recorder:       deps.Recorder,
@@ -82,8 +83,11 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 			{Controller: loglevel.NewClusterOperatorLoggingController(operatorClient, deps.Recorder), Workers: 1},
 		},
 		Degraded:  Degraded(operatorClient),
-		Informers: []cache.SharedIndexInformer{operatorClient.Informer()},
-		Start:     operatorInformers.Start,
+		Informers: append([]cache.SharedIndexInformer{operatorClient.Informer()}, webhooks.Informers()...),
+		Start: func(stop <-chan struct{}) {
+			operatorInformers.Start(stop)
+			webhooks.Start(stop)
+		},
 	}, nil
 }
 
@@ -140,13 +144,14 @@ func requests(namespace string) []registry.Request {
 		{Namespace: namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""},
 			Resources: []string{"serviceaccounts"}, Verbs: []string{"list", "watch"}}},
 	}
-	// The informers of the optional APIs that select one object by name list and watch it by
-	// that name; those of objects the operator reads and never makes (OpenShift's APIServer
-	// configuration) are asked for here, the others with the operand's assets below.
-	watchedByName := map[schema.GroupVersionResource]string{}
+	// The informers that select one object by name (the webhook configurations', some optional
+	// APIs') list and watch it by that name; those of objects the operator reads and never makes
+	// (OpenShift's APIServer configuration) are asked for here, the others with the operand's
+	// assets below.
+	byName := maps.Clone(watchedByName)
 	for _, api := range OptionalAPIs(namespace) {
 		if api.Name != "" {
-			watchedByName[api.GVR] = api.Name
+			byName[api.GVR] = api.Name
 		}
 		if api.AllObjects {
 			var names []string
@@ -177,7 +182,7 @@ func requests(namespace string) []registry.Request {
 		switch {
 		case gvr.Resource == "customresourcedefinitions":
 			named, unnamed = []string{"get", "update", "list", "watch"}, []string{"create"}
-		case watchedByName[gvr] == obj.GetName():
+		case byName[gvr] == obj.GetName():
 			named, unnamed = []string{"get", "update", "delete", "list", "watch"}, []string{"create"}
 		}
 		rule := func(verbs []string, names ...string) registry.Request {
