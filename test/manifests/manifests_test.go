@@ -682,6 +682,10 @@ func TestOperatorAccess(t *testing.T) {
 		{"bind any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "bind", ""), false},
 		{"escalate any ClusterRole", cluster, r(rbacv1.GroupName, "clusterroles", "escalate", ""), false},
 		{"delete another webhook", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "delete", "other"), false},
+		{"watch its validating webhook", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "watch", "lws-validating-webhook-configuration"), true},
+		{"list its mutating webhook", cluster, r("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "list", "lws-mutating-webhook-configuration"), true},
+		{"list every webhook configuration", cluster, r("admissionregistration.k8s.io", "validatingwebhookconfigurations", "list", ""), false},
+		{"watch every mutating webhook", cluster, r("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "watch", ""), false},
 		// Reading Secrets in every namespace is the batch gateway's (TestBatchGatewayAccess);
 		// writing them outside its namespace goes no further than create, update and delete.
 		{"patch Secrets cluster-wide", cluster, r("", "secrets", "patch", ""), false},
@@ -706,6 +710,11 @@ func TestOperatorAccess(t *testing.T) {
 		{"manage cert-manager Issuers", inNamespace, r("cert-manager.io", "issuers", "create", ""), true},
 		{"update its Issuer", inNamespace, r("cert-manager.io", "issuers", "update", "lws-selfsigned-issuer"), true},
 		{"update another Issuer", inNamespace, r("cert-manager.io", "issuers", "update", "other"), false},
+		// Listed and watched by name: the informers select the one object (issue 33).
+		{"watch its Issuer", inNamespace, r("cert-manager.io", "issuers", "watch", "lws-selfsigned-issuer"), true},
+		{"list every Issuer of its namespace", inNamespace, r("cert-manager.io", "issuers", "list", ""), false},
+		{"watch OpenShift's APIServer configuration", cluster, r("config.openshift.io", "apiservers", "watch", "cluster"), true},
+		{"list every APIServer configuration", cluster, r("config.openshift.io", "apiservers", "list", ""), false},
 		{"manage ServiceMonitors", inNamespace, r("monitoring.coreos.com", "servicemonitors", "delete", ""), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -192,6 +192,29 @@ func TestEveryGrantIsRequested(t *testing.T) {
 	}
 }
 
+// TestNamespacedGrantsAreNotClusterWideToo: a right deploy/ grants the operator in a namespace
+// (05_role.yaml) is not one a cluster-wide grant already gives it. Each right is granted once,
+// where it is narrowest, so a count of the rules and verbs (docs/rbac.md) counts rights, and
+// narrowing the cluster-wide grant later shows, through TestEveryKindsRequestsAreGranted, the
+// namespaced rights that are then needed.
+func TestNamespacedGrantsAreNotClusterWideToo(t *testing.T) {
+	grants := grantsOf(t, serviceAccount)
+	var clusterWide []rbacv1.PolicyRule
+	for _, g := range grants {
+		if g.namespace == "" {
+			clusterWide = append(clusterWide, g.PolicyRule)
+		}
+	}
+	for _, p := range rights(grants) {
+		if p.namespace == "" {
+			continue
+		}
+		if covered, _ := validation.Covers(clusterWide, []rbacv1.PolicyRule{p.rule()}); covered {
+			t.Errorf("deploy/ grants the operator %s, which it holds cluster-wide already: remove it from the namespace's role", p)
+		}
+	}
+}
+
 // TestOperatorRequestsAreGranted: the operator's own requests (leader election, events, its pod,
 // delegated authentication, CRD watches) are granted where it makes them.
 func TestOperatorRequestsAreGranted(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -75,10 +76,14 @@ func CRDName(gvr schema.GroupVersionResource) string {
 // operator's monitors, Gateway API). Namespace limits its informer to one namespace; empty
 // watches every namespace. The informer holds only objects carrying the operator's managed-by
 // label, unless AllObjects: objects the operator reads but never makes (a user's
-// ReferenceGrant) carry no label of ours.
+// ReferenceGrant) carry no label of ours. Name limits it to the one object of that name, for an
+// API of which the operator uses one object (its Issuer, OpenShift's APIServer "cluster"): the
+// API server then authorizes the list and watch by that name, so RBAC can grant them with
+// resourceNames instead of for every object (issue 33).
 type OptionalAPI struct {
 	GVR        schema.GroupVersionResource
 	Namespace  string
+	Name       string
 	AllObjects bool
 }
 
@@ -140,8 +145,8 @@ func NewOptionalAPIs(ctx context.Context, dynamicClient dynamic.Interface, apiex
 	return o
 }
 
-// mergeOptionalAPIs keeps one entry per API: operands that use an API in different namespaces
-// share one informer over all namespaces.
+// mergeOptionalAPIs keeps one entry per API: operands that use an API in different namespaces,
+// or different objects of it, share one informer over all namespaces or objects.
 func mergeOptionalAPIs(apis []OptionalAPI) []OptionalAPI {
 	var out []OptionalAPI
 	index := map[schema.GroupVersionResource]int{}
@@ -154,6 +159,9 @@ func mergeOptionalAPIs(apis []OptionalAPI) []OptionalAPI {
 		}
 		if out[i].Namespace != api.Namespace {
 			out[i].Namespace = metav1.NamespaceAll
+		}
+		if out[i].Name != api.Name {
+			out[i].Name = ""
 		}
 		out[i].AllObjects = out[i].AllObjects || api.AllObjects
 	}
@@ -240,12 +248,8 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	if api.informer != nil {
 		return
 	}
-	tweak := func(lo *metav1.ListOptions) { lo.LabelSelector = ManagedBySelector() }
-	if api.AllObjects {
-		tweak = nil
-	}
 	informer := dynamicinformer.NewFilteredDynamicInformer(o.dynamic, api.GVR, api.Namespace, o.resync,
-		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, api.selectObjects).Informer()
 	_ = informer.SetTransform(DropManagedFields)
 	listener := &fanOut{informer: informer}
 	o.mu.Lock()
@@ -260,6 +264,17 @@ func (o *OptionalAPIs) ensureInformer(api *optionalAPI) {
 	ctx, stop := context.WithCancel(o.ctx)
 	go informer.Run(ctx.Done())
 	api.informer, api.listener, api.stop = informer, listener, stop
+}
+
+// selectObjects limits the informer's list and watch to the objects the operator uses: those
+// carrying its managed-by label (unless AllObjects), and the one named Name, if set.
+func (api OptionalAPI) selectObjects(lo *metav1.ListOptions) {
+	if !api.AllObjects {
+		lo.LabelSelector = ManagedBySelector()
+	}
+	if api.Name != "" {
+		lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", api.Name).String()
+	}
 }
 
 // stopInformer stops the informer of an optional API whose CRD is gone (its objects went with

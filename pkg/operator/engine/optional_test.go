@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 )
 
 // An optional API's informer follows its CRD: it stops when the CRD goes away, and a new one
@@ -121,5 +123,93 @@ func TestCRDWatchesOfAreTheGivenAPIs(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s: CRDWatchesOf = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// An optional API's informer lists and watches only what the operator uses: its labelled
+// objects, every object (AllObjects), and of those the one of Name, by a field selector that
+// the API server authorizes by that name, so RBAC can grant the list and watch with
+// resourceNames (issue 33).
+func TestOptionalAPISelectsItsObjects(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "apiservers"}
+	for _, tc := range []struct {
+		name                 string
+		api                  OptionalAPI
+		wantLabels, wantName string
+	}{
+		{"labelled objects", OptionalAPI{GVR: gvr}, ManagedBySelector(), ""},
+		{"every object", OptionalAPI{GVR: gvr, AllObjects: true}, "", ""},
+		{"the labelled object of a name", OptionalAPI{GVR: gvr, Namespace: "ns", Name: "lws-selfsigned-issuer"}, ManagedBySelector(), "metadata.name=lws-selfsigned-issuer"},
+		{"the object of a name, labelled or not", OptionalAPI{GVR: gvr, Name: "cluster", AllObjects: true}, "", "metadata.name=cluster"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lo metav1.ListOptions
+			tc.api.selectObjects(&lo)
+			if lo.LabelSelector != tc.wantLabels || lo.FieldSelector != tc.wantName {
+				t.Errorf("list options: labels %q, fields %q; want %q, %q", lo.LabelSelector, lo.FieldSelector, tc.wantLabels, tc.wantName)
+			}
+
+			// The informer asks the API server with those options.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			crd := &apiextensionsv1.CustomResourceDefinition{
+				ObjectMeta: metav1.ObjectMeta{Name: CRDName(gvr)},
+				Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+					{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
+				}},
+			}
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "APIServerList"})
+			o := NewOptionalAPIs(ctx, dyn, apiextfake.NewSimpleClientset(crd), 0, NewCaches(), tc.api)
+			watch := o.CRDWatches()[0]
+			go watch.Informer.Run(ctx.Done())
+			waitUntil(t, "the CRD watch to see the CRD", watch.Established)
+			if _, err := o.List(gvr, tc.api.Namespace); err != nil {
+				t.Fatal(err)
+			}
+			var lists int
+			for _, a := range dyn.Actions() {
+				list, ok := a.(clienttesting.ListAction)
+				if !ok || a.GetResource() != gvr {
+					continue
+				}
+				lists++
+				r := list.GetListRestrictions()
+				if r.Labels.String() != tc.wantLabels || r.Fields.String() != tc.wantName || a.GetNamespace() != tc.api.Namespace {
+					t.Errorf("listed namespace %q with labels %q, fields %q; want %q, %q, %q", a.GetNamespace(), r.Labels, r.Fields, tc.api.Namespace, tc.wantLabels, tc.wantName)
+				}
+			}
+			if lists == 0 {
+				t.Error("the informer listed nothing")
+			}
+		})
+	}
+}
+
+// Operands that use one API share an informer: it covers every namespace, and every object of a
+// name, that one of them uses.
+func TestMergeOptionalAPIs(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "issuers"}
+	other := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
+	for _, tc := range []struct {
+		name string
+		apis []OptionalAPI
+		want []OptionalAPI
+	}{
+		{"one", []OptionalAPI{{GVR: gvr, Namespace: "ns", Name: "a"}}, []OptionalAPI{{GVR: gvr, Namespace: "ns", Name: "a"}}},
+		{"the same twice", []OptionalAPI{{GVR: gvr, Namespace: "ns", Name: "a"}, {GVR: gvr, Namespace: "ns", Name: "a"}},
+			[]OptionalAPI{{GVR: gvr, Namespace: "ns", Name: "a"}}},
+		{"two names: every object", []OptionalAPI{{GVR: gvr, Namespace: "ns", Name: "a"}, {GVR: gvr, Namespace: "ns", Name: "b"}},
+			[]OptionalAPI{{GVR: gvr, Namespace: "ns"}}},
+		{"a name and every object: every object", []OptionalAPI{{GVR: gvr, Name: "a"}, {GVR: gvr}}, []OptionalAPI{{GVR: gvr}}},
+		{"two namespaces: all of them", []OptionalAPI{{GVR: gvr, Namespace: "ns", Name: "a"}, {GVR: gvr, Namespace: "other", Name: "a"}},
+			[]OptionalAPI{{GVR: gvr, Name: "a"}}},
+		{"unlabelled wins", []OptionalAPI{{GVR: gvr}, {GVR: gvr, AllObjects: true}}, []OptionalAPI{{GVR: gvr, AllObjects: true}}},
+		{"two APIs stay apart", []OptionalAPI{{GVR: gvr, Name: "a"}, {GVR: other}}, []OptionalAPI{{GVR: gvr, Name: "a"}, {GVR: other}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mergeOptionalAPIs(tc.apis); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("mergeOptionalAPIs = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

@@ -127,6 +127,45 @@ func TestTLSWithHTTPRouteSpeaksHTTPS(t *testing.T) {
 	}
 }
 
+// TestBackendCAConfigMapOnlyWithACertificate: the BackendTLSPolicy's CA ConfigMap is written only
+// when the apiserver's TLS Secret holds a certificate (backendCA keeps its CERTIFICATE blocks,
+// engine.CertificatesOnly: "" when there are none, or no Secret yet), issue 33: "none written if
+// there are none"; the BackendTLSPolicy is there either way.
+func TestBackendCAConfigMapOnlyWithACertificate(t *testing.T) {
+	spec := minimalSpec()
+	spec.TLS = &batchv1alpha1.TLSSpec{Enabled: true, SecretName: "api-tls"}
+	spec.HTTPRoute = &batchv1alpha1.HTTPRouteSpec{Enabled: true}
+	const certificate = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+	for _, tc := range []struct {
+		name      string
+		backendCA string
+	}{
+		{"no certificate in the Secret, or no Secret yet", ""},
+		{"a certificate", certificate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := renderAll(renderInput{cr: testCR(spec), images: goldenImages, credentialsSecret: "creds", backendCA: tc.backendCA})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byA := map[string]renderedObject{}
+			for _, o := range objs {
+				byA[o.asset] = o
+			}
+			if !byA[bindata.BatchGatewayAPIServerBackendTLSPolicy].wanted {
+				t.Error("no BackendTLSPolicy")
+			}
+			cm := byA[bindata.BatchGatewayAPIServerBackendCA]
+			if cm.wanted != (tc.backendCA != "") {
+				t.Fatalf("CA ConfigMap wanted = %v, want %v", cm.wanted, tc.backendCA != "")
+			}
+			if got := cm.obj.(*corev1.ConfigMap).Data["ca.crt"]; cm.wanted && got != tc.backendCA {
+				t.Errorf("CA ConfigMap ca.crt = %q, want %q", got, tc.backendCA)
+			}
+		})
+	}
+}
+
 func deref(p *int64) interface{} {
 	if p == nil {
 		return nil

@@ -106,7 +106,7 @@ func (r *differentialRun) compare(oursCR, theirsCR map[string]interface{}) (diff
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(oursCR, typed); err != nil {
 		return out, err
 	}
-	rendered, ourErr := renderAll(renderInput{cr: typed, images: goldenImages, credentialsSecret: typed.Spec.SecretRef.Name})
+	rendered, ourErr := renderAll(renderInput{cr: typed, images: goldenImages, credentialsSecret: typed.Spec.SecretRef.Name, backendCA: goldenBackendCA})
 	if upErr != nil || ourErr != nil {
 		if (upErr == nil) != (ourErr == nil) {
 			out.unlisted["render"] = fieldDiff{kind: "render", path: "error", golden: fmt.Sprint(upErr), ours: fmt.Sprint(ourErr)}

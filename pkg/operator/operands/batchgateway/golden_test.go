@@ -51,6 +51,12 @@ var goldenImages = Images{
 	AsyncProcessor: "registry.example/llm-d-async:v0",
 }
 
+// goldenBackendCA is the certificate the comparisons' apiserver TLS Secret holds, as on a cluster
+// where cert-manager or the user made it: the render writes the BackendTLSPolicy's CA ConfigMap
+// only with a certificate (issue 33), and its content is this operator's alone (no upstream
+// render has the ConfigMap).
+const goldenBackendCA = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+
 // absent stands for a field that one side does not have.
 var absent = enginetest.Absent
 
@@ -354,7 +360,7 @@ func goldenObjectOf(key string, g, o map[string]interface{}) (obj goldenObject, 
 // objects, and every object only one side has (path ""), with the objects of either side.
 func diffGoldenCase(t *testing.T, in goldenInput) ([]fieldDiff, map[string]goldenObject) {
 	t.Helper()
-	rendered, err := renderAll(renderInput{cr: in.cr, images: goldenImages, credentialsSecret: in.cr.Spec.SecretRef.Name})
+	rendered, err := renderAll(renderInput{cr: in.cr, images: goldenImages, credentialsSecret: in.cr.Spec.SecretRef.Name, backendCA: goldenBackendCA})
 	if err != nil {
 		t.Fatalf("renderAll: %v", err)
 	}

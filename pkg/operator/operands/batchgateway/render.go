@@ -119,8 +119,8 @@ func (r *renderer) render(asset string) (runtime.Object, bool, error) {
 		return nil, false, err
 	}
 	wanted := ar.wanted(r.spec())
-	if allowed, governed := allowedByPolicy[asset]; governed && wanted {
-		wanted = allowed(r)
+	if needs, ok := alsoNeeds[asset]; ok && wanted {
+		wanted = needs(r)
 	}
 	obj, err := ar.build(r, content, wanted)
 	return obj, wanted, err
@@ -191,10 +191,12 @@ var assetRenderers = map[string]assetRenderer{
 	bindata.BatchGatewayAsyncProcessorPrometheusRule:        {both(asyncEnabled, prometheusRuleEnabled), unstructuredWith(prometheusRuleLabels)},
 }
 
-// allowedByPolicy says, for the assets the administrator's allowlists govern, whether the policy
-// allows a wanted object: refused, it is not wanted (and one made before is deleted).
-var allowedByPolicy = map[string]func(*renderer) bool{
+// alsoNeeds says, for the assets that need more than the spec asks for, whether a wanted object
+// has it; without it, it is not wanted (and one made before is deleted): the Certificate an
+// issuer the administrator's allowlists allow, the backend CA ConfigMap a certificate to hold.
+var alsoNeeds = map[string]func(*renderer) bool{
 	bindata.BatchGatewayAPIServerCertificate: issuerAllowed,
+	bindata.BatchGatewayAPIServerBackendCA:   hasBackendCA,
 }
 
 // typed builds a built-in kind from its manifest and applies the CR with the given functions,
@@ -284,6 +286,13 @@ func tlsEnabled(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
 func backendTLSWanted(spec *batchv1alpha1.LLMBatchGatewaySpec) bool {
 	return httpRouteEnabled(spec) && tlsEnabled(spec)
 }
+
+// hasBackendCA: the apiserver's TLS Secret holds a certificate for the BackendTLSPolicy's CA
+// ConfigMap. A ConfigMap holds certificates only (issue 33): none is written while the Secret is
+// missing or holds no CERTIFICATE block, and the policy's CA reference stays unresolved
+// meanwhile, which the Gateway API implementation reports on the policy (an empty CA verified
+// nothing either).
+func hasBackendCA(r *renderer) bool { return r.backendCA != "" }
 
 // issuerAllowed: the administrator allows the certificate's issuer (notAllowed).
 func issuerAllowed(r *renderer) bool { return len(notAllowed(r.cr, r.policy)) == 0 }

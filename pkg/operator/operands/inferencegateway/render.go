@@ -157,7 +157,7 @@ func engineDecides[R any](R) bool { return false }
 var gatewayRules = map[string]assetRule[*gatewayRenderer]{
 	bindata.InferenceGatewayServiceAccount:   {serviceAccountWanted, typed[corev1.ServiceAccount, *corev1.ServiceAccount, *gatewayRenderer]()},
 	bindata.InferenceGatewayRoutingConfigMap: {routingConfigMapWanted, typed(routingConfigMap)},
-	bindata.InferenceGatewayBackendCA:        {backendTLSWanted, typed(backendCAConfigMap)},
+	bindata.InferenceGatewayBackendCA:        {backendCAWanted, typed(backendCAConfigMap)},
 	bindata.InferenceGatewayService:          {always[*gatewayRenderer], typed(gatewayService)},
 	bindata.InferenceGatewayDeployment:       {always[*gatewayRenderer], typed(gatewayDeployment)},
 	bindata.InferenceGatewayHPA:              {gatewayHPAWanted, typed(gatewayHPA)},
@@ -197,6 +197,15 @@ func httpRouteWanted(r *gatewayRenderer) bool { return gatewayAPIEnabled(r.spec)
 // needs a BackendTLSPolicy and the CA it names (issue 16, defect 2).
 func backendTLSWanted(r *gatewayRenderer) bool {
 	return gatewayAPIEnabled(r.spec) && serverTLSEnabled(r.spec)
+}
+
+// backendCAWanted: the CA ConfigMap the BackendTLSPolicy names, once the certificate's Secret
+// holds a certificate. A ConfigMap holds certificates only (issue 33): none is written while the
+// Secret is missing or holds no CERTIFICATE block, and the policy's CA reference stays
+// unresolved meanwhile, which the Gateway API implementation reports on the policy (an empty CA
+// verified nothing either).
+func backendCAWanted(r *gatewayRenderer) bool {
+	return backendTLSWanted(r) && r.backendCA != ""
 }
 
 // gatewayAPIGatewayWanted: the operator creates a Gateway API Gateway unless the HTTPRoute

@@ -138,13 +138,15 @@ func TestWanted(t *testing.T) {
 			want: append(always, bindata.InferenceGatewayServiceMonitor),
 		},
 		{
-			name: "server TLS with Gateway API: a BackendTLSPolicy and its CA (issue 16, defect 2)",
+			// Its CA's ConfigMap too once the Secret holds a certificate (rendered here without one):
+			// TestBackendCAConfigMapOnlyWithACertificate.
+			name: "server TLS with Gateway API: a BackendTLSPolicy (issue 16, defect 2)",
 			spec: v1alpha1.GatewaySpec{
 				Server:     &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("c", "crt"), KeyRef: secretRef("c", "key")}},
 				GatewayAPI: &v1alpha1.RoutingSpec{Enabled: true},
 			},
 			want: append(always, bindata.InferenceGatewayGatewayAPIGateway, bindata.InferenceGatewayHTTPRoute,
-				bindata.InferenceGatewayBackendTLSPolicy, bindata.InferenceGatewayBackendCA),
+				bindata.InferenceGatewayBackendTLSPolicy),
 		},
 		{
 			name: "server TLS without Gateway API",
@@ -198,7 +200,9 @@ func everything() v1alpha1.GatewaySpec {
 
 // TestLabels: one label set on every object and pod template; the selectors stay upstream's.
 func TestLabels(t *testing.T) {
-	objs := render(t, testGateway(everything()))
+	// With the server certificate's CA, which the backend CA ConfigMap needs to be wanted.
+	cr := testGateway(everything())
+	objs := byAsset(must(renderAll(renderInput{cr: cr, mcpServers: mcpServerURLs(cr, nil), backendCA: "CA PEM"})))
 	want := objectLabels("gw", componentGateway)
 	for asset, o := range objs {
 		// The PodDisruptionBudget's wanted is the engine's to decide (TestPodDisruptionBudgets).
@@ -396,6 +400,47 @@ func TestBackendCAOf(t *testing.T) {
 	}
 	if got := backendCAOf(&v1alpha1.GatewaySpec{}, lookup); got != "" {
 		t.Errorf("without TLS: %q", got)
+	}
+}
+
+// TestBackendCAConfigMapOnlyWithACertificate: the BackendTLSPolicy's CA ConfigMap is written
+// only when the certificate's Secret holds a CERTIFICATE block, and then with nothing else
+// (issue 33: "none written if there are none"); the BackendTLSPolicy is there either way.
+func TestBackendCAConfigMapOnlyWithACertificate(t *testing.T) {
+	spec := v1alpha1.GatewaySpec{
+		Server:     &v1alpha1.ServerSpec{TLS: &v1alpha1.TLSConfig{Enabled: true, CertificateRef: secretRef("c", "tls.crt"), KeyRef: secretRef("c", "tls.key")}},
+		GatewayAPI: &v1alpha1.RoutingSpec{Enabled: true},
+	}
+	cert := testCertificatePEM(t, []string{"gw.llm.svc"})
+	const privateKey = "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"
+	for _, tc := range []struct {
+		name   string
+		secret *corev1.Secret
+		wantCA string // "": no ConfigMap
+	}{
+		{"no Secret yet", nil, ""},
+		{"a certificate", &corev1.Secret{Data: map[string][]byte{"tls.crt": []byte(cert)}}, cert},
+		{"a bundle of the certificate and its key", &corev1.Secret{Data: map[string][]byte{"tls.crt": []byte(cert + privateKey)}}, cert},
+		{"only a private key", &corev1.Secret{Data: map[string][]byte{"tls.crt": []byte(privateKey)}}, ""},
+		{"text that is no PEM", &corev1.Secret{Data: map[string][]byte{"tls.crt": []byte("not a certificate")}}, ""},
+		{"an empty ca.crt and no certificate", &corev1.Secret{Data: map[string][]byte{"ca.crt": nil, "tls.crt": []byte(privateKey)}}, ""},
+		{"ca.crt holding only a key", &corev1.Secret{Data: map[string][]byte{"ca.crt": []byte(privateKey), "tls.crt": []byte(cert)}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gw := testGateway(spec)
+			ca := backendCAOf(&gw.Spec, func(string) *corev1.Secret { return tc.secret })
+			byA := byAsset(must(renderAll(renderInput{cr: gw, backendCA: ca})))
+			if !byA[bindata.InferenceGatewayBackendTLSPolicy].wanted {
+				t.Error("no BackendTLSPolicy")
+			}
+			cm := byA[bindata.InferenceGatewayBackendCA]
+			if cm.wanted != (tc.wantCA != "") {
+				t.Fatalf("CA ConfigMap wanted = %v, want %v", cm.wanted, tc.wantCA != "")
+			}
+			if got := cm.obj.(*corev1.ConfigMap).Data; cm.wanted && !reflect.DeepEqual(got, map[string]string{"ca.crt": tc.wantCA}) {
+				t.Errorf("CA ConfigMap data %q, want the certificate alone", got)
+			}
+		})
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // re-create a deleted object because of the delete event, long before any resync.
 func TestControllerRepairsDriftFromWatchEvents(t *testing.T) {
 	env := newFakeEnv(t, fullyInstalled()...)
-	env.clusterScoped.Start(env.ctx.Done())
+	env.webhooks.Start(env.ctx.Done())
 	go env.controller.Run(env.ctx, 1)
 	// The fake operator client brings no CR events; a first event from a watched kind does.
 	trigger := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "trigger", Namespace: testNamespace}}

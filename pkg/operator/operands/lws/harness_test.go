@@ -53,10 +53,10 @@ type fakeEnv struct {
 	syncCtx  factory.SyncContext
 	caches   *engine.Caches
 
-	controller    factory.Controller
-	clusterScoped informers.SharedInformerFactory
-	namespaced    informers.SharedInformerFactory
-	crd           *engine.CRDWatch
+	controller factory.Controller
+	webhooks   WebhookFactories
+	namespaced informers.SharedInformerFactory
+	crd        *engine.CRDWatch
 	// keptCRDWatches watch the DisaggregatedSet CRDs, as the starter does.
 	keptCRDWatches []*engine.CRDWatch
 	optional       *engine.OptionalAPIs
@@ -238,15 +238,14 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 		env: env,
 	}
 
-	// Informers as the starter builds them: the operand namespace, label-filtered cluster-scoped
-	// kinds, the CRD watch and the optional APIs, all registered in the caches.
+	// Informers as the starter builds them: the operand namespace, the webhook configurations by
+	// name, the CRD watch and the optional APIs, all registered in the caches.
 	env.caches = engine.NewCaches()
 	env.namespaced = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(testNamespace))
-	env.clusterScoped = informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = engine.ManagedBySelector() }))
+	env.webhooks = NewWebhookFactories(kube, 0)
 	env.crd = engine.NewCRDWatch(apiext, CRDName, 0, engine.DropManagedFields)
 	env.optional = engine.NewOptionalAPIs(ctx, dyn, apiext, 0, env.caches, OptionalAPIs(testNamespace)...)
-	watched := RegisterInformers(env.caches, nil, env.namespaced, env.clusterScoped)
+	watched := RegisterInformers(env.caches, nil, env.namespaced, env.webhooks)
 	env.caches.AddInformer(engine.CustomResourceDefinitions, env.crd.Informer)
 	for _, name := range DisaggregatedSetCRDNames {
 		w := engine.NewCRDWatch(apiext, name, 0, engine.DropManagedFields)
@@ -273,9 +272,10 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	env.syncCtx = factory.NewSyncContext("test", env.recorder)
 
 	env.namespaced.Start(ctx.Done())
-	env.clusterScoped.Start(ctx.Done())
+	env.webhooks.Start(ctx.Done())
 	env.namespaced.WaitForCacheSync(ctx.Done())
-	env.clusterScoped.WaitForCacheSync(ctx.Done())
+	env.webhooks.Mutating.WaitForCacheSync(ctx.Done())
+	env.webhooks.Validating.WaitForCacheSync(ctx.Done())
 	go env.crd.Informer.Run(ctx.Done())
 	for _, w := range env.keptCRDWatches {
 		go w.Informer.Run(ctx.Done())
@@ -385,7 +385,8 @@ func (e *fakeEnv) settle() {
 			e.namespaced.Core().V1().ServiceAccounts().Informer(),
 			e.namespaced.Core().V1().ConfigMaps().Informer(),
 			e.namespaced.Core().V1().Services().Informer(),
-			e.clusterScoped.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer(),
+			e.webhooks.Validating.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer(),
+			e.webhooks.Mutating.Admissionregistration().V1().MutatingWebhookConfigurations().Informer(),
 			e.crd.Informer,
 		} {
 			if !inf.HasSynced() {

@@ -4,6 +4,7 @@
 package lws
 
 import (
+	"github.com/llm-infra/llm-infra-operator/bindata"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 )
 
@@ -41,15 +42,26 @@ const (
 // ServiceMonitorGVR is the Prometheus operator's ServiceMonitor.
 var ServiceMonitorGVR = engine.ServiceMonitorGVR
 
-// OptionalAPIs are the optional APIs this operand uses, all in its namespace.
+// OptionalAPIs are the optional APIs this operand uses, all in its namespace. Of an API whose
+// one object it uses, only that object is watched (by name), so that the operator's list and
+// watch of it are granted by name too (requests).
 func OptionalAPIs(namespace string) []engine.OptionalAPI {
 	return []engine.OptionalAPI{
-		{GVR: engine.IssuerGVR, Namespace: namespace},
+		{GVR: engine.IssuerGVR, Namespace: namespace, Name: assetName(bindata.LWSIssuer)},
 		{GVR: engine.CertificateGVR, Namespace: namespace},
 		{GVR: ServiceMonitorGVR, Namespace: namespace},
 		// OpenShift's cluster configuration, which the operator reads and never makes.
-		{GVR: APIServerGVR, AllObjects: true},
+		{GVR: APIServerGVR, Name: apiServerConfigName, AllObjects: true},
 	}
+}
+
+// assetName is the name of the object an embedded manifest holds.
+func assetName(asset string) string {
+	obj, err := engine.DecodeManifest(bindata.MustAsset(asset))
+	if err != nil {
+		panic(err) // the embedded manifests are broken: every test fails
+	}
+	return obj.GetName()
 }
 
 // CRDName is the LeaderWorkerSet CRD, which the operand installs and watches.

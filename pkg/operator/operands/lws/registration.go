@@ -2,6 +2,7 @@ package lws
 
 import (
 	"context"
+	"maps"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -61,6 +62,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 	if err != nil {
 		return nil, err
 	}
+	webhooks := NewWebhookFactories(deps.Kube, deps.Resync)
 	_, controller := New(Config{
 		Namespace:      deps.Namespace,
 		Image:          deps.Image(ImageEnv),
@@ -69,7 +71,7 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 		CRD:            deps.CRDWatch(CRDName),
 		Optional:       deps.Optional,
 		Listeners:      deps.Listeners,
-		Informers:      append(RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, deps.Managed), disaggregatedSetCRDInformers(deps)...),
+		Informers:      append(RegisterInformers(deps.Caches, deps.Listeners, deps.Namespaced, webhooks), disaggregatedSetCRDInformers(deps)...),
 		Secrets:        deps.Namespaced.Core().V1().Secrets().Lister(),
 		ConfigMaps:     deps.Namespaced.Core().V1().ConfigMaps().Lister(),
 		Recorder:       deps.Recorder,
@@ -81,8 +83,11 @@ func start(_ context.Context, deps *registry.Deps) (*registry.Started, error) {
 			{Controller: loglevel.NewClusterOperatorLoggingController(operatorClient, deps.Recorder), Workers: 1},
 		},
 		Degraded:  Degraded(operatorClient),
-		Informers: []cache.SharedIndexInformer{operatorClient.Informer()},
-		Start:     operatorInformers.Start,
+		Informers: append([]cache.SharedIndexInformer{operatorClient.Informer()}, webhooks.Informers()...),
+		Start: func(stop <-chan struct{}) {
+			operatorInformers.Start(stop)
+			webhooks.Start(stop)
+		},
 	}, nil
 }
 
@@ -118,7 +123,7 @@ func Degraded(client v1helpers.OperatorClient) engine.DegradedSource {
 // that are not assets (certrotation's CA, its bundle and serving certificates, the operand
 // ConfigMap; cert-manager's and the service CA's issued Secrets, read and deleted on removal),
 // with the ServiceAccounts there (watched: the controller's is installed, checkInstalledRBAC),
-// with OpenShift's APIServer configuration (read: its TLS profile), with the installed RBAC of
+// with OpenShift's APIServer configuration "cluster" (read by name: its TLS profile), with the installed RBAC of
 // earlier releases (releaseInstalledRBAC: read and updated by name), and with each of the
 // operand's objects: watch the kind, create the object, and get, update and delete it by name
 // (the CRD: watched by name, never deleted), and list and delete the dependents deleted
@@ -138,8 +143,24 @@ func requests(namespace string) []registry.Request {
 		// The installed ServiceAccount's informer (checkInstalledRBAC).
 		{Namespace: namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""},
 			Resources: []string{"serviceaccounts"}, Verbs: []string{"list", "watch"}}},
-		{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{APIServerGVR.Group},
-			Resources: []string{APIServerGVR.Resource}, Verbs: []string{"list", "watch"}}},
+	}
+	// The informers that select one object by name (the webhook configurations', some optional
+	// APIs') list and watch it by that name; those of objects the operator reads and never makes
+	// (OpenShift's APIServer configuration) are asked for here, the others with the operand's
+	// assets below.
+	byName := maps.Clone(watchedByName)
+	for _, api := range OptionalAPIs(namespace) {
+		if api.Name != "" {
+			byName[api.GVR] = api.Name
+		}
+		if api.AllObjects {
+			var names []string
+			if api.Name != "" {
+				names = []string{api.Name}
+			}
+			out = append(out, registry.Request{Namespace: api.Namespace, PolicyRule: rbacv1.PolicyRule{APIGroups: []string{api.GVR.Group},
+				Resources: []string{api.GVR.Resource}, Verbs: []string{"list", "watch"}, ResourceNames: names}})
+		}
 	}
 	out = append(out, installedRBACRequests(namespace)...)
 	for _, asset := range Assets() {
@@ -155,10 +176,14 @@ func requests(namespace string) []registry.Request {
 		if obj.GetNamespace() != "" {
 			ns = namespace
 		}
-		// resourceapply creates and updates, never patches (engine.ObjectVerbs).
+		// resourceapply creates and updates, never patches (engine.ObjectVerbs). An object
+		// watched by name (a CRD, an optional API's one object) is listed and watched by name.
 		named, unnamed := []string{"get", "update", "delete"}, []string{"list", "watch", "create"}
-		if gvr.Resource == "customresourcedefinitions" {
+		switch {
+		case gvr.Resource == "customresourcedefinitions":
 			named, unnamed = []string{"get", "update", "list", "watch"}, []string{"create"}
+		case byName[gvr] == obj.GetName():
+			named, unnamed = []string{"get", "update", "delete", "list", "watch"}, []string{"create"}
 		}
 		rule := func(verbs []string, names ...string) registry.Request {
 			return registry.Request{Namespace: ns, PolicyRule: rbacv1.PolicyRule{
