@@ -42,7 +42,9 @@ func TestUpstreamRendersLWS(t *testing.T) {
 		if err := yaml.Unmarshal(data, &u.Object); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if u.GetKind() != "" { // lws-controller-config/config.yaml is the ConfigMap's data
+		// lws-controller-config/config.yaml is the controller's Configuration: the ConfigMap's
+		// data, not an object.
+		if filepath.Base(filepath.Dir(path)) != "lws-controller-config" {
 			want = append(want, u.GetKind()+"/"+u.GetName())
 		}
 	}
