@@ -74,8 +74,8 @@ import (
 	"github.com/openshift/lws-operator/pkg/operator/operatorclient"
 )
 
-// maxPasses bounds the passes; a Managed CR settles after four (the webhook Secret, the metrics
-// Secret, the rest, then a pass that changes nothing).
+// maxPasses bounds the passes; a Managed CR needs one for each Secret the reconciler waits for
+// (the webhook's, then the metrics'), one that applies the rest and one that changes nothing.
 const maxPasses = 10
 
 // conditionTime replaces the clock's condition times, as in the golden status.yaml files.
