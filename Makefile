@@ -32,9 +32,9 @@ golden: ## Regenerate test/golden's upstream renders with upstream's own rendere
 	UPDATE_GOLDEN=true go test ./test/differential/ -run '^(TestUpstreamRendersGolden|TestUpstreamRendersInferenceGatewayGolden)$$' -count=1 -timeout 30m
 
 .PHONY: test-differential
-test-differential: ## Upstream's renderers reproduce the goldens; the differential tests' full form: 2,000 generated LLMBatchGateways, Gateways, MCPs, Agents, Orchestrators and GPUs each rendered (a GPU leased from one fake RunPod) by upstream's own code (hack/tools/upstreamrender, hack/tools/igwrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs their short forms, 200 each.
+test-differential: ## Upstream's renderers reproduce the goldens; the differential tests' full form: 2,000 generated LLMBatchGateways, Gateways, MCPs, Agents, Orchestrators, GPUs (each leased from one fake RunPod) and (distinct) LeaderWorkerSetOperators each rendered by upstream's own code (hack/tools/upstreamrender, hack/tools/igwrender, hack/tools/lwsrender) and the operator, every field compared (DIFFERENTIAL_CRS, DIFFERENTIAL_SEED). make test runs their short forms, 200 each.
 	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/batchgateway/ -run '^(TestUpstreamRendersGolden|TestDifferential)$$' -count=1 -timeout 60m -v
-	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/inferencegateway/ ./pkg/operator/operands/inferencegatewayagents/ -run '^(TestUpstreamRendersInferenceGatewayGolden|TestDifferentialGateway|TestDifferentialMCP|TestDifferentialAgent|TestDifferentialOrchestrator|TestDifferentialGPU)$$' -count=1 -timeout 60m -v
+	DIFFERENTIAL_CRS=$${DIFFERENTIAL_CRS:-2000} go test ./test/differential/ ./pkg/operator/operands/inferencegateway/ ./pkg/operator/operands/inferencegatewayagents/ ./pkg/operator/operands/lws/ -run '^(TestUpstreamRendersInferenceGatewayGolden|TestUpstreamRendersLWS|TestDifferentialGateway|TestDifferentialMCP|TestDifferentialAgent|TestDifferentialOrchestrator|TestDifferentialGPU|TestDifferentialLeaderWorkerSetOperator)$$' -count=1 -timeout 60m -v
 
 .PHONY: tools
 tools: ## Install the pinned code generators into _output/tools/bin.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hack/prebuild.sh: build, ahead of the phases of `make ci` that need them, the programs those
 # phases would otherwise build while everything else waits, in the order the phases need them:
-#   upstream's renderers (batch and inference gateway; test/differential)  test (the differential tests)
+#   upstream's renderers (batch and inference gateway, lws; test/differential)  test (the differential tests)
 #   the cluster's programs (hack/build-cluster-binaries.sh)        test-e2e-local and after
 #   the operands' programs of the short set (hack/fetch-operands.sh) test-operands-short
 #   OpenShift's programs (OPENSHIFT=true hack/build-cluster-binaries.sh)  *-openshift
@@ -21,7 +21,7 @@ cd "${ROOT}"
 
 # The steps: name, then the command.
 STEPS=(
-  "upstream-render|go test -count=1 -timeout 45m -run ^(TestUpstreamRendersGolden|TestUpstreamRendersInferenceGatewayGolden)$ ./test/differential/"
+  "upstream-render|go test -count=1 -timeout 45m -run ^(TestUpstreamRendersGolden|TestUpstreamRendersInferenceGatewayGolden|TestUpstreamRendersLWS)$ ./test/differential/"
   "cluster|hack/build-cluster-binaries.sh"
   "operands|env OPERANDS_SET=short hack/fetch-operands.sh"
   "openshift|env OPENSHIFT=true hack/build-cluster-binaries.sh"

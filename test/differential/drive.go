@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -62,16 +63,32 @@ var listIndex = regexp.MustCompile(`\[[0-9]+\]`)
 func DiffKey(kind, path string) string { return kind + " " + listIndex.ReplaceAllString(path, "[]") }
 
 // Differential is one kind's differential run: CRs generated from upstream's schema (Generator,
-// over a CR of APIVersion and Kind named gen-<n> in Namespace), those both CRDs admit (Admit:
-// the CR as each stores it) rendered both ways and compared (Compare), against Intended (the
-// intended differences' descriptions, by the indices Compare reports; "" for one that this kind
-// cannot show, which is then not required to match).
+// over a CR of APIVersion and Kind named Name, or gen-<n> when Name is empty, in Namespace, none
+// for a cluster-scoped kind), those both CRDs admit (Admit: the CR as each stores it) rendered
+// both ways and compared (Compare), against Intended (the intended differences' descriptions, by
+// the indices Compare reports; "" for one that this kind cannot show, which is then not required
+// to match). Distinct counts only CRs unlike every earlier one as each side stores them: for a
+// kind whose specs are few (a singleton's settings), so that the CRs compared are that many
+// different ones.
 type Differential struct {
-	APIVersion, Kind, Namespace string
-	Generator                   *Generator
-	Admit                       func(cr map[string]interface{}) (ours, theirs map[string]interface{}, ok bool)
-	Compare                     func(ours, theirs map[string]interface{}) (Outcome, error)
-	Intended                    []string
+	APIVersion, Kind, Name, Namespace string
+	Generator                         *Generator
+	Admit                             func(cr map[string]interface{}) (ours, theirs map[string]interface{}, ok bool)
+	Compare                           func(ours, theirs map[string]interface{}) (Outcome, error)
+	Intended                          []string
+	Distinct                          bool
+}
+
+// metadata is the metadata of the attempt-th generated CR.
+func (d *Differential) metadata(attempt int) map[string]interface{} {
+	m := map[string]interface{}{"name": d.Name, "uid": "00000000-0000-0000-0000-000000000001"}
+	if d.Name == "" {
+		m["name"] = fmt.Sprintf("gen-%d", attempt)
+	}
+	if d.Namespace != "" {
+		m["namespace"] = d.Namespace
+	}
+	return m
 }
 
 // Run compares want admitted CRs from seed: every unlisted difference fails with the smallest
@@ -83,17 +100,29 @@ func (d *Differential) Run(t *testing.T, want int, seed int64) {
 	matched := map[int]int{}
 	firstCR := map[string]map[string]interface{}{}
 	firstDiff := map[string]string{}
-	admitted, refused := 0, 0
+	admitted, refused, repeated := 0, 0, 0
+	seen := map[string]bool{}
 	for attempt := 0; admitted < want && attempt < 200*want; attempt++ {
 		cr := map[string]interface{}{
 			"apiVersion": d.APIVersion, "kind": d.Kind,
-			"metadata": map[string]interface{}{"name": fmt.Sprintf("gen-%d", attempt), "namespace": d.Namespace, "uid": "00000000-0000-0000-0000-000000000001"},
+			"metadata": d.metadata(attempt),
 			"spec":     d.Generator.Spec(rng),
 		}
 		ours, theirs, ok := d.Admit(cr)
 		if !ok {
 			refused++
 			continue
+		}
+		if d.Distinct {
+			key, err := json.Marshal([]interface{}{ours["spec"], theirs["spec"]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen[string(key)] {
+				repeated++
+				continue
+			}
+			seen[string(key)] = true
 		}
 		admitted++
 		outcome, err := d.Compare(ours, theirs)
@@ -110,6 +139,9 @@ func (d *Differential) Run(t *testing.T, want int, seed int64) {
 		}
 	}
 	t.Logf("%s: %d CRs admitted by both CRDs and compared (seed %d); %d generated CRs refused by either", d.Kind, admitted, seed, refused)
+	if d.Distinct {
+		t.Logf("%s: %d generated CRs left out as repeats of earlier ones", d.Kind, repeated)
+	}
 	if admitted < want {
 		t.Errorf("only %d of %d CRs admitted", admitted, want)
 	}

@@ -33,11 +33,7 @@ func InferenceGatewayCRDPath(plural string) string {
 // InferenceGatewayUpstream is the upstream inference-gateway operator's reconcilers
 // (hack/tools/igwrender), unchanged, run against controller-runtime's fake client until a pass
 // changes nothing, as a process answering one CR at a time.
-type InferenceGatewayUpstream struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+type InferenceGatewayUpstream struct{ tool *toolProcess }
 
 // StartInferenceGatewayUpstream builds (unless IGW_RENDER names a binary; kept, CachedToolBinary)
 // and starts upstream's
@@ -79,6 +75,30 @@ func StartInferenceGatewayUpstreamWith(tb testing.TB, opts UpstreamOptions) *Inf
 	if opts.RunPodProxy != nil {
 		args = append(args, "-runpod-proxy-address", opts.RunPodProxy.Address, "-runpod-proxy-ca", opts.RunPodProxy.CAFile)
 	}
+	return &InferenceGatewayUpstream{tool: startTool(tb, "igw-render", binary, args...)}
+}
+
+// Render returns the objects upstream's reconciler of the CR's kind creates for cr (defaulted
+// by upstream's CRD, metadata.generation set) with supporting in the store before, and the CR's
+// status after the last pass (condition times 1970-01-01T00:00:00Z); or the error a pass
+// returned.
+func (u *InferenceGatewayUpstream) Render(cr map[string]interface{}, supporting []map[string]interface{}) ([]map[string]interface{}, map[string]interface{}, error) {
+	return u.tool.render(map[string]interface{}{"cr": cr, "supporting": supporting})
+}
+
+// toolProcess is a renderer of upstream's code running as a process of the request/response
+// protocol of cmd/igw-render and cmd/lws-render: one JSON request a line in, one JSON line
+// {"objects", "status"} or {"error"} out.
+type toolProcess struct {
+	name string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+}
+
+// startTool starts binary with args; it stops when the test ends.
+func startTool(tb testing.TB, name, binary string, args ...string) *toolProcess {
+	tb.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -92,29 +112,26 @@ func StartInferenceGatewayUpstreamWith(tb testing.TB, opts UpstreamOptions) *Inf
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	u := &InferenceGatewayUpstream{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	p := &toolProcess{name: name, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	tb.Cleanup(func() {
-		_ = u.in.Close()
-		_ = u.cmd.Wait()
+		_ = p.in.Close()
+		_ = p.cmd.Wait()
 	})
-	return u
+	return p
 }
 
-// Render returns the objects upstream's reconciler of the CR's kind creates for cr (defaulted
-// by upstream's CRD, metadata.generation set) with supporting in the store before, and the CR's
-// status after the last pass (condition times 1970-01-01T00:00:00Z); or the error a pass
-// returned.
-func (u *InferenceGatewayUpstream) Render(cr map[string]interface{}, supporting []map[string]interface{}) ([]map[string]interface{}, map[string]interface{}, error) {
-	data, err := json.Marshal(map[string]interface{}{"cr": cr, "supporting": supporting})
+// render sends one request and returns the objects and status of the answer, or its error.
+func (p *toolProcess) render(request map[string]interface{}) ([]map[string]interface{}, map[string]interface{}, error) {
+	data, err := json.Marshal(request)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := u.in.Write(append(data, '\n')); err != nil {
-		return nil, nil, fmt.Errorf("igw-render: %w", err)
+	if _, err := p.in.Write(append(data, '\n')); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.name, err)
 	}
-	line, err := u.out.ReadBytes('\n')
+	line, err := p.out.ReadBytes('\n')
 	if err != nil {
-		return nil, nil, fmt.Errorf("igw-render: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", p.name, err)
 	}
 	var res struct {
 		Objects []map[string]interface{} `json:"objects"`
@@ -123,7 +140,7 @@ func (u *InferenceGatewayUpstream) Render(cr map[string]interface{}, supporting 
 	}
 	// Integral numbers as int64, as the API server and the operator's side have them.
 	if err := utiljson.Unmarshal(line, &res); err != nil {
-		return nil, nil, fmt.Errorf("igw-render: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", p.name, err)
 	}
 	if res.Error != "" {
 		return nil, nil, fmt.Errorf("upstream: %s", res.Error)

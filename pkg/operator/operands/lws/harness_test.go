@@ -42,8 +42,10 @@ const (
 // fakeEnv is the operand wired to fake clients (client-go's and library-go's fakes). The dynamic
 // fake serves built-in kinds from the typed fake's tracker, so both see one cluster.
 type fakeEnv struct {
-	t        *testing.T
-	ctx      context.Context
+	t   *testing.T
+	ctx context.Context
+	// stop ends the informers before the test does (a test of many envs).
+	stop     context.CancelFunc
 	kube     *kubefake.Clientset
 	apiext   *apiextfake.Clientset
 	dynamic  *dynamicfake.FakeDynamicClient
@@ -225,14 +227,14 @@ func newFakeEnv(t *testing.T, opts ...envOption) *fakeEnv {
 	}
 
 	enginetest.VersionObjects(kube, apiext, dyn)
-	env := &fakeEnv{t: t, ctx: ctx, kube: kube, apiext: apiext, dynamic: dyn,
+	env := &fakeEnv{t: t, ctx: ctx, stop: cancel, kube: kube, apiext: apiext, dynamic: dyn,
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), nodePlacement: setup.placement, networkPolicy: setup.networkPolicy}
 	if setup.source != "" {
 		env.certificates = &lwsoperatorv1.Certificates{Source: setup.source}
 	}
 	env.operator = informerBackedOperatorClient{
 		OperatorClientWithFinalizers: v1helpers.NewFakeOperatorClientWithObjectMeta(
-			&metav1.ObjectMeta{Name: lwsoperatorv1.SingletonName, UID: "cr-uid", Generation: 1},
+			&metav1.ObjectMeta{Name: lwsoperatorv1.SingletonName, UID: harnessCRUID, Generation: 1},
 			&operatorv1.OperatorSpec{ManagementState: setup.state, LogLevel: setup.logLevel},
 			&operatorv1.OperatorStatus{}, nil),
 		env: env,

@@ -68,6 +68,7 @@ status:
 	{Name: "certificates from the operator's CA", Base: Base, Patch: `{spec: {certificates: {source: Operator}}}`},
 	{Name: "certificates from the service CA", Base: Base, Patch: `{spec: {certificates: {source: ServiceCA}}}`},
 	{Name: "Unmanaged", Base: Base, Patch: `{spec: {managementState: Unmanaged}}`},
+	{Name: "Force", Base: Base, Patch: `{spec: {managementState: Force}}`},
 	{Name: "a NetworkPolicy with the default monitoring namespace", Base: Base, Patch: `{spec: {networkPolicy: {enabled: true}}}`},
 	{Name: "no NetworkPolicy, said explicitly", Base: Base, Patch: `{spec: {networkPolicy: {enabled: false}}}`},
 	{Name: "64 tolerations (the bound)", Base: Base, Patch: `{spec: {nodePlacement: {tolerations: ` + admission.Items(64, "{key: a, operator: Exists}") + `}}}`},
