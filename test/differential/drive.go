@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine/enginetest"
 )
 
 // Sizes of a differential run: DIFFERENTIAL_CRS admitted CRs per kind (ShortCRs in the short
@@ -61,6 +63,24 @@ var listIndex = regexp.MustCompile(`\[[0-9]+\]`)
 // DiffKey is the key of a difference of a field of an object of kind: its path without list
 // indices.
 func DiffKey(kind, path string) string { return kind + " " + listIndex.ReplaceAllString(path, "[]") }
+
+// Classify compares upstream's flattened objects (golden) with the operator's (ours) and records
+// each field difference in out: as the intended difference match returns (its index, or -1 for
+// none), else as unlisted, keyed by DiffKey (an object only one side has by its kind).
+func Classify(out Outcome, golden, ours map[string]map[string]any, match func(enginetest.GoldenObject, enginetest.FieldDiff) int) {
+	objs := enginetest.GoldenObjects(golden, ours)
+	for _, d := range enginetest.DiffFlattened(golden, ours) {
+		if i := match(objs[d.Object()], d); i >= 0 {
+			out.Matched[i] = true
+			continue
+		}
+		key := DiffKey(d.Kind, d.Path)
+		if d.Path == "" {
+			key = d.Kind + " object on one side"
+		}
+		out.Unlisted[key] = d.String()
+	}
+}
 
 // Differential is one kind's differential run: CRs generated from upstream's schema (Generator,
 // over a CR of APIVersion and Kind named Name, or gen-<n> when Name is empty, in Namespace, none

@@ -245,17 +245,8 @@ func compareAgentsKind(t *testing.T, upstream *differential.InferenceGatewayUpst
 	}
 	golden[statusKind+"/cr"] = enginetest.Flatten(upstreamStatus)
 	ours[statusKind+"/cr"] = enginetest.Flatten(status)
-	objs := enginetest.GoldenObjects(golden, ours)
-	for _, d := range enginetest.DiffFlattened(golden, ours) {
-		if i := matchDifferential(cr, objs[d.Object()], d); i >= 0 {
-			out.Matched[i] = true
-			continue
-		}
-		key := differential.DiffKey(d.Kind, d.Path)
-		if d.Path == "" {
-			key = d.Kind + " object on one side"
-		}
-		out.Unlisted[key] = d.String()
-	}
+	differential.Classify(out, golden, ours, func(o enginetest.GoldenObject, d enginetest.FieldDiff) int {
+		return matchDifferential(cr, o, d)
+	})
 	return out, nil
 }

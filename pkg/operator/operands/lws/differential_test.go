@@ -294,18 +294,9 @@ func compareLWS(t *testing.T, upstream *differential.LWSUpstream, oursCR, theirs
 	}
 	golden[statusKind+"/cluster"] = enginetest.Flatten(conditionsByType(upStatus))
 	mine[statusKind+"/cluster"] = enginetest.Flatten(conditionsByType(status))
-	objs := enginetest.GoldenObjects(golden, mine)
-	for _, d := range enginetest.DiffFlattened(golden, mine) {
-		if i := matchLWSDifference(cr, objs[d.Object()], d); i >= 0 {
-			out.Matched[i] = true
-			continue
-		}
-		key := differential.DiffKey(d.Kind, d.Path)
-		if d.Path == "" {
-			key = d.Kind + " object on one side"
-		}
-		out.Unlisted[key] = d.String()
-	}
+	differential.Classify(out, golden, mine, func(o enginetest.GoldenObject, d enginetest.FieldDiff) int {
+		return matchLWSDifference(cr, o, d)
+	})
 	return out, nil
 }
 
