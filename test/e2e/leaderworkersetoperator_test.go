@@ -553,13 +553,13 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		others := append(without(operandObjects(ctx), deployment), certificateSecrets()...)
 		before := resourceVersions(ctx, others)
 
-		By("scaling the Deployment to 2 by hand")
-		_, err := fw.kube.AppsV1().Deployments(fw.namespace).Patch(ctx, deploymentName, types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{})
+		By("scaling the Deployment to 3 by hand")
+		_, err := fw.kube.AppsV1().Deployments(fw.namespace).Patch(ctx, deploymentName, types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Consistently(ctx, func(g Gomega) {
 			d, err := getDeployment(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(int32(2)), "replicas")
+			g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(int32(3)), "replicas")
 			g.Expect(changedSince(ctx, others, before)).To(BeEmpty(), "operand objects written while Unmanaged")
 		}).WithTimeout(shortQuiet).WithPolling(500 * time.Millisecond).Should(Succeed())
 
@@ -568,10 +568,10 @@ var _ = Describe("LeaderWorkerSetOperator", Ordered, ContinueOnFailure, func() {
 		Eventually(ctx, func(g Gomega) {
 			d, err := getDeployment(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(int32(1)), "replicas")
+			g.Expect(ptrVal(d.Spec.Replicas)).To(Equal(int32(2)), "replicas")
 		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
-		measure("Managed again -> replicas back to 1", time.Since(start))
-		waitRolledOut(ctx, "one replica", nil)
+		measure("Managed again -> replicas back to 2", time.Since(start))
+		waitRolledOut(ctx, "two replicas", nil)
 		waitSettled(ctx)
 	}, NodeTimeout(5*time.Minute))
 

@@ -504,7 +504,10 @@ func (e *env) measure(rec *recorder, settled time.Time) *result {
 				intended = 1
 			}
 			d.Unintended = max(0, d.Rollouts-intended)
-			d.MinimumAvailable = minimumAvailable(after)
+			// The lower of the two releases' minimums: a Deployment the new release scales up (the LWS
+			// controller, 1 to 2 replicas) has its old minimum of available replicas until the new pod
+			// is ready; a rollout that falls below both is what this catches.
+			d.MinimumAvailable = min(minimumAvailable(before), minimumAvailable(after))
 			d.LowestAvailable = after.Status.AvailableReplicas
 			rec.mu.Lock()
 			if v, ok := rec.minimum[k]; ok {

@@ -289,8 +289,8 @@ func TestUnmanagedWritesNothingToOperandObjects(t *testing.T) {
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := *env.deployment().Spec.Replicas; got != 1 {
-		t.Errorf("back to Managed should restore replicas to 1, got %d", got)
+	if got := *env.deployment().Spec.Replicas; got != 2 {
+		t.Errorf("back to Managed should restore replicas to 2, got %d", got)
 	}
 }
 
@@ -503,7 +503,7 @@ func TestDeploymentFollowsTheCR(t *testing.T) {
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := *env.deployment().Spec.Replicas; got != 1 {
+	if got := *env.deployment().Spec.Replicas; got != 2 {
 		t.Errorf("manual replicas edit not reverted: %d", got)
 	}
 }
@@ -514,21 +514,22 @@ func TestAvailableFollowsTheDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := env.deployment()
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	n := *d.Spec.Replicas
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n}
 	if _, err := env.kube.AppsV1().Deployments(testNamespace).UpdateStatus(env.ctx, d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.waitFor("available Deployment in the cache", func() bool {
 		cached := env.op.cachedDeployment()
-		return cached != nil && cached.Status.AvailableReplicas == 1
+		return cached != nil && cached.Status.AvailableReplicas == n
 	})
 	if err := env.sync(); err != nil {
 		t.Fatal(err)
 	}
 	env.expectCondition(operatorv1.OperatorStatusTypeAvailable, operatorv1.ConditionTrue, engine.ReasonAsExpected)
 	env.expectCondition(operatorv1.OperatorStatusTypeProgressing, operatorv1.ConditionFalse, engine.ReasonAsExpected)
-	if _, status, _, _ := env.operator.GetOperatorState(); status.ReadyReplicas != 1 {
-		t.Errorf("readyReplicas = %d, want 1", status.ReadyReplicas)
+	if _, status, _, _ := env.operator.GetOperatorState(); status.ReadyReplicas != n {
+		t.Errorf("readyReplicas = %d, want %d", status.ReadyReplicas, n)
 	}
 }
 

@@ -222,13 +222,14 @@ func (e *fakeEnv) settleWebhooks() {
 func (e *fakeEnv) rollOut() {
 	e.t.Helper()
 	d := e.deployment()
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	n := *d.Spec.Replicas
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n}
 	if _, err := e.kube.AppsV1().Deployments(testNamespace).UpdateStatus(e.ctx, d, metav1.UpdateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
 	e.waitFor("rolled-out Deployment in the cache", func() bool {
 		cached := e.op.cachedDeployment()
-		return cached != nil && cached.Status.ObservedGeneration == d.Generation && cached.Status.UpdatedReplicas == 1
+		return cached != nil && cached.Status.ObservedGeneration == d.Generation && cached.Status.UpdatedReplicas == n
 	})
 }
 
