@@ -972,9 +972,11 @@ var _ = Describe("Serving under faults on real pods", Ordered, Label("faults"), 
 	// The full form adds MCP and async batches (the short one builds no async processor, and the
 	// previous release's stack makes none).
 	It("loses no chat completion, MCP tool list or call, sync or async batch while the API server restarts, the leader is killed with a standby waiting, or four CR edits roll the Deployments, the operator SIGKILLed before, between and during three of them", func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-full", workingTree, servingMCPAndAsync, apiServerRestarted, leaderKilled,
+		// The kill points before leaderKilled: after it the suite's operator process (the one
+		// they SIGKILL) is the standby, and the second process leads.
+		servingUnderFaults(ctx, "operands-load-full", workingTree, servingMCPAndAsync, apiServerRestarted,
 			crEditRollsDeployments(1, notKilled), crEditRollsDeployments(2, killedBeforeTheEdits),
-			crEditRollsDeployments(3, killedBetweenTheEdits), crEditRollsDeployments(4, killedMidRollout))
+			crEditRollsDeployments(3, killedBetweenTheEdits), crEditRollsDeployments(4, killedMidRollout), leaderKilled)
 	})
 
 	It("loses none while the batch gateway's Redis or PostgreSQL restarts", Label("backing"), func(ctx SpecContext) {
