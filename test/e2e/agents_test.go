@@ -285,13 +285,16 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 			Expect(err).NotTo(HaveOccurred(), "the GPU's copy of the provider's key")
 			Expect(kept.Finalizers).To(ContainElement(inferencegatewayagents.ProviderKeyFinalizer))
 
-			By("deleting namespace " + gone + ": its Secrets and its GPU go together")
+			By("deleting namespace " + gone + ": its Secrets and its GPU go together, within a minute")
 			start := time.Now()
 			Expect(fw.kube.CoreV1().Namespaces().Delete(ctx, gone, metav1.DeleteOptions{})).To(Succeed())
+			// Issue 33's bound while the provider answers (the release is one DELETE; measured in
+			// CI on a busy 2-core machine: 11 s). A provider that does not answer holds the
+			// namespace until the GPU gives up (gpuCleanupGiveUp, 10 minutes; unit-tested).
 			Eventually(ctx, func(g Gomega) {
 				_, err := fw.kube.CoreV1().Namespaces().Get(ctx, gone, metav1.GetOptions{})
 				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
-			}).WithTimeout(settleTimeout).WithPolling(poll).Should(Succeed())
+			}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
 			took := time.Since(start).Round(time.Second)
 			AddReportEntry("namespace with a leased GPU deleted in", took.String())
 			fmt.Fprintf(GinkgoWriter, "namespace %s with a leased GPU deleted in %s\n", gone, took)

@@ -719,43 +719,112 @@ var operatorUpgraded = fault{phase: "operator upgraded from the previous release
 	return len(rolledNames)
 }}
 
-// crEditRollsDeployments: the Gateway's and the LLMBatchGateway's resource requests edited (no
-// limits here: the pods have no cgroups, so only the templates change): the gateway's, the
-// batch apiserver's and the processor's Deployments roll, and every pod of theirs is replaced.
 // rolledDeployments are the Deployments a CR edit of crEditRollsDeployments rolls.
 var rolledDeployments = []string{gatewayCR, batchCR + "-apiserver", batchCR + "-processor"}
 
-func crEditRollsDeployments(n int) fault {
-	return fault{phase: fmt.Sprintf("CR edited, Deployments rolled (%d)", n), inject: func(ctx context.Context, s *stack) int {
-		deployments := rolledDeployments
-		generations := map[string]int64{}
-		for _, name := range deployments {
-			d, err := fw.kube.AppsV1().Deployments(s.ns).Get(ctx, name, metav1.GetOptions{})
-			Expect(err).NotTo(HaveOccurred())
-			generations[name] = d.Generation
-		}
+// killPoint is where in a CR edit's rollout the operator is SIGKILLed, then started again: the
+// operator's kill points under load. Each leaves the restarted operator a different part of the
+// edit to act on, while the Deployment controller rolls what the killed one already wrote.
+type killPoint int
+
+const (
+	// notKilled: the operator runs throughout.
+	notKilled killPoint = iota
+	// killedBeforeTheEdits: both CRs are edited while the operator is down; the restarted one
+	// makes every write of the rollout.
+	killedBeforeTheEdits
+	// killedBetweenTheEdits: the Gateway's edit changed its Deployment, then the operator was
+	// SIGKILLed and the LLMBatchGateway edited while it was down.
+	killedBetweenTheEdits
+	// killedMidRollout: both CRs edited, the operator SIGKILLed as soon as one of the
+	// Deployments changed (how many had is logged).
+	killedMidRollout
+)
+
+func (k killPoint) String() string {
+	return [...]string{"", "operator SIGKILLed before the edits", "operator SIGKILLed between the two CRs' edits",
+		"operator SIGKILLed as soon as one Deployment changed"}[k]
+}
+
+// deploymentGenerations are the generations of ns's Deployments names.
+func deploymentGenerations(ctx context.Context, ns string, names []string) map[string]int64 {
+	out := map[string]int64{}
+	for _, name := range names {
+		d, err := fw.kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		out[name] = d.Generation
+	}
+	return out
+}
+
+// waitDeploymentsChanged waits until at least n of the Deployments of before have a newer
+// generation (polled every 20 ms, so that a kill point lands close to the write it follows), and
+// returns how many had.
+func waitDeploymentsChanged(ctx context.Context, ns string, before map[string]int64, n int) (changed int, err error) {
+	err = InterceptGomegaFailure(func() {
+		Eventually(func(g Gomega) {
+			changed = 0
+			for name, gen := range deploymentGenerations(ctx, ns, slices.Collect(maps.Keys(before))) {
+				if gen > before[name] {
+					changed++
+				}
+			}
+			g.Expect(changed).To(BeNumerically(">=", n), "Deployments of %v changed by the edit", slices.Sorted(maps.Keys(before)))
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(20 * time.Millisecond).Should(Succeed())
+	})
+	return changed, err
+}
+
+// crEditRollsDeployments: the Gateway's and the LLMBatchGateway's resource requests edited (no
+// limits here: the pods have no cgroups, so only the templates change): the gateway's, the
+// batch apiserver's and the processor's Deployments roll, and every pod of theirs is replaced;
+// with a kill point, the operator is SIGKILLed there and started again, and the rollout must
+// complete as without it.
+func crEditRollsDeployments(n int, kill killPoint) fault {
+	phase := fmt.Sprintf("CR edited, Deployments rolled (%d)", n)
+	if kill != notKilled {
+		phase += ", " + kill.String()
+	}
+	return fault{phase: phase, inject: func(ctx context.Context, s *stack) int {
+		generations := deploymentGenerations(ctx, s.ns, rolledDeployments)
 		before := podState(ctx, s.ns)
+		op := localOperator(leaseArgs())
+		var killed time.Time
+		sigkill := func() {
+			killed = time.Now()
+			Expect(op.Kill(ctx, runningOperator(op))).To(Succeed())
+		}
 		requests := map[string]any{"requests": map[string]any{"cpu": fmt.Sprintf("%dm", 100+n)}}
+		if kill == killedBeforeTheEdits {
+			sigkill()
+		}
 		mergePatch(ctx, s.gatewayCR, s.ns, map[string]any{"spec": map[string]any{"resources": requests}})
+		if kill == killedBetweenTheEdits {
+			_, err := waitDeploymentsChanged(ctx, s.ns, map[string]int64{gatewayCR: generations[gatewayCR]}, 1)
+			Expect(err).NotTo(HaveOccurred())
+			sigkill()
+		}
 		mergePatch(ctx, s.batchCR, s.ns, map[string]any{"spec": map[string]any{
 			"apiServer": map[string]any{"resources": requests}, "processor": map[string]any{"resources": requests}}})
-		if err := InterceptGomegaFailure(func() {
-			Eventually(func(g Gomega) {
-				for _, name := range deployments {
-					d, err := fw.kube.AppsV1().Deployments(s.ns).Get(ctx, name, metav1.GetOptions{})
-					g.Expect(err).NotTo(HaveOccurred())
-					g.Expect(d.Generation).To(BeNumerically(">", generations[name]), "Deployment %s not changed by the edit", name)
-				}
-			}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
-		}); err != nil {
+		if kill == killedMidRollout {
+			changed, err := waitDeploymentsChanged(ctx, s.ns, generations, 1)
+			Expect(err).NotTo(HaveOccurred())
+			sigkill()
+			GinkgoWriter.Printf("%s: %d of %d Deployments had changed\n", phase, changed, len(rolledDeployments))
+		}
+		if kill != notKilled {
+			_, err := op.Start()
+			Expect(err).NotTo(HaveOccurred())
+			waitLeaseTaken(ctx, killed)
+		}
+		if _, err := waitDeploymentsChanged(ctx, s.ns, generations, len(rolledDeployments)); err != nil {
 			// The operator did not act on the edit (seen once, right after a restart): its
 			// goroutines into its log (SIGQUIT: Go's dump, then exit; the spec's cleanup starts
 			// it again) to show where its syncs stand.
-			op := localOperator(leaseArgs())
 			_ = syscall.Kill(runningOperator(op).Pid, syscall.SIGQUIT)
 			Fail(fmt.Sprintf("%v (the operator's goroutines are in %s)", err, filepath.Join(os.Getenv("LOCAL_CLUSTER_DIR"), "logs", "operator.log")))
 		}
-		waitDeploymentsRolled(ctx, s.ns, deployments...)
+		waitDeploymentsRolled(ctx, s.ns, rolledDeployments...)
 		after := podState(ctx, s.ns)
 		replaced := 0
 		for uid := range before {
@@ -763,8 +832,8 @@ func crEditRollsDeployments(n int) fault {
 				replaced++
 			}
 		}
-		Expect(replaced).To(BeNumerically(">=", len(deployments)), "pods replaced by the rollout")
-		return len(deployments)
+		Expect(replaced).To(BeNumerically(">=", len(rolledDeployments)), "pods replaced by the rollout")
+		return len(rolledDeployments)
 	}}
 }
 
@@ -897,14 +966,17 @@ var _ = Describe("Serving under faults on real pods", Ordered, Label("faults"), 
 	// The short form (make ci): the stack made by the previous release's operator, which is
 	// upgraded, then SIGKILLed, then a CR edit rolls the Deployments; one stack for the three.
 	It("loses no chat completion or batch while the operator is upgraded from the previous release, SIGKILLed, or while a CR edit rolls the Deployments", Label("short"), func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-short", previousRelease, servingChatAndSync, operatorUpgraded, operatorKilled, crEditRollsDeployments(1))
+		servingUnderFaults(ctx, "operands-load-short", previousRelease, servingChatAndSync, operatorUpgraded, operatorKilled, crEditRollsDeployments(1, notKilled))
 	})
 
 	// The full form adds MCP and async batches (the short one builds no async processor, and the
 	// previous release's stack makes none).
-	It("loses no chat completion, MCP tool list or call, sync or async batch while the API server restarts, the leader is killed with a standby waiting, or three CR edits roll the Deployments", func(ctx SpecContext) {
-		servingUnderFaults(ctx, "operands-load-full", workingTree, servingMCPAndAsync, apiServerRestarted, leaderKilled,
-			crEditRollsDeployments(1), crEditRollsDeployments(2), crEditRollsDeployments(3))
+	It("loses no chat completion, MCP tool list or call, sync or async batch while the API server restarts, the leader is killed with a standby waiting, or four CR edits roll the Deployments, the operator SIGKILLed before, between and during three of them", func(ctx SpecContext) {
+		// The kill points before leaderKilled: after it the suite's operator process (the one
+		// they SIGKILL) is the standby, and the second process leads.
+		servingUnderFaults(ctx, "operands-load-full", workingTree, servingMCPAndAsync, apiServerRestarted,
+			crEditRollsDeployments(1, notKilled), crEditRollsDeployments(2, killedBeforeTheEdits),
+			crEditRollsDeployments(3, killedBetweenTheEdits), crEditRollsDeployments(4, killedMidRollout), leaderKilled)
 	})
 
 	It("loses none while the batch gateway's Redis or PostgreSQL restarts", Label("backing"), func(ctx SpecContext) {
