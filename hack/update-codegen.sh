@@ -103,13 +103,16 @@ echo "openapi schema for applyconfiguration-gen (from the CRDs)" >&2
 "${BIN_DIR}/controller-gen" crd paths=./pkg/apis/... output:crd:dir="${WORK_DIR}/crd"
 go run ./hack/crdopenapi "${WORK_DIR}/openapi.json" "${WORK_DIR}/crd" "${MODULE}" "${API_DIRS[@]}"
 
-# Start from empty output directories so that removed types leave no stale files behind.
-rm -rf "${OUT_DIR}/applyconfigurations" "${OUT_DIR}/clientset" "${OUT_DIR}/listers" "${OUT_DIR}/informers"
+# The generators write into empty directories of WORK_DIR (so that removed types leave no stale
+# files behind); sync_generated then changes in pkg/generated only the files whose content
+# differs. A build beside this script (hack/prebuild.sh compiles the operands' packages while make
+# verify runs it) so never finds the package gone; an emptied pkg/generated once failed one.
+GEN_DIR="${WORK_DIR}/generated"
 
 echo "applyconfiguration-gen" >&2
 "${BIN_DIR}/applyconfiguration-gen" \
   --go-header-file "${BOILERPLATE}" \
-  --output-dir "${OUT_DIR}/applyconfigurations" \
+  --output-dir "${GEN_DIR}/applyconfigurations" \
   --output-pkg "${OUT_PKG}/applyconfigurations" \
   --external-applyconfigurations "${EXTERNAL_APPLYCONFIGS}" \
   --openapi-schema "${WORK_DIR}/openapi.json" \
@@ -122,13 +125,13 @@ echo "client-gen" >&2
   --input-base "${MODULE}/pkg/apis" \
   --input "$(IFS=,; echo "${API_GROUP_VERSIONS[*]}")" \
   --apply-configuration-package "${OUT_PKG}/applyconfigurations" \
-  --output-dir "${OUT_DIR}/clientset" \
+  --output-dir "${GEN_DIR}/clientset" \
   --output-pkg "${OUT_PKG}/clientset"
 
 echo "lister-gen" >&2
 "${BIN_DIR}/lister-gen" \
   --go-header-file "${BOILERPLATE}" \
-  --output-dir "${OUT_DIR}/listers" \
+  --output-dir "${GEN_DIR}/listers" \
   --output-pkg "${OUT_PKG}/listers" \
   "${APIS_PKGS[@]}"
 
@@ -137,8 +140,28 @@ echo "informer-gen" >&2
   --go-header-file "${BOILERPLATE}" \
   --versioned-clientset-package "${OUT_PKG}/clientset/versioned" \
   --listers-package "${OUT_PKG}/listers" \
-  --output-dir "${OUT_DIR}/informers" \
+  --output-dir "${GEN_DIR}/informers" \
   --output-pkg "${OUT_PKG}/informers" \
   "${APIS_PKGS[@]}"
+
+# sync_generated: OUT_DIR's generated directories made equal to GEN_DIR's, touching only the
+# files that differ.
+sync_generated() {
+  local dir file
+  for dir in applyconfigurations clientset listers informers; do
+    mkdir -p "${OUT_DIR}/${dir}"
+    (cd "${GEN_DIR}/${dir}" && find . -type f) | while IFS= read -r file; do
+      if ! cmp -s "${GEN_DIR}/${dir}/${file}" "${OUT_DIR}/${dir}/${file}"; then
+        mkdir -p "$(dirname "${OUT_DIR}/${dir}/${file}")"
+        cp "${GEN_DIR}/${dir}/${file}" "${OUT_DIR}/${dir}/${file}"
+      fi
+    done
+    (cd "${OUT_DIR}/${dir}" && find . -type f) | while IFS= read -r file; do
+      [[ -f "${GEN_DIR}/${dir}/${file}" ]] || rm "${OUT_DIR}/${dir}/${file}"
+    done
+    find "${OUT_DIR}/${dir}" -mindepth 1 -type d -empty -delete
+  done
+}
+sync_generated
 
 rm -rf "${WORK_DIR}"
