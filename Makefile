@@ -87,7 +87,7 @@ verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with
 
 .PHONY: run
 run: ## Run the operator against $$KUBECONFIG.
-	source hack/lib/operator.sh && env RELATED_IMAGE_OPERAND_IMAGE=$(OPERAND_IMAGE) $$(op::batch_gateway_images) \
+	source hack/lib/operator.sh && env RELATED_IMAGE_OPERAND_IMAGE=$(OPERAND_IMAGE) $$(op::deployment_env) \
 	  go run ./cmd/llm-infra-operator operator --kubeconfig "$${KUBECONFIG:?set KUBECONFIG}" --namespace $(NAMESPACE)
 
 .PHONY: optional-crds

@@ -5,12 +5,19 @@
 # script is its usage, settings and dispatch.
 # Sourced by hack/optional-crds.sh after those libraries (FIELD_MANAGER, CRDS_TIMEOUT, log, die).
 
-cmd_install() {
+# selected_on_cluster SET...: SELECTED for the cluster $KUBECONFIG names, each set rendered
+# without what that API server is too old for (resolve_left_out).
+selected_on_cluster() {
   local set
   select_sets "$@"
   need_cluster
   resolve_left_out "${SELECTED[@]}"
   for set in "${SELECTED[@]}"; do render "${set}"; done
+}
+
+cmd_install() {
+  local set
+  selected_on_cluster "$@"
   for set in "${SELECTED[@]}"; do
     local base start applied names
     base="$(cache_base "${set}")"
@@ -34,10 +41,7 @@ cmd_install() {
 
 cmd_uninstall() {
   local set
-  select_sets "$@"
-  need_cluster
-  resolve_left_out "${SELECTED[@]}"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
+  selected_on_cluster "$@"
   for set in "${SELECTED[@]}"; do
     local start objects
     start=${SECONDS}
@@ -61,10 +65,7 @@ cmd_uninstall() {
 cmd_status() {
   local set rc=0
   if [[ $# -eq 0 ]]; then set -- all; fi
-  select_sets "$@"
-  need_cluster
-  resolve_left_out "${SELECTED[@]}"
-  for set in "${SELECTED[@]}"; do render "${set}"; done
+  selected_on_cluster "$@"
   for set in "${SELECTED[@]}"; do
     local names others table lines=() established=0 present=0 obj name row est versions extra=""
     mapfile -t names < <(crd_names "${set}")
