@@ -258,11 +258,22 @@ cmd_start() {
   log "up in $((SECONDS - t0))s on ${IP}: redis :${SERVICES_REDIS_PORT}, postgresql :${SERVICES_POSTGRESQL_PORT}, s3 :${SERVICES_S3_PORT}, npm :${SERVICES_NPM_PORT}, oidc :${SERVICES_OIDC_PORT} (${SVC}/env)"
 }
 
+# postgres_fast_shutdown: INT, PostgreSQL's fast shutdown, which ends its clients' sessions at
+# once, as a pod's stop would.
+postgres_fast_shutdown() {
+  local pid
+  pid="$(proc::pid "$(pidfile postgresql)")" && kill -INT "${pid}" 2>/dev/null || true
+}
+
 cmd_stop() {
   local i name
   for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do
     name="${SERVICES[i]}"
     [[ -f "$(pidfile "${name}")" ]] || continue
+    # PostgreSQL's fast shutdown (see cmd_restart): the smart one TERM asks for waits for the
+    # gateways' pools, which a pod still running at teardown (make run-local's Ctrl-C) holds
+    # open, until proc::stop's KILL 30 s later.
+    [[ "${name}" == postgresql ]] && postgres_fast_shutdown
     proc::stop "${name}" "$(pidfile "${name}")" "${STOP_TIMEOUT}" "[services]" || die "${name} could not be stopped"
   done
 }
@@ -278,7 +289,7 @@ cmd_restart() {
   case "${name}" in
     # PostgreSQL's TERM is a smart shutdown, which waits for every client to leave (the gateways'
     # pools never do): INT, the fast one, ends their sessions at once, as a pod's stop would.
-    postgresql) pid="$(proc::pid "$(pidfile "${name}")")" && kill -INT "${pid}" 2>/dev/null || true ;;
+    postgresql) postgres_fast_shutdown ;;
     # Redis runs here without save points, so TERM would lose the batch gateway's queue; a Redis
     # kept as upstream asks for production (persistent) saves it at shutdown.
     redis) REDISCLI_AUTH="$(secret redis)" redis-cli -h "${IP}" -p "${SERVICES_REDIS_PORT}" shutdown save >/dev/null 2>&1 || true ;;
