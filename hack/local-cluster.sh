@@ -105,6 +105,8 @@ source "${ROOT}/hack/lib/cluster/processes.sh"
 source "${ROOT}/hack/lib/cluster/config.sh"
 # shellcheck source=hack/lib/cluster/components.sh
 source "${ROOT}/hack/lib/cluster/components.sh"
+# shellcheck source=hack/lib/cluster/cert-manager.sh
+source "${ROOT}/hack/lib/cluster/cert-manager.sh"
 # shellcheck source=hack/lib/cluster/lifecycle.sh
 source "${ROOT}/hack/lib/cluster/lifecycle.sh"
 # shellcheck source=hack/lib/cluster/commands.sh

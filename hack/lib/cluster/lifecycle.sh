@@ -1,39 +1,6 @@
 # shellcheck shell=bash
 # hack/lib/cluster/lifecycle.sh, sourced by hack/local-cluster.sh: the commands that start and stop
-# the cluster (up, down) and the cert-manager runner beside it.
-
-CERT_MANAGER_CRDS=(
-  certificaterequests.cert-manager.io certificates.cert-manager.io
-  clusterissuers.cert-manager.io issuers.cert-manager.io
-  challenges.acme.cert-manager.io orders.acme.cert-manager.io
-)
-
-cmd_start_cert_manager() {
-  apiserver_ready || die "the cluster is not up (run: $0 up)"
-  if proc::alive "${PIDS}/cert-manager.pid"; then
-    log "cert-manager runner already running (pid ${PROC_PID})"
-    return 0
-  fi
-  [[ -f "${BIN}/cert-manager-crds.yaml" ]] || die "${BIN}/cert-manager-crds.yaml missing: run hack/build-cluster-binaries.sh"
-  log "installing cert-manager CRDs"
-  # Server-side apply: the CRDs are too large for the last-applied annotation.
-  kc apply --server-side --force-conflicts -f "${BIN}/cert-manager-crds.yaml" >/dev/null
-  local crd
-  for crd in "${CERT_MANAGER_CRDS[@]}"; do
-    kc wait --for=condition=Established --timeout="${START_TIMEOUT}s" "crd/${crd}" >/dev/null
-  done
-  rm -f "${STATE}/cert-manager.ready"
-  start_proc cert-manager "${BIN}/cert-manager-runner" \
-    --kubeconfig="${STATE}/cert-manager.kubeconfig" --ready-file="${STATE}/cert-manager.ready"
-  wait_for "cert-manager runner caches to sync" test -f "${STATE}/cert-manager.ready"
-  log "cert-manager runner ready"
-}
-
-cmd_stop_cert_manager() {
-  stop_proc cert-manager
-  rm -f "${STATE}/cert-manager.ready"
-}
-
+# the cluster (up, down); the cert-manager runner beside it is hack/lib/cluster/cert-manager.sh's.
 
 # core_running: how many of the components that run the cluster are alive.
 core_running() {
