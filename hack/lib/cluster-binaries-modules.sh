@@ -83,16 +83,20 @@ build_openshift() {
 }
 
 # OLM's olm and catalog operators and opm (make test-olm, OLM=true), in one go build, and OLM's
-# CRDs from the same module version (its quickstart's crds.yaml, what `operator-sdk olm install`
-# applies). opm's tags are its release's: SQLite's JSON functions and the image library without
-# gpgme; CGO stays off (opm serves a file-based catalog, not SQLite).
+# CRDs from the same module version (its chart's, which the quickstart's crds.yaml lacks one of:
+# OLMConfig, which the olm operator watches). opm's tags are its release's: SQLite's JSON
+# functions and the image library without gpgme; CGO stays off (opm serves a file-based catalog,
+# not SQLite).
 build_olm() {
   go build -trimpath -ldflags "-s -w" -tags "json1 containers_image_openpgp" -o "${BIN}/" \
     github.com/operator-framework/operator-lifecycle-manager/cmd/olm \
     github.com/operator-framework/operator-lifecycle-manager/cmd/catalog \
     github.com/operator-framework/operator-registry/cmd/opm
-  local dir
+  local dir f tmp="${BIN}/olm-crds.yaml.tmp"
   dir="$(go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)"
-  cp "${dir}/deploy/upstream/quickstart/crds.yaml" "${BIN}/olm-crds.yaml.tmp"
-  mv "${BIN}/olm-crds.yaml.tmp" "${BIN}/olm-crds.yaml"
+  : >"${tmp}"
+  for f in "${dir}"/deploy/chart/crds/*.yaml; do
+    { echo "---"; cat "${f}"; } >>"${tmp}"
+  done
+  mv "${tmp}" "${BIN}/olm-crds.yaml"
 }

@@ -197,18 +197,24 @@ func serveCatalog(ctx context.Context, t *testing.T, e env) []catalog.Entry {
 		t.Fatal(err)
 	}
 	serve := exec.Command(e.opm, "serve", filepath.Join(dir, "configs"), "--port", e.port,
-		"--cache-dir", filepath.Join(dir, "cache"), "--termination-log", filepath.Join(dir, "termination-log"),
-		"--pprof-addr", "127.0.0.1:0")
+		"--termination-log", filepath.Join(dir, "termination-log"), "--pprof-addr", "127.0.0.1:0")
 	serve.Stdout, serve.Stderr = log, log
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = serve.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = serve.Process.Kill()
-		_ = serve.Wait()
+		<-exited
 		_ = log.Close()
 	})
 	poll(ctx, t, "opm serving on 127.0.0.1:"+e.port, func() (bool, string) {
+		select {
+		case <-exited:
+			t.Fatalf("opm exited: %v; see %s", serve.ProcessState, log.Name())
+		default:
+		}
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+e.port, time.Second)
 		if err != nil {
 			return false, err.Error()
