@@ -63,6 +63,7 @@ OLM=true "${ROOT}/hack/build-cluster-binaries.sh"
 previous="$(build_previous)"
 op::build
 (cd "${ROOT}" && GOFLAGS="-mod=vendor -trimpath" go test -c -o "${OP_BIN}/olm.test" ./test/olm/)
+"${ROOT}/hack/optional-crds.sh" render monitoring-core >/dev/null
 
 # The agent's table: each release's image runs its binary (the Dockerfile's ENTRYPOINT and USER).
 mkdir -p "${OLM_DIR}"
@@ -75,6 +76,10 @@ REAL_PODS=true REAL_PODS_SERVICES=false REAL_PODS_IMAGE_TABLE="${OLM_DIR}/images
 [[ "$(cat "${OP_STATE}/pod-runner" 2>/dev/null)" == "realpods" ]] ||
   op::die "the cluster's pods are simulated (hack/local-cluster.sh said why above): make test-olm needs real pods"
 
+# The bundle holds a ServiceMonitor and a PrometheusRule: OLM refuses to install it on a cluster
+# without the Prometheus operator's CRDs (OpenShift has them; docs/olm-bundle.md says so for plain
+# Kubernetes), so the cluster has them, as OpenShift's would.
+KUBECONFIG="${OP_ADMIN_KUBECONFIG}" "${ROOT}/hack/optional-crds.sh" install monitoring-core
 # OLM's CRDs (server-side: the CSV CRD is larger than client-side apply's annotation allows),
 # then its two operators, as upstream's quickstart deploys them but as local processes.
 op::kubectl apply --server-side -f "${OP_BIN}/olm-crds.yaml" >/dev/null

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -264,27 +265,30 @@ func poll(ctx context.Context, t *testing.T, what string, cond func() (bool, str
 	}
 }
 
-// approveInstallPlanFor approves the InstallPlan that installs csvName.
+// approveInstallPlanFor approves the InstallPlan the Subscription points at once it installs
+// csvName and waits for approval (OLM may make more than one plan for a CSV while its writes
+// conflict; only the Subscription's is executed), then waits until it is Complete.
 func approveInstallPlanFor(ctx context.Context, t *testing.T, dyn dynamic.Interface, csvName string) {
 	t.Helper()
 	var plan string
-	poll(ctx, t, "an InstallPlan for "+csvName, func() (bool, string) {
-		list, err := dyn.Resource(installPlanGVR).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	poll(ctx, t, "the Subscription's InstallPlan for "+csvName+" waiting for approval", func() (bool, string) {
+		sub, err := dyn.Resource(subscriptionGVR).Namespace(namespace).Get(ctx, "llm-infra-operator", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
-		var seen []string
-		for _, p := range list.Items {
-			names, _, _ := unstructured.NestedStringSlice(p.Object, "spec", "clusterServiceVersionNames")
-			seen = append(seen, p.GetName()+":"+strings.Join(names, ","))
-			for _, n := range names {
-				if n == csvName {
-					plan = p.GetName()
-					return true, ""
-				}
-			}
+		name, _, _ := unstructured.NestedString(sub.Object, "status", "installPlanRef", "name")
+		if name == "" {
+			return false, "the Subscription names no InstallPlan; " + conditionsOf(sub)
 		}
-		return false, "InstallPlans " + strings.Join(seen, " ")
+		p, err := dyn.Resource(installPlanGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		names, _, _ := unstructured.NestedStringSlice(p.Object, "spec", "clusterServiceVersionNames")
+		phase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+		plan = name
+		return phase == "RequiresApproval" && slices.Contains(names, csvName),
+			fmt.Sprintf("InstallPlan %s for %v, phase %q", name, names, phase)
 	})
 	patch := []byte(`{"spec":{"approved":true}}`)
 	if _, err := dyn.Resource(installPlanGVR).Namespace(namespace).Patch(ctx, plan, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {

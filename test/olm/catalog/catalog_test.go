@@ -175,14 +175,18 @@ func TestRenderTwoReleases(t *testing.T) {
 }
 
 func TestRenderRefuses(t *testing.T) {
-	good := func() string { return bundleDir(t, map[string]string{"csv.yaml": csv("op.v0.1.0", "0.1.0", "", "", "op")}) }
+	good := func() string {
+		return bundleDir(t, map[string]string{"csv.yaml": csv("op.v0.1.0", "0.1.0", "", "", "op")})
+	}
 	cases := []struct {
 		name    string
 		bundles func() []Bundle
 		want    string
 	}{
 		{"no bundle", func() []Bundle { return nil }, "no bundle"},
-		{"no CSV", func() []Bundle { return []Bundle{{Dir: bundleDir(t, map[string]string{"crd.yaml": crd}), Container: "op"}} }, "no ClusterServiceVersion"},
+		{"no CSV", func() []Bundle {
+			return []Bundle{{Dir: bundleDir(t, map[string]string{"crd.yaml": crd}), Container: "op"}}
+		}, "no ClusterServiceVersion"},
 		{"no such container", func() []Bundle { return []Bundle{{Dir: good(), Container: "other"}} }, `no container "other"`},
 		{"no upgrade edge", func() []Bundle {
 			return []Bundle{{Dir: good(), Container: "op"},
