@@ -6,7 +6,7 @@ BIN            ?= bin/llm-infra-operator
 IMAGE          ?= quay.io/llm-infra/llm-infra-operator:latest
 OPERAND_IMAGE  ?= registry.k8s.io/lws/lws:$(shell cat operand-git-ref)
 NAMESPACE      ?= openshift-llm-infra-operator
-GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./test/differential/... ./hack/openshift/...
+GO_PACKAGES    := ./cmd/... ./pkg/... ./bindata/... ./test/manifests/... ./test/bundle/... ./hack/bundlegen/... ./hack/kindgen/... ./hack/newkind/... ./hack/crdbounds/... ./hack/yamlobjects/... ./test/reliability/result/... ./test/reliability/cmd/... ./test/internal/... ./test/bench/... ./test/docs/... ./test/differential/... ./hack/openshift/... ./test/olm/catalog/...
 
 VERSION_PKG := github.com/llm-infra/llm-infra-operator/pkg/version
 GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -173,6 +173,10 @@ test-upgrade: ## Upgrade from the previous release (hack/upgrade/previous-ref) o
 .PHONY: test-upgrade-short
 test-upgrade-short: ## test-upgrade with 11 CRs (every shape once or twice).
 	UPGRADE_SHORT=true hack/test-upgrade.sh
+
+.PHONY: test-olm
+test-olm: ## This operator installed through OLM itself (olm, catalog and opm built from their pinned modules) from a file-based catalog, then upgraded from the previous release by approving OLM's InstallPlan, on a cluster with real pods (hack/test-olm.sh).
+	hack/test-olm.sh
 
 .PHONY: test-switching
 test-switching: ## From the upstream gateway operators' and openshift/lws-operator's objects (test/upgrade/testdata/switching) to this operator: adopted, rolled, left, writes.

@@ -13,6 +13,7 @@
 #     builds its live test's program, realpods-echo, itself)
 #   openshift-admission + openshift-crds.yaml (OPENSHIFT=true only:  (hack/tools/openshift)
 #     hack/openshift/cluster.sh)
+#   olm catalog opm + olm-crds.yaml (OLM=true only: make test-olm)   (hack/tools/olm)
 #
 # Each tools module is its own Go module, so none of this touches the
 # operator's go.mod or vendor/. The first build takes several minutes
@@ -27,6 +28,7 @@
 #
 # Environment:
 #   FORCE=true   rebuild everything, ignoring stamps and the cache
+#   OLM=true     also build OLM's programs (hack/tools/olm)
 #   OPENSHIFT=true  also build OpenShift's parts (hack/tools/openshift), from the sources pinned in
 #                hack/openshift/sources.tsv: $OPERAND_SOURCES/<archive> when set, else GitHub
 #   KUBE_VERSION also build that version's control plane (hack/lib/kube-version.sh)
@@ -102,5 +104,8 @@ if [[ "${OPENSHIFT:-false}" == "true" ]]; then
   # shellcheck source=hack/openshift/serviceca.sh
   source "${ROOT}/hack/openshift/serviceca.sh"
   OUTPUT_DIR="${OUTPUT_DIR:-${ROOT}/_output}" serviceca::build || exit 1
+fi
+if [[ "${OLM:-false}" == "true" ]]; then
+  build_module olm "${TOOLS}/olm" "olm catalog opm olm-crds.yaml" build_olm
 fi
 log "all binaries in ${BIN} ($((SECONDS - total_start))s)"

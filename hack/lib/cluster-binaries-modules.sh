@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What each tools module of hack/build-cluster-binaries.sh builds (build_kube and its version
-# flags, build_etcd, build_kwok, build_certmanager, build_realpods, build_openshift), each run in
+# flags, build_etcd, build_kwok, build_certmanager, build_realpods, build_openshift, build_olm), each run in
 # its module's directory by build_module (hack/lib/cluster-binaries-cache.sh), whose stamp holds
 # the function's text. Separate from the stamps and the cache.
 # Sourced by hack/build-cluster-binaries.sh after its settings (ROOT, BIN) and
@@ -80,4 +80,23 @@ build_openshift() {
     { echo "---"; cat "${api}/${f}"; } >>"${tmp}"
   done
   mv "${tmp}" "${BIN}/openshift-crds.yaml"
+}
+
+# OLM's olm and catalog operators and opm (make test-olm, OLM=true), in one go build, and OLM's
+# CRDs from the same module version (its chart's, which the quickstart's crds.yaml lacks one of:
+# OLMConfig, which the olm operator watches). opm's tags are its release's: SQLite's JSON
+# functions and the image library without gpgme; CGO stays off (opm serves a file-based catalog,
+# not SQLite).
+build_olm() {
+  go build -trimpath -ldflags "-s -w" -tags "json1 containers_image_openpgp" -o "${BIN}/" \
+    github.com/operator-framework/operator-lifecycle-manager/cmd/olm \
+    github.com/operator-framework/operator-lifecycle-manager/cmd/catalog \
+    github.com/operator-framework/operator-registry/cmd/opm
+  local dir f tmp="${BIN}/olm-crds.yaml.tmp"
+  dir="$(go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)"
+  : >"${tmp}"
+  for f in "${dir}"/deploy/chart/crds/*.yaml; do
+    { echo "---"; cat "${f}"; } >>"${tmp}"
+  done
+  mv "${tmp}" "${BIN}/olm-crds.yaml"
 }
