@@ -262,6 +262,32 @@ var _ = Describe("LLMBatchGateway", Ordered, ContinueOnFailure, func() {
 		Expect(err).NotTo(HaveOccurred(), "the copy of the Secret")
 		Expect(copied.Annotations).To(HaveKeyWithValue("batch.llm-d.ai/copied-from", shared+"/"+cr.Spec.SecretRef.Name))
 		Expect(metav1.GetControllerOf(copied).UID).To(Equal(created.UID))
+
+		By("revoking the grant: the copy goes and the CR's Deployments scale to 0, so no pod keeps the credentials")
+		names := batchgateway.NamesFor(cr.Name)
+		Expect(fw.dynamic.Resource(gvrReferenceGrant).Namespace(shared).Delete(ctx, grant.GetName(), metav1.DeleteOptions{})).To(Succeed())
+		revoked := waitBatchCondition(ctx, namespace, cr.Name, batchv1alpha1.ConditionReady, metav1.ConditionFalse, batchv1alpha1.ReasonReferenceNotPermitted)
+		Expect(meta.FindStatusCondition(revoked.Status.Conditions, batchv1alpha1.ConditionReady).Message).To(ContainSubstring("scaled to 0 replicas"))
+		Eventually(ctx, func(g Gomega) {
+			_, err := fw.kube.CoreV1().Secrets(namespace).Get(ctx, names.Credentials, metav1.GetOptions{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the copy of the Secret is still there: %v", err)
+			for _, name := range []string{names.APIServer, names.Processor} {
+				d, err := fw.kube.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(0)), "Deployment %s", name)
+			}
+		}).WithTimeout(driftTimeout).WithPolling(poll).Should(Succeed())
+
+		By("granting it again: the Deployments come back")
+		grant.SetResourceVersion("")
+		_, err = fw.dynamic.Resource(gvrReferenceGrant).Namespace(shared).Create(ctx, grant, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		waitBatchReady(ctx, namespace, cr.Name)
+		for _, name := range []string{names.APIServer, names.Processor} {
+			d, err := fw.kube.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(d.Spec.Replicas).To(HaveValue(BeNumerically(">", 0)), "Deployment %s", name)
+		}
 	})
 
 	It("B7. reports ValidationFailed for an object stored before the rules, and leaves its running objects alone", func(ctx SpecContext) {

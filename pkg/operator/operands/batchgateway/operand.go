@@ -66,6 +66,10 @@ type state struct {
 	// credentialsMissing says that the referenced Secret does not exist: the Deployments,
 	// whose pods mount it, wait for it.
 	credentialsMissing bool
+	// scaledToZero are the Deployments withdrawCredentials scaled to 0 in this sync, as written,
+	// for the status (the caches may not hold the writes yet). Not run.Applied: recording their
+	// generations would keep them at 0 once a grant allows the reference again.
+	scaledToZero map[string]*appsv1.Deployment
 }
 
 // Kind is the LLMBatchGateway kind on the engine. deps without clients (a render without a
@@ -103,7 +107,8 @@ func Kind(deps *registry.Deps) *engine.Kind[*batchv1alpha1.LLMBatchGateway, *sta
 			return nil
 		},
 		NewState: func(cr *batchv1alpha1.LLMBatchGateway) *state {
-			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr), policy: deps.Policy}
+			return &state{images: images, names: NamesFor(cr.Name), credentialsSecret: credentialsSecretFor(cr), policy: deps.Policy,
+				scaledToZero: map[string]*appsv1.Deployment{}}
 		},
 		// The credentials Secret comes first: every object depends on it.
 		Steps: []engine.Step[*syncRun]{

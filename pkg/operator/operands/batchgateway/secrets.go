@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,8 +122,9 @@ func backendCA(run *syncRun) string {
 
 // applyCredentials resolves spec.secretRef into the Secret the pods mount. A Secret in the
 // CR's namespace is mounted as it is. One in another namespace needs a ReferenceGrant there
-// (as upstream), and is copied into the CR's namespace as <cr>-credentials, deleted again when
-// no grant allows it any more; the copy keeps its source: a changed secretRef is refused
+// (as upstream), and is copied into the CR's namespace as <cr>-credentials; when no grant
+// allows it any more the copy is deleted and the CR's Deployments scaled to 0
+// (withdrawCredentials). The copy keeps its source: a changed secretRef is refused
 // (SecretRefImmutable). The keys the backends need are checked; values never leave the
 // operator except in the copy.
 func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
@@ -149,11 +151,7 @@ func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 		if err := checkReferenceGrant(run, source); err != nil {
 			var problem *engine.StepError
 			if errors.As(err, &problem) && problem.Reason == batchv1alpha1.ReasonReferenceNotPermitted {
-				// The grant is gone (or was never there): the copy of a Secret the CR may no
-				// longer read goes too, so the credentials do not outlive their consent.
-				if derr := run.Applier.DeleteObject(ctx, copyObj, engine.ControlledBy(cr), engine.FromCache); derr != nil {
-					return derr
-				}
+				return withdrawCredentials(ctx, run, copyObj, problem)
 			}
 			return err
 		}
@@ -183,6 +181,52 @@ func applyCredentials(ctx context.Context, run *syncRun, _ []string) error {
 			"the Secret %s named by spec.secretRef lacks the keys %v, which the configured backends need (dbBackend %q, file storage): add them", source, missing, dbBackendOf(&cr.Spec))
 	}
 	return nil
+}
+
+// reasonDeploymentsScaledToZero is the reason of the Warning event that names the Deployments
+// withdrawCredentials scaled to 0.
+const reasonDeploymentsScaledToZero = "DeploymentsScaledToZero"
+
+// withdrawCredentials ends every use of credentials the CR may no longer read, once no
+// ReferenceGrant allows its cross-namespace spec.secretRef (the grant is gone, or was never
+// there): the copy of the Secret is deleted, and every Deployment of the CR is scaled to 0,
+// since its pods keep the credentials they read until they restart (issue 33, F5: deleting the
+// grant withdraws the consent, and the pods running with it must stop too). Only Deployments
+// the CR controls are scaled, and only their replicas change; the Warning event names them and
+// the grant to create. The problem blocks the later steps, so nothing brings the pods back
+// until a grant allows the reference again; then the Deployments step writes the rendered
+// replicas back (the scale changed the generation status.generations recorded).
+func withdrawCredentials(ctx context.Context, run *syncRun, copyObj *corev1.Secret, problem *engine.StepError) error {
+	cr := run.CR
+	if err := run.Applier.DeleteObject(ctx, copyObj, engine.ControlledBy(cr), engine.FromCache); err != nil {
+		return err
+	}
+	var scaled []string
+	var errs []error
+	for _, c := range components {
+		name := c.deployment(run.State.names)
+		d, err := run.Applier.ScaleToZero(ctx, cr.Namespace, name, engine.ControlledBy(cr), engine.FromCache)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if d != nil {
+			run.State.scaledToZero[name] = d
+			scaled = append(scaled, cr.Namespace+"/"+name)
+		}
+	}
+	if len(scaled) > 0 {
+		run.Recorder.Warningf(reasonDeploymentsScaledToZero,
+			"Scaled the Deployments %s to 0 replicas, so that no pod keeps credentials this LLMBatchGateway may no longer read: %s",
+			strings.Join(scaled, ", "), problem.Message)
+	}
+	withdrawn := *problem
+	if err := errors.Join(errs...); err != nil {
+		withdrawn.Message += fmt.Sprintf("; scaling its Deployments to 0 failed and is retried: %v", err)
+		withdrawn.Retry = err
+	} else {
+		withdrawn.Message += "; its Deployments are scaled to 0 replicas until a ReferenceGrant allows the reference again"
+	}
+	return &withdrawn
 }
 
 // checkCopySource refuses a secretRef that changed after its Secret was copied, as upstream.

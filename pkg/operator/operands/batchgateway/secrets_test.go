@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	batchv1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/batch/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
@@ -219,35 +220,190 @@ func allHavePrefix(list []string, prefix string) bool {
 
 // TestCopiedSecretGoesWithItsGrant: once no ReferenceGrant allows the cross-namespace
 // reference any more, the copy of the Secret is deleted (issue 33: it stayed, so the
-// credentials outlived the consent of the Secret's namespace).
+// credentials outlived the consent of the Secret's namespace), and so are the credentials the
+// running pods read: every Deployment of the CR is scaled to 0 (issue 33, F5), with a Warning
+// event naming them and the grant to create, and Ready says so. A grant that comes back
+// brings the rendered replicas back. A CR of the same namespace whose Secret is its own is
+// never touched.
 func TestCopiedSecretGoesWithItsGrant(t *testing.T) {
-	env := newFakeEnv(t, withCRDs(optionalCRDs...), withObjects(credentials("shared", "creds", nil)),
-		withCustomObjects(referenceGrant("shared", ns, "creds")))
-	env.create(crossNamespaceCR(t))
-	if err := env.sync(ns, "gw"); err != nil {
-		t.Fatal(err)
-	}
 	names := NamesFor("gw")
-	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err != nil {
-		t.Fatalf("the copy under the grant: %v", err)
-	}
+	for _, tc := range []struct {
+		name string
+		cr   func(t *testing.T) *batchv1alpha1.LLMBatchGateway
+		// replicas are the rendered replicas of every Deployment of the CR.
+		replicas map[string]int32
+	}{
+		{
+			name: "sync dispatch: three Deployments",
+			cr: func(t *testing.T) *batchv1alpha1.LLMBatchGateway {
+				cr := crossNamespaceCR(t)
+				cr.Spec.APIServer.Replicas = ptr.To[int32](2)
+				cr.Spec.Processor.Replicas = ptr.To[int32](3)
+				return cr
+			},
+			replicas: map[string]int32{names.APIServer: 2, names.Processor: 3, names.GC: 1},
+		},
+		{
+			name: "async dispatch: the async processor too",
+			cr: func(t *testing.T) *batchv1alpha1.LLMBatchGateway {
+				cr := goldenCR(t, "dev-async")
+				cr.Name, cr.UID, cr.ResourceVersion = "gw", "", ""
+				cr.Spec.SecretRef = corev1.SecretReference{Name: "creds", Namespace: "shared"}
+				cr.Spec.Processor.AsyncConfig.Replicas = ptr.To[int32](2)
+				return cr
+			},
+			replicas: map[string]int32{names.APIServer: 1, names.Processor: 1, names.GC: 1, names.AsyncProcessor: 2},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newFakeEnv(t, withCRDs(optionalCRDs...),
+				withObjects(credentials("shared", "creds", nil), credentials(ns, "batch-gateway-secrets", nil)),
+				withCustomObjects(referenceGrant("shared", ns, "creds")))
+			env.create(tc.cr(t))
+			// A CR of the same namespace whose Secret is in its own namespace.
+			local := minimalCR(t, "local")
+			local.Spec.APIServer.Replicas = ptr.To[int32](2)
+			env.create(local)
+			for _, name := range []string{"gw", "local"} {
+				if err := env.sync(ns, name); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err != nil {
+				t.Fatalf("the copy under the grant: %v", err)
+			}
+			env.expectReplicas(tc.replicas, "under the grant")
+			localNames := NamesFor("local")
+			localReplicas := map[string]int32{localNames.APIServer: 2, localNames.Processor: 1, localNames.GC: 1}
+			env.expectReplicas(localReplicas, "of the same-namespace CR")
 
-	if err := env.dynamic.Resource(ReferenceGrantGVR).Namespace("shared").Delete(env.ctx, "allow", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
+			// The grant goes: the copy goes, the Deployments are scaled to 0.
+			env.clearActions()
+			if err := env.dynamic.Resource(ReferenceGrantGVR).Namespace("shared").Delete(env.ctx, "allow", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			env.waitFor("a sync that sees the grant gone", func() bool {
+				if err := env.sync(ns, "gw"); err != nil {
+					t.Fatal(err)
+				}
+				c := env.condition(ns, "gw", batchv1alpha1.ConditionReady)
+				return c != nil && c.Reason == batchv1alpha1.ReasonReferenceNotPermitted
+			})
+			if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err == nil {
+				t.Error("the copy outlived the ReferenceGrant that allowed it")
+			}
+			if _, err := env.kube.CoreV1().Secrets("shared").Get(env.ctx, "creds", metav1.GetOptions{}); err != nil {
+				t.Errorf("the source Secret, the user's, must stay: %v", err)
+			}
+			atZero := map[string]int32{}
+			for name := range tc.replicas {
+				atZero[name] = 0
+				if d := env.deployment(ns, name); len(d.Spec.Template.Spec.Containers) == 0 {
+					t.Errorf("Deployment %s lost its pod template in the scale", name)
+				}
+			}
+			env.expectReplicas(atZero, "without the grant")
+			ready := env.condition(ns, "gw", batchv1alpha1.ConditionReady)
+			grantToCreate := "ReferenceGrant in namespace shared"
+			if !strings.Contains(ready.Message, "its Deployments are scaled to 0 replicas until a ReferenceGrant allows the reference again") ||
+				!strings.Contains(ready.Message, grantToCreate) {
+				t.Errorf("Ready message %q should say the Deployments are at 0 and name the grant to create", ready.Message)
+			}
+			if c := env.condition(ns, "gw", batchv1alpha1.ConditionAPIServerAvailable); c == nil ||
+				!strings.Contains(c.Message, "is scaled to 0 until a ReferenceGrant allows spec.secretRef") {
+				t.Errorf("APIServerAvailable = %+v, want it to say why the Deployment is at 0 (not the spec's replicas)", c)
+			}
+			scaledEvents := env.eventsOf(reasonDeploymentsScaledToZero)
+			if len(scaledEvents) != 1 || scaledEvents[0].Type != corev1.EventTypeWarning {
+				t.Fatalf("%s events = %v, want one Warning", reasonDeploymentsScaledToZero, scaledEvents)
+			}
+			for name := range tc.replicas {
+				if !strings.Contains(scaledEvents[0].Message, ns+"/"+name) {
+					t.Errorf("the event does not name Deployment %s: %s", name, scaledEvents[0].Message)
+				}
+			}
+			if !strings.Contains(scaledEvents[0].Message, grantToCreate) {
+				t.Errorf("the event does not name the grant to create: %s", scaledEvents[0].Message)
+			}
+			for _, ev := range env.recorder.Events() {
+				for _, value := range []string{"redis://r", "postgresql://p"} {
+					if strings.Contains(ev.Message, value) {
+						t.Errorf("an event carries a Secret value: %s", ev.Message)
+					}
+				}
+			}
+
+			// Another sync without the grant: the Deployments are at 0 already, nothing is
+			// written and no second event recorded.
+			env.clearActions()
+			if err := env.sync(ns, "gw"); err != nil {
+				t.Fatal(err)
+			}
+			if w := env.writesOf(" deployments "); len(w) > 0 {
+				t.Errorf("a sync that found the Deployments at 0 wrote them: %v", w)
+			}
+			if n := len(env.eventsOf(reasonDeploymentsScaledToZero)); n != 1 {
+				t.Errorf("%d %s events after a quiet sync, want still 1", n, reasonDeploymentsScaledToZero)
+			}
+
+			// The same-namespace CR is not touched.
+			if err := env.sync(ns, "local"); err != nil {
+				t.Fatal(err)
+			}
+			env.expectReplicas(localReplicas, "of the same-namespace CR after the grant went")
+			if c := env.condition(ns, "local", batchv1alpha1.ConditionReady); c == nil || c.Reason == batchv1alpha1.ReasonReferenceNotPermitted {
+				t.Errorf("Ready of the same-namespace CR = %+v", c)
+			}
+
+			// The grant comes back: the copy and the rendered replicas come back.
+			if _, err := env.dynamic.Resource(ReferenceGrantGVR).Namespace("shared").Create(env.ctx, referenceGrant("shared", ns, "creds").(*unstructured.Unstructured), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			env.waitFor("a sync that sees the grant back", func() bool {
+				if err := env.sync(ns, "gw"); err != nil {
+					t.Fatal(err)
+				}
+				c := env.condition(ns, "gw", batchv1alpha1.ConditionReady)
+				return c != nil && c.Reason != batchv1alpha1.ReasonReferenceNotPermitted
+			})
+			if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err != nil {
+				t.Errorf("the copy under the restored grant: %v", err)
+			}
+			env.expectReplicas(tc.replicas, "under the restored grant")
+		})
 	}
-	env.waitFor("a sync that sees the grant gone", func() bool {
-		if err := env.sync(ns, "gw"); err != nil {
-			t.Fatal(err)
+}
+
+// expectReplicas checks the spec.replicas of Deployments of the namespace ns.
+func (e *fakeEnv) expectReplicas(want map[string]int32, when string) {
+	e.t.Helper()
+	for name, replicas := range want {
+		if got := ptr.Deref(e.deployment(ns, name).Spec.Replicas, -1); got != replicas {
+			e.t.Errorf("Deployment %s %s: replicas %d, want %d", name, when, got, replicas)
 		}
-		c := env.condition(ns, "gw", batchv1alpha1.ConditionReady)
-		return c != nil && c.Reason == batchv1alpha1.ReasonReferenceNotPermitted
-	})
-	if _, err := env.kube.CoreV1().Secrets(ns).Get(env.ctx, names.Credentials, metav1.GetOptions{}); err == nil {
-		t.Error("the copy outlived the ReferenceGrant that allowed it")
 	}
-	if _, err := env.kube.CoreV1().Secrets("shared").Get(env.ctx, "creds", metav1.GetOptions{}); err != nil {
-		t.Errorf("the source Secret, the user's, must stay: %v", err)
+}
+
+// eventsOf lists the events of one reason recorded so far.
+func (e *fakeEnv) eventsOf(reason string) []*corev1.Event {
+	var out []*corev1.Event
+	for _, ev := range e.recorder.Events() {
+		if ev.Reason == reason {
+			out = append(out, ev)
+		}
 	}
+	return out
+}
+
+// writesOf lists the writes since the last clear whose description contains part.
+func (e *fakeEnv) writesOf(part string) []string {
+	var out []string
+	for _, w := range e.writes() {
+		if strings.Contains(w, part) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Issue 34: a Deployment is never applied without the hash of a Secret its pods mount. A Secret

@@ -48,10 +48,14 @@ func componentsOf(cr *batchv1alpha1.LLMBatchGateway) []component {
 	return components[:3]
 }
 
-// componentDeployment is a component's Deployment: as this sync applied it, else as cached.
+// componentDeployment is a component's Deployment: as this sync applied or scaled it, else as
+// cached.
 func componentDeployment(run *syncRun, c component) *appsv1.Deployment {
 	name := c.deployment(run.State.names)
 	if d := run.Applied[name]; d != nil {
+		return d
+	}
+	if d := run.State.scaledToZero[name]; d != nil {
 		return d
 	}
 	obj, err := run.Caches().Get(engine.Deployments, run.CR.Namespace, name)
@@ -168,12 +172,18 @@ func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGate
 		return
 	}
 
+	withdrawn := credentialsWithdrawn(result)
 	allAvailable := true
 	var notReady, rolling, stalled []string
 	replicas := &batchv1alpha1.ComponentStatus{}
 	for _, c := range componentsOf(cr) {
 		d := componentDeployment(run, c)
 		r := componentCondition(c, d, cr.Namespace, c.deployment(run.State.names))
+		if withdrawn && d != nil && engine.DesiredReplicas(d) == 0 {
+			// At 0 whatever the CR's replicas (withdrawCredentials): not the spec's doing.
+			r.condition.Message = fmt.Sprintf("%s has no ready replicas: its Deployment %s/%s is scaled to 0 until a ReferenceGrant allows spec.secretRef (see Ready)",
+				c.title, cr.Namespace, c.deployment(run.State.names))
+		}
 		set(r.condition)
 		if !r.condition.Status {
 			allAvailable = false
@@ -214,6 +224,13 @@ func status(run *syncRun, result *engine.Outcome, cr *batchv1alpha1.LLMBatchGate
 	set(degraded)
 
 	run.RecordGenerations(&status.Generations)
+}
+
+// credentialsWithdrawn says whether the sync found spec.secretRef not permitted, so that
+// withdrawCredentials scaled the Deployments to 0.
+func credentialsWithdrawn(result *engine.Outcome) bool {
+	problem, _ := result.First(conditionReady)
+	return problem != nil && problem.Reason == batchv1alpha1.ReasonReferenceNotPermitted
 }
 
 func setComponentReplicas(s *batchv1alpha1.ComponentStatus, name string, d *appsv1.Deployment) {
