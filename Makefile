@@ -183,7 +183,7 @@ test-switching: ## From the upstream gateway operators' and openshift/lws-operat
 	UPGRADE_INSTANCE=switching hack/test-upgrade.sh switching
 
 .PHONY: test-lws-anchor-e2e
-test-lws-anchor-e2e: ## openshift/lws-operator's own e2e suite (its pinned test/e2e, hack/bench/anchors.tsv; OPERAND_SOURCES=<archives> or clone) against this operator in openshift-lws-operator on a local cluster; expected failures listed with their reasons (hack/test-lws-anchor-e2e.sh).
+test-lws-anchor-e2e: ## openshift/lws-operator's own e2e suite (its pinned test/e2e, hack/bench/anchors.tsv; OPERAND_SOURCES=<archives> or clone) against this operator in openshift-lws-operator on a local cluster; a spec that does not pass is listed with its outcome and reason (hack/test-lws-anchor-e2e.sh).
 	hack/test-lws-anchor-e2e.sh
 
 .PHONY: bench
