@@ -17,7 +17,7 @@ export GOFLAGS := -mod=vendor -trimpath
 
 .PHONY: help
 help: ## List the targets.
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## Build the operator binary into bin/.
@@ -181,6 +181,10 @@ test-olm: ## This operator installed through OLM itself (olm, catalog and opm bu
 .PHONY: test-switching
 test-switching: ## From the upstream gateway operators' and openshift/lws-operator's objects (test/upgrade/testdata/switching) to this operator: adopted, rolled, left, writes.
 	UPGRADE_INSTANCE=switching hack/test-upgrade.sh switching
+
+.PHONY: test-lws-anchor-e2e
+test-lws-anchor-e2e: ## openshift/lws-operator's own e2e suite (its pinned test/e2e, hack/bench/anchors.tsv; OPERAND_SOURCES=<archives> or clone) against this operator in openshift-lws-operator on a local cluster; a spec that does not pass is listed with its outcome and reason (hack/test-lws-anchor-e2e.sh).
+	hack/test-lws-anchor-e2e.sh
 
 .PHONY: bench
 bench: ## Measure convergence, writes, drift repair, footprint, start-up, and both gateways at scale.

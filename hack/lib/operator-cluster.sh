@@ -4,12 +4,17 @@
 # started, and wait for the CR `cluster` to be Available. Separate from the operator's process
 # (hack/lib/operator-process.sh), which these only stop (op::teardown calls op::stop).
 # Sourced by hack/lib/operator.sh after its settings (OP_ROOT, OP_KUBECTL, OP_NAMESPACE,
-# OP_SERVICEACCOUNT, OP_CLUSTER, OP_LOG, OP_STARTED_*, op::log, op::die, op::kubectl, op::poll)
+# OP_DEPLOY_NAMESPACE, OP_SERVICEACCOUNT, OP_CLUSTER, OP_LOG, OP_STARTED_*, op::log, op::die, op::kubectl, op::poll)
 # and hack/lib/instance.sh (instance::env).
+
+# op::manifest FILE: FILE with deploy/'s namespace (OP_DEPLOY_NAMESPACE) replaced by OP_NAMESPACE.
+# deploy/ names its namespace only as itself (metadata, RoleBinding subjects) and inside Service
+# DNS names (`<service>.<namespace>.svc`), so replacing the whole word moves every object there.
+op::manifest() { sed "s/\b${OP_DEPLOY_NAMESPACE}\b/${OP_NAMESPACE}/g" "$1"; }
 
 # op::install: the CRDs (deploy/00_*) first, and wait until each is served, then every other
 # deploy/ manifest except 10_* (the operator's own Deployment: here the operator runs as a local
-# process).
+# process), in OP_NAMESPACE (op::manifest).
 op::install() {
   [[ -x "${OP_KUBECTL}" ]] || op::die "${OP_KUBECTL} is missing: run hack/local-cluster.sh up"
   local crds=() crd
@@ -25,13 +30,15 @@ op::install() {
       00_*|10_*) continue ;;
     esac
     op::log "applying ${f#"${OP_ROOT}/"}"
-    op::kubectl apply -f "${f}" >/dev/null
+    op::manifest "${f}" | op::kubectl apply -f - >/dev/null
   done
   # The ServiceMonitor and PrometheusRule need the Prometheus operator's CRDs, which the local
   # cluster has only after `hack/optional-crds.sh install monitoring-core` (or `monitoring`).
   if op::kubectl get crd servicemonitors.monitoring.coreos.com prometheusrules.monitoring.coreos.com >/dev/null 2>&1; then
     op::log "applying deploy/monitoring/"
-    op::kubectl apply -f "${OP_ROOT}/deploy/monitoring/" >/dev/null
+    for f in "${OP_ROOT}"/deploy/monitoring/*.yaml; do
+      op::manifest "${f}" | op::kubectl apply -f - >/dev/null
+    done
   else
     op::log "skipping deploy/monitoring/: the Prometheus operator's CRDs are not installed"
   fi

@@ -20,7 +20,9 @@
 # Environment (defaults in brackets):
 #   OUTPUT_DIR [<repo>/_output]  LOCAL_CLUSTER_INSTANCE [local]  LOCAL_CLUSTER_DIR and ports
 #                                       as hack/local-cluster.sh (hack/lib/instance.sh)
-#   OPERATOR_NAMESPACE [openshift-llm-infra-operator]
+#   OPERATOR_NAMESPACE [openshift-llm-infra-operator, the namespace deploy/01_namespace.yaml makes]
+#                                       where `install` puts deploy/ (each manifest's namespace
+#                                       rewritten) and the operator runs (its operand with it)
 #   OPERATOR_LISTEN [127.0.0.1:18443]   controllercmd's secure server (/healthz, /metrics); the
 #                                       instance's port (bench 28443, e2e 32543, ...)
 #   OPERAND_IMAGE [registry.k8s.io/lws/lws:<operand-git-ref>]
@@ -47,7 +49,9 @@ OP_BIN="${OP_OUTPUT_DIR}/bin"
 OP_KUBECTL="${OP_BIN}/kubectl"
 OP_ADMIN_KUBECONFIG="${OP_STATE}/kubeconfig"
 OP_BINARY="${OPERATOR_BINARY:-${OP_BIN}/llm-infra-operator}"
-OP_NAMESPACE="${OPERATOR_NAMESPACE:-openshift-llm-infra-operator}"
+# The namespace deploy/ is written for; op::install moves it to OP_NAMESPACE.
+OP_DEPLOY_NAMESPACE="$(awk '/^kind: Namespace/ { ns = 1 } ns && /^  name:/ { print $2; exit }' "${OP_ROOT}/deploy/01_namespace.yaml")"
+OP_NAMESPACE="${OPERATOR_NAMESPACE:-${OP_DEPLOY_NAMESPACE}}"
 OP_SERVICEACCOUNT="llm-infra-operator"
 OP_LISTEN="${OPERATOR_LISTEN}"
 OP_OPERAND_IMAGE="${OPERAND_IMAGE:-registry.k8s.io/lws/lws:$(cat "${OP_ROOT}/operand-git-ref")}"

@@ -2,7 +2,7 @@
 # Pinned upstream sources: the one copy of reading a pin table and of fetching a pinned tree,
 # verified, used by hack/fetch-operands.sh (hack/operands/sources.tsv: the operands' programs)
 # and hack/bench-anchors.sh (hack/bench/anchors.tsv: the upstream operators measured side by
-# side). Source it; functions sources::*.
+# side; hack/test-lws-anchor-e2e.sh runs one's own e2e suite). Source it; functions sources::*.
 #
 # A pin table is tab-separated, one source a line, `#` comments:
 #   name  repository  ref  commit  archive
