@@ -350,6 +350,16 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 				g.Expect(e.Message).To(ContainSubstring(pod.ID))
 				g.Expect(e.Message).NotTo(ContainSubstring(providerKey))
 			}).WithTimeout(settleTimeout).WithPolling(poll).Should(Succeed())
+			// The GPU is gone: no sync can give it up again. One allocation, one event.
+			list, err := fw.kube.CoreV1().Events(fw.namespace).List(ctx, metav1.ListOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			var reports []string
+			for _, e := range list.Items {
+				if _, old := before[e.Name]; !old && e.Reason == igwv1alpha1.ReasonGPUAllocationAbandoned && strings.Contains(e.Message, abandoned+"/ornith") {
+					reports = append(reports, fmt.Sprintf("%dx %s", e.Count, e.Message))
+				}
+			}
+			Expect(reports).To(HaveLen(1), "one AllocationAbandoned event for the GPU")
 		})
 	})
 })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -70,6 +71,10 @@ type gpuOperand struct {
 	// operatorEvents records in the operator's namespace (registry.Deps' Recorder): the copy
 	// of AllocationAbandoned that survives the GPU's namespace.
 	operatorEvents events.Recorder
+	// abandoned are the GPUs (by UID) whose AllocationAbandoned was recorded: a second sync
+	// from a cache that has not seen the finalizer go yet gives up again (seen in e2e GP5, 13
+	// ms apart), and one allocation is one event. Only abandoned GPUs are kept: few.
+	abandoned sync.Map
 }
 
 func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuState] {
@@ -161,6 +166,9 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 // GPU's own event is then lost; the operator's copy tells the administrator which allocation
 // may still run and bill.
 func (o *gpuOperand) reportAbandoned(run *gpuRun, message string) {
+	if _, reported := o.abandoned.LoadOrStore(run.CR.UID, true); reported {
+		return
+	}
 	run.Recorder.Warning(v1alpha1.ReasonGPUAllocationAbandoned, message)
 	if o.operatorEvents != nil {
 		o.operatorEvents.Warningf(v1alpha1.ReasonGPUAllocationAbandoned, "GPU %s/%s: %s", run.CR.Namespace, run.CR.Name, message)

@@ -16,7 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/library-go/pkg/operator/events"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
@@ -569,5 +572,37 @@ func TestProbeReadiness(t *testing.T) {
 	}
 	if srv.Client().CheckRedirect != nil {
 		t.Errorf("the caller's client was changed")
+	}
+}
+
+// TestReportAbandonedOnce: a GPU given up twice (a second sync from a cache that has not seen
+// its finalizer go) is reported once, on the GPU and in the operator's namespace; another GPU
+// is reported too.
+func TestReportAbandonedOnce(t *testing.T) {
+	gpuEvents := events.NewInMemoryRecorder("gpu", clock.RealClock{})
+	operatorEvents := events.NewInMemoryRecorder("operator", clock.RealClock{})
+	o := &gpuOperand{operatorEvents: operatorEvents}
+	run := func(name, uid string) *gpuRun {
+		return &gpuRun{CR: &v1alpha1.GPU{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(uid)}}, Recorder: gpuEvents}
+	}
+	o.reportAbandoned(run("a", "u1"), "gave up releasing allocation pod001")
+	o.reportAbandoned(run("a", "u1"), "gave up releasing allocation pod001: the provider's key is gone")
+	o.reportAbandoned(run("b", "u2"), "gave up releasing allocation pod002")
+	for _, r := range []struct {
+		name     string
+		recorder events.InMemoryRecorder
+	}{{"GPU", gpuEvents}, {"operator", operatorEvents}} {
+		var got []string
+		for _, ev := range r.recorder.Events() {
+			if ev.Reason == v1alpha1.ReasonGPUAllocationAbandoned && ev.Type == corev1.EventTypeWarning {
+				got = append(got, ev.Message)
+			}
+		}
+		if len(got) != 2 || !strings.Contains(got[0], "pod001") || !strings.Contains(got[1], "pod002") {
+			t.Errorf("%s events %q, want one for pod001, then one for pod002", r.name, got)
+		}
+	}
+	if got := operatorEvents.Events(); len(got) > 0 && !strings.Contains(got[0].Message, "ns/a") {
+		t.Errorf("the operator's event %q does not name the GPU ns/a", got[0].Message)
 	}
 }
