@@ -16,6 +16,7 @@
 #   E2E_TIMEOUT [45m]     go test -timeout
 #   E2E_ARGS []           extra go test arguments, e.g. -ginkgo.focus=drift
 #   KEEP_CLUSTER [false]  leave the cluster and the operator running afterwards
+#   GPU_RELEASE_GIVE_UP [45s]  the operator's give-up bound of a GPU's release (its default: 10m)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,6 +48,9 @@ op::install
 # GPU specs make the operator send leaves the machine.
 gpu_fake="127.0.0.1:$(( ${OP_LISTEN##*:} + 1 ))"
 export GPU_RUNPOD_API_URL="http://${gpu_fake}/v1" GPU_RUNPOD_PROXY_URL="http://${gpu_fake}/proxy"
+# A deleted GPU whose provider refuses the release gives up after this instead of 10 minutes,
+# so that GP5 can wait for it; the suite reads the same variable for its bound.
+export GPU_RELEASE_GIVE_UP="${GPU_RELEASE_GIVE_UP:-45s}"
 OPERATOR_SKIP_BUILD=true op::start
 op::log "set up in $((SECONDS - START))s; running the e2e suite"
 

@@ -290,7 +290,7 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 			Expect(fw.kube.CoreV1().Namespaces().Delete(ctx, gone, metav1.DeleteOptions{})).To(Succeed())
 			// Issue 33's bound while the provider answers (the release is one DELETE; measured in
 			// CI on a busy 2-core machine: 11 s). A provider that does not answer holds the
-			// namespace until the GPU gives up (gpuCleanupGiveUp, 10 minutes; unit-tested).
+			// namespace until the GPU gives up (GPU_RELEASE_GIVE_UP, 10 minutes by default: GP5).
 			Eventually(ctx, func(g Gomega) {
 				_, err := fw.kube.CoreV1().Namespaces().Get(ctx, gone, metav1.GetOptions{})
 				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
@@ -304,8 +304,75 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 				return r.Method == http.MethodDelete && r.Path == "/pods/"+pod.ID && r.Authorized
 			})).To(BeTrue(), "DELETE /pods/%s sent with the provider's key", pod.ID)
 		})
+
+		It("GP5. a namespace with a leased GPU whose provider refuses the release is deleted within the give-up bound: the allocation is abandoned with a Warning event naming it", func(ctx SpecContext) {
+			// The suite reads the bound as the operator does, from the environment both share
+			// (make test-e2e-local sets a short one): the operator's default, 10 minutes, is
+			// unit-tested only (TestGPUDeletionGivesUp).
+			giveUp, err := inferencegatewayagents.ReleaseGiveUp(os.Getenv(inferencegatewayagents.GiveUpEnv))
+			Expect(err).NotTo(HaveOccurred())
+			if giveUp > maxE2EGiveUp {
+				Skip(fmt.Sprintf("the GPU's give-up bound is %s (%s); this spec waits for it, so it runs with %s at most (make test-e2e-local sets one)",
+					giveUp, inferencegatewayagents.GiveUpEnv, maxE2EGiveUp))
+			}
+			abandoned := agentsNamespacePrefix + "gpu-abandoned"
+			ensureRestrictedNamespace(ctx, abandoned)
+			ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: abandoned, Name: "runpod-credentials"},
+				Data: map[string][]byte{"api-key": []byte(providerKey)}})
+			createGPU(ctx, abandoned, "1h")
+			pod := runFakePod(ctx, fake, len(fake.Pods())+1)
+			waitGPU(ctx, abandoned, "ornith", "phase Ready", func(g Gomega, gpu *igwv1alpha1.GPU) {
+				g.Expect(gpu.Status.Phase).To(Equal(igwv1alpha1.GPUPhaseReady), gpuConditions(gpu))
+			})
+			fake.RefuseDeletes(pod.ID, http.StatusServiceUnavailable)
+			before := snapshotEvents(ctx)
+
+			By(fmt.Sprintf("deleting namespace %s while the provider refuses to release %s: it goes within %s + %s", abandoned, pod.ID, giveUp, giveUpMargin))
+			start := time.Now()
+			Expect(fw.kube.CoreV1().Namespaces().Delete(ctx, abandoned, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				_, err := fw.kube.CoreV1().Namespaces().Get(ctx, abandoned, metav1.GetOptions{})
+				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
+			}).WithTimeout(giveUp + giveUpMargin).WithPolling(poll).Should(Succeed())
+			took := time.Since(start).Round(time.Second)
+			measure("namespace with an unreleasable GPU deleted in", took)
+			Expect(took).To(BeNumerically(">=", giveUp), "the GPU's finalizer held the namespace until the give-up bound")
+			Expect(slices.ContainsFunc(fake.Pods(), func(p fakerunpod.Pod) bool { return p.ID == pod.ID })).To(BeTrue(),
+				"the allocation was abandoned at the provider, not released")
+			Expect(slices.ContainsFunc(fake.Requests(), func(r fakerunpod.Request) bool {
+				return r.Method == http.MethodDelete && r.Path == "/pods/"+pod.ID && r.Authorized
+			})).To(BeTrue(), "the release was tried: DELETE /pods/%s sent with the provider's key", pod.ID)
+
+			By("the operator's namespace holds the Warning event naming the GPU and the allocation (the GPU's own namespace refuses new events while it terminates)")
+			Eventually(ctx, func(g Gomega) {
+				e := newEvent(ctx, g, before, igwv1alpha1.ReasonGPUAllocationAbandoned, abandoned+"/ornith")
+				g.Expect(e.Type).To(Equal(corev1.EventTypeWarning))
+				g.Expect(e.Message).To(ContainSubstring(pod.ID))
+				g.Expect(e.Message).NotTo(ContainSubstring(providerKey))
+			}).WithTimeout(settleTimeout).WithPolling(poll).Should(Succeed())
+			// The GPU is gone: no sync can give it up again. One allocation, one event.
+			list, err := fw.kube.CoreV1().Events(fw.namespace).List(ctx, metav1.ListOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			var reports []string
+			for _, e := range list.Items {
+				if _, old := before[e.Name]; !old && e.Reason == igwv1alpha1.ReasonGPUAllocationAbandoned && strings.Contains(e.Message, abandoned+"/ornith") {
+					reports = append(reports, fmt.Sprintf("%dx %s", e.Count, e.Message))
+				}
+			}
+			Expect(reports).To(HaveLen(1), "one AllocationAbandoned event for the GPU")
+		})
 	})
 })
+
+// maxE2EGiveUp is the longest give-up bound GP5 waits for; giveUpMargin is how much longer
+// than the bound a namespace may take to go: the GPU is looked at again at the bound (a sync,
+// a status write and the finalizer's removal, seconds on a busy machine), then the namespace
+// controller, which retries a namespace with content left with a backoff of up to 60 s,
+// removes the rest.
+const (
+	maxE2EGiveUp = 2 * time.Minute
+	giveUpMargin = 90 * time.Second
+)
 
 // freeLoopbackPort is a TCP port nothing listens on at this moment (the kernel's choice).
 func freeLoopbackPort() int {

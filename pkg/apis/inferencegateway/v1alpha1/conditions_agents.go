@@ -73,7 +73,8 @@ const (
 	ReasonGPUAllocationTerminated   = "AllocationTerminated"
 	// ReasonGPUAllocationAbandoned is the Warning event's reason (not a condition's) when a
 	// deleted GPU's allocation could not be released within the operator's bound and the
-	// finalizer went anyway; the message names the allocation.
+	// finalizer went anyway; the message names the allocation. A copy, naming the GPU, goes to
+	// the operator's namespace, since a namespace being deleted refuses new events.
 	ReasonGPUAllocationAbandoned = "AllocationAbandoned"
 	// ReasonGPUPending: nothing leased yet (the spec is invalid, or the first sync has not
 	// finished).

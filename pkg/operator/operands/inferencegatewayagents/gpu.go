@@ -23,7 +23,8 @@ import (
 //
 //	deleted            release the allocation, then drop the finalizer (kept, with the reason,
 //	                   while it cannot be released: orphaned GPUs cost money; dropped anyway
-//	                   gpuCleanupGiveUp after the deletion, with a Warning event naming the
+//	                   the give-up bound after the deletion (GPU_RELEASE_GIVE_UP, by default
+//	                   gpuCleanupGiveUp), with a Warning event naming the
 //	                   allocation, so that a namespace being deleted, whose credentials Secret
 //	                   goes first, or a provider that never answers, cannot block it forever)
 //	expired            nothing until the spec changes (an Expired GPU is never leased again on its
@@ -48,9 +49,9 @@ const (
 	gpuProvisioningRequeue = 10 * time.Second
 	gpuFailedRequeue       = 2 * time.Minute
 	gpuCleanupRequeue      = 30 * time.Second
-	// gpuCleanupGiveUp bounds how long a deleted GPU waits for its allocation's release: then
-	// the finalizer goes and the Warning event AllocationAbandoned names the allocation
-	// (upstream kept the finalizer forever).
+	// gpuCleanupGiveUp is the default of how long a deleted GPU waits for its allocation's
+	// release (GiveUpEnv sets another): then the finalizer goes and the Warning event
+	// AllocationAbandoned names the allocation (upstream kept the finalizer forever).
 	gpuCleanupGiveUp   = 10 * time.Minute
 	gpuReadyMaxRequeue = 60 * time.Second
 	gpuProbeTimeout    = 5 * time.Second
@@ -79,6 +80,9 @@ type gpuEnv struct {
 	// probe GETs the runtime's readiness URL with the token as bearer credential.
 	probe func(ctx context.Context, url, token string) error
 	now   func() time.Time
+	// giveUp is how long after its deletion a GPU whose allocation cannot be released lets go
+	// of it (GiveUpEnv); gpuCleanupGiveUp when zero.
+	giveUp time.Duration
 	// connection is the existing connection Secret, nil when there is none.
 	connection *corev1.Secret
 }
@@ -173,13 +177,13 @@ func (s *gpuStep) providerOf() (gpuprovider.Provider, error) {
 }
 
 // release is a deleted GPU's step: release the allocation, then let the GPU go. While it
-// cannot be released the finalizer stays, until gpuCleanupGiveUp after the deletion.
+// cannot be released the finalizer stays, until the give-up bound after the deletion.
 func (s *gpuStep) release(ctx context.Context) gpuResult {
 	id := s.status.InstanceID
 	if id == "" {
 		return gpuResult{status: s.status, removeFinalizer: true}
 	}
-	giveUp := s.g.DeletionTimestamp.Add(gpuCleanupGiveUp)
+	giveUp := s.g.DeletionTimestamp.Add(s.giveUp())
 	provider, err := s.providerOf()
 	if err != nil && s.env.keptCredentials != nil {
 		// spec.credentialsRef's Secret is gone (a namespace being deleted deletes it with the
@@ -218,7 +222,12 @@ func (s *gpuStep) abandon(giveUp time.Time, err error) (gpuResult, bool) {
 	}
 	return gpuResult{status: s.status, removeFinalizer: true, abandoned: fmt.Sprintf(
 		"gave up releasing allocation %s at provider %s %s after the GPU's deletion: %v; it may still run and bill: release it at the provider",
-		s.status.InstanceID, s.g.Spec.Provider, gpuCleanupGiveUp, err)}, true
+		s.status.InstanceID, s.g.Spec.Provider, s.giveUp(), err)}, true
+}
+
+// giveUp is the environment's give-up bound, or the default when it sets none.
+func (s *gpuStep) giveUp() time.Duration {
+	return cmp.Or(s.env.giveUp, gpuCleanupGiveUp)
 }
 
 // cleanupRequeue is when a deleted GPU's release is tried again: upstream's cadence, or at

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/openshift/library-go/pkg/operator/events"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -58,12 +61,20 @@ func providerKeyWanted(status v1alpha1.GPUStatus) bool {
 
 type gpuRun = engine.Run[*v1alpha1.GPU, *gpuState]
 
-// gpuOperand holds what the GPU kind's syncs share: the providers' addresses, the readiness
-// probe's client and the clock.
+// gpuOperand holds what the GPU kind's syncs share: the providers' addresses, the give-up
+// bound of a deleted GPU's release, the readiness probe's client and the clock.
 type gpuOperand struct {
 	endpoints gpuprovider.Endpoints
+	giveUp    time.Duration
 	probe     func(ctx context.Context, url, token string) error
 	now       func() time.Time
+	// operatorEvents records in the operator's namespace (registry.Deps' Recorder): the copy
+	// of AllocationAbandoned that survives the GPU's namespace.
+	operatorEvents events.Recorder
+	// abandoned are the GPUs (by UID) whose AllocationAbandoned was recorded: a second sync
+	// from a cache that has not seen the finalizer go yet gives up again (seen in e2e GP5, 13
+	// ms apart), and one allocation is one event. Only abandoned GPUs are kept: few.
+	abandoned sync.Map
 }
 
 func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuState] {
@@ -73,6 +84,7 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.operatorEvents = deps.Recorder
 	k := &engine.Kind[*v1alpha1.GPU, *gpuState]{
 		Operand:        GPUOperandName,
 		ControllerName: GPUControllerName,
@@ -118,7 +130,7 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 			run.State.result = &r
 			run.After(r.requeueAfter)
 			if r.abandoned != "" {
-				run.Recorder.Warning(v1alpha1.ReasonGPUAllocationAbandoned, r.abandoned)
+				o.reportAbandoned(run, r.abandoned)
 			}
 			if !r.removeFinalizer {
 				return false, nil
@@ -148,6 +160,21 @@ func (o *gpuOperand) kind(deps *registry.Deps) *engine.Kind[*v1alpha1.GPU, *gpuS
 	return k
 }
 
+// reportAbandoned records the Warning event AllocationAbandoned on the GPU and, naming the
+// GPU, in the operator's namespace: a GPU gives up mostly while its namespace is being deleted,
+// and the API refuses new events in a terminating namespace (NamespaceLifecycle), so the
+// GPU's own event is then lost; the operator's copy tells the administrator which allocation
+// may still run and bill.
+func (o *gpuOperand) reportAbandoned(run *gpuRun, message string) {
+	if _, reported := o.abandoned.LoadOrStore(run.CR.UID, true); reported {
+		return
+	}
+	run.Recorder.Warning(v1alpha1.ReasonGPUAllocationAbandoned, message)
+	if o.operatorEvents != nil {
+		o.operatorEvents.Warningf(v1alpha1.ReasonGPUAllocationAbandoned, "GPU %s/%s: %s", run.CR.Namespace, run.CR.Name, message)
+	}
+}
+
 // env is what syncGPU needs, from the run: the credentials Secret (watched, so a new key brings
 // the next sync), the provider's driver, the probe, the clock and the connection Secret as
 // cached.
@@ -164,8 +191,9 @@ func (o *gpuOperand) env(ctx context.Context, run *gpuRun) gpuEnv {
 		provider: func(name, apiKey string) (gpuprovider.Provider, error) {
 			return gpuprovider.New(name, apiKey, o.endpoints)
 		},
-		probe: o.probe,
-		now:   o.now,
+		probe:  o.probe,
+		now:    o.now,
+		giveUp: o.giveUp,
 	}
 	if kept := providerKeyCopy(run); kept != nil {
 		env.keptCredentials = func() (string, error) {

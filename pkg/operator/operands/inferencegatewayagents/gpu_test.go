@@ -1,6 +1,7 @@
 package inferencegatewayagents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/library-go/pkg/operator/events"
 
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1/testcases"
@@ -39,6 +43,8 @@ type gpuWorld struct {
 	probes  []string
 	mu      sync.Mutex
 	noCreds bool
+	// giveUp is the environment's give-up bound (zero: the default).
+	giveUp time.Duration
 }
 
 func newGPUWorld(t *testing.T) *gpuWorld {
@@ -75,6 +81,7 @@ func (w *gpuWorld) env() gpuEnv {
 			return nil
 		},
 		now:        func() time.Time { return w.now },
+		giveUp:     w.giveUp,
 		connection: w.secret,
 	}
 }
@@ -266,12 +273,15 @@ func TestGPUDeletion(t *testing.T) {
 }
 
 // TestGPUDeletionGivesUp: a deleted GPU whose allocation cannot be released keeps its
-// finalizer until gpuCleanupGiveUp after the deletion, is looked at again no later than that,
-// and then goes with a message for the Warning event that names the allocation and its
-// provider, never the key.
+// finalizer until the give-up bound (gpuCleanupGiveUp, or the environment's) after the
+// deletion, is looked at again no later than that, and then goes with a message for the
+// Warning event that names the allocation, its provider and the bound, never the key.
 func TestGPUDeletionGivesUp(t *testing.T) {
+	const short = 45 * time.Second
 	for _, tc := range []struct {
 		name string
+		// giveUp is the environment's bound, zero for the default.
+		giveUp time.Duration
 		// since is how long after the deletion the sync runs.
 		since       time.Duration
 		noCreds     bool
@@ -281,15 +291,20 @@ func TestGPUDeletionGivesUp(t *testing.T) {
 		// wantRequeue is the requeue of a sync that keeps the finalizer.
 		wantRequeue time.Duration
 	}{
-		{"no credentials, at the deletion", 0, true, false, false, v1alpha1.ReasonGPUCleanupBlocked, gpuCleanupRequeue},
-		{"no credentials, 10 s before the bound", gpuCleanupGiveUp - 10*time.Second, true, false, false, v1alpha1.ReasonGPUCleanupBlocked, 10 * time.Second},
-		{"no credentials, at the bound", gpuCleanupGiveUp, true, false, true, "", 0},
-		{"provider fails, before the bound", time.Minute, false, true, false, v1alpha1.ReasonGPUCleanupFailed, gpuCleanupRequeue},
-		{"provider fails, past the bound", gpuCleanupGiveUp + time.Hour, false, true, true, "", 0},
-		{"provider answers, past the bound", gpuCleanupGiveUp + time.Hour, false, false, true, "", 0},
+		{"no credentials, at the deletion", 0, 0, true, false, false, v1alpha1.ReasonGPUCleanupBlocked, gpuCleanupRequeue},
+		{"no credentials, 10 s before the bound", 0, gpuCleanupGiveUp - 10*time.Second, true, false, false, v1alpha1.ReasonGPUCleanupBlocked, 10 * time.Second},
+		{"no credentials, at the bound", 0, gpuCleanupGiveUp, true, false, true, "", 0},
+		{"provider fails, before the bound", 0, time.Minute, false, true, false, v1alpha1.ReasonGPUCleanupFailed, gpuCleanupRequeue},
+		{"provider fails, past the bound", 0, gpuCleanupGiveUp + time.Hour, false, true, true, "", 0},
+		{"provider answers, past the bound", 0, gpuCleanupGiveUp + time.Hour, false, false, true, "", 0},
+		{"short bound, provider fails, 5 s before it", short, short - 5*time.Second, false, true, false, v1alpha1.ReasonGPUCleanupFailed, 5 * time.Second},
+		{"short bound, provider fails, at it", short, short, false, true, true, "", 0},
+		{"longer bound, provider fails, past the default", time.Hour, gpuCleanupGiveUp + time.Minute, false, true, false, v1alpha1.ReasonGPUCleanupFailed, gpuCleanupRequeue},
+		{"longer bound, provider fails, at it", time.Hour, time.Hour, false, true, true, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newGPUWorld(t)
+			w.giveUp = tc.giveUp
 			w.sync()
 			w.sync()
 			id := w.gpu.Status.InstanceID
@@ -312,7 +327,8 @@ func TestGPUDeletionGivesUp(t *testing.T) {
 				if released {
 					t.Error("given up, yet the allocation was released")
 				}
-				for _, want := range []string{id, string(w.gpu.Spec.Provider), "release it at the provider"} {
+				bound := cmp.Or(tc.giveUp, gpuCleanupGiveUp)
+				for _, want := range []string{id, string(w.gpu.Spec.Provider), bound.String(), "release it at the provider"} {
 					if !strings.Contains(r.abandoned, want) {
 						t.Errorf("the event's message %q does not say %q", r.abandoned, want)
 					}
@@ -333,6 +349,44 @@ func TestGPUDeletionGivesUp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGPUGiveUpSetting: GPU_RELEASE_GIVE_UP sets the give-up bound; unset it is the default,
+// and a value that is no positive duration gives the default with an error naming the variable
+// (logged at the start), never a bound of zero that would drop every allocation at once.
+func TestGPUGiveUpSetting(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        time.Duration
+		wantErr     bool
+	}{
+		{"unset", "", gpuCleanupGiveUp, false},
+		{"seconds", "45s", 45 * time.Second, false},
+		{"longer than the default", "1h30m", 90 * time.Minute, false},
+		{"not a duration", "ten minutes", gpuCleanupGiveUp, true},
+		{"no unit", "600", gpuCleanupGiveUp, true},
+		{"zero", "0s", gpuCleanupGiveUp, true},
+		{"negative", "-5m", gpuCleanupGiveUp, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReleaseGiveUp(tc.value)
+			if got != tc.want {
+				t.Errorf("bound %v, want %v", got, tc.want)
+			}
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one %v", err, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), GiveUpEnv) {
+				t.Errorf("the error %q does not name %s", err, GiveUpEnv)
+			}
+		})
+	}
+	t.Run("read from the environment", func(t *testing.T) {
+		t.Setenv(GiveUpEnv, "2m")
+		if got := gpuGiveUpFromEnv(); got != 2*time.Minute {
+			t.Errorf("bound %v, want 2m", got)
+		}
+	})
 }
 
 // TestGPUDeletionWithTheKeptKey: a deleted GPU whose credentials Secret is gone releases its
@@ -518,5 +572,37 @@ func TestProbeReadiness(t *testing.T) {
 	}
 	if srv.Client().CheckRedirect != nil {
 		t.Errorf("the caller's client was changed")
+	}
+}
+
+// TestReportAbandonedOnce: a GPU given up twice (a second sync from a cache that has not seen
+// its finalizer go) is reported once, on the GPU and in the operator's namespace; another GPU
+// is reported too.
+func TestReportAbandonedOnce(t *testing.T) {
+	gpuEvents := events.NewInMemoryRecorder("gpu", clock.RealClock{})
+	operatorEvents := events.NewInMemoryRecorder("operator", clock.RealClock{})
+	o := &gpuOperand{operatorEvents: operatorEvents}
+	run := func(name, uid string) *gpuRun {
+		return &gpuRun{CR: &v1alpha1.GPU{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(uid)}}, Recorder: gpuEvents}
+	}
+	o.reportAbandoned(run("a", "u1"), "gave up releasing allocation pod001")
+	o.reportAbandoned(run("a", "u1"), "gave up releasing allocation pod001: the provider's key is gone")
+	o.reportAbandoned(run("b", "u2"), "gave up releasing allocation pod002")
+	for _, r := range []struct {
+		name     string
+		recorder events.InMemoryRecorder
+	}{{"GPU", gpuEvents}, {"operator", operatorEvents}} {
+		var got []string
+		for _, ev := range r.recorder.Events() {
+			if ev.Reason == v1alpha1.ReasonGPUAllocationAbandoned && ev.Type == corev1.EventTypeWarning {
+				got = append(got, ev.Message)
+			}
+		}
+		if len(got) != 2 || !strings.Contains(got[0], "pod001") || !strings.Contains(got[1], "pod002") {
+			t.Errorf("%s events %q, want one for pod001, then one for pod002", r.name, got)
+		}
+	}
+	if got := operatorEvents.Events(); len(got) > 0 && !strings.Contains(got[0].Message, "ns/a") {
+		t.Errorf("the operator's event %q does not name the GPU ns/a", got[0].Message)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/llm-infra/llm-infra-operator/bindata"
 	v1alpha1 "github.com/llm-infra/llm-infra-operator/pkg/apis/inferencegateway/v1alpha1"
@@ -74,7 +76,7 @@ func Registrations() []registry.Registration {
 		go agents.fetcher.Run(ctx)
 		return &registry.Started{Controllers: []registry.Controller{{Controller: c.Controller(), Workers: c.Workers()}}, Degraded: c.Degraded()}, nil
 	}
-	gpus := &gpuOperand{endpoints: gpuEndpoints()}
+	gpus := &gpuOperand{endpoints: gpuEndpoints(), giveUp: gpuGiveUpFromEnv()}
 	return []registry.Registration{
 		agent,
 		registry.Namespaced(registry.Registration{
@@ -99,6 +101,37 @@ const (
 	RunPodAPIURLEnv   = "GPU_RUNPOD_API_URL"
 	RunPodProxyURLEnv = "GPU_RUNPOD_PROXY_URL"
 )
+
+// GiveUpEnv is the operator's environment variable that sets how long a deleted GPU waits for
+// its provider to release the allocation before it lets go of it (a Go duration, "10m" by
+// default): longer for a provider often slow, shorter for a test.
+const GiveUpEnv = "GPU_RELEASE_GIVE_UP"
+
+// gpuGiveUpFromEnv reads GiveUpEnv once, at the start; a value it cannot use is logged and
+// the default applies, so that a typo never leaves namespaces blocked or allocations dropped early.
+func gpuGiveUpFromEnv() time.Duration {
+	d, err := ReleaseGiveUp(os.Getenv(GiveUpEnv))
+	if err != nil {
+		klog.ErrorS(err, "Ignoring the operator's environment variable, using the default", "name", GiveUpEnv, "default", gpuCleanupGiveUp)
+	}
+	return d
+}
+
+// ReleaseGiveUp is the give-up bound that value (GiveUpEnv's) sets: 10 minutes when empty,
+// or, with an error saying why, when it is not a positive Go duration.
+func ReleaseGiveUp(value string) (time.Duration, error) {
+	if value == "" {
+		return gpuCleanupGiveUp, nil
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil {
+		return gpuCleanupGiveUp, fmt.Errorf("%s=%q is not a Go duration (like 10m or 45s): %w", GiveUpEnv, value, err)
+	}
+	if d <= 0 {
+		return gpuCleanupGiveUp, fmt.Errorf("%s=%q is not positive", GiveUpEnv, value)
+	}
+	return d, nil
+}
 
 func gpuEndpoints() gpuprovider.Endpoints {
 	e := gpuprovider.PublicEndpoints

@@ -590,6 +590,9 @@ func TestGPUController(t *testing.T) {
 	api := httptest.NewServer(runpod)
 	defer api.Close()
 	e := newFakeEnv(t, secretOf("runpod-credentials", map[string]string{"api-key": providerKey}))
+	// The operator's own events (its namespace), apart from the GPU's.
+	operatorEvents := events.NewInMemoryRecorder("operator", clock.RealClock{})
+	e.deps.Recorder = operatorEvents
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	gpus := &gpuOperand{endpoints: gpuprovider.Endpoints{RunPod: api.URL}, now: func() time.Time { return now },
 		probe: func(context.Context, string, string) error { return nil }}
@@ -728,8 +731,8 @@ func TestGPUController(t *testing.T) {
 	deleteSecret("runpod-credentials")
 	deleteGPU(second)
 	released("second")
-	if hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) {
-		t.Fatalf("credentials gone, the copy kept: an allocation reported abandoned: %v", e.recorder.Events())
+	if hasEvent(e.recorder, v1alpha1.ReasonGPUAllocationAbandoned) || hasEvent(operatorEvents, v1alpha1.ReasonGPUAllocationAbandoned) {
+		t.Fatalf("credentials gone, the copy kept: an allocation reported abandoned: %v %v", e.recorder.Events(), operatorEvents.Events())
 	}
 
 	// A GPU whose credentials and copy are both gone (someone took the copy's finalizer off):
@@ -760,6 +763,19 @@ func TestGPUController(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no Warning event %s naming allocation %s: %v", v1alpha1.ReasonGPUAllocationAbandoned, kept.Status.InstanceID, e.recorder.Events())
+	}
+	// The GPU's namespace is usually being deleted then, and refuses new events: the operator's
+	// namespace gets a copy naming the GPU, once.
+	var copies int
+	for _, ev := range operatorEvents.Events() {
+		if ev.Reason == v1alpha1.ReasonGPUAllocationAbandoned && ev.Type == corev1.EventTypeWarning &&
+			strings.Contains(ev.Message, testNS+"/kept") && strings.Contains(ev.Message, kept.Status.InstanceID) {
+			copies++
+		}
+	}
+	if copies != 1 {
+		t.Errorf("%d Warning events %s in the operator's namespace naming GPU %s/kept and allocation %s, want 1: %v",
+			copies, v1alpha1.ReasonGPUAllocationAbandoned, testNS, kept.Status.InstanceID, operatorEvents.Events())
 	}
 }
 

@@ -63,6 +63,8 @@ type Server struct {
 	next     int
 	requests []Request
 	failures map[string][]int
+	// refusedDeletes are the pods whose DELETE answers this code until Reset (RefuseDeletes).
+	refusedDeletes map[string]int
 	// startAfter is StartAfterGets' n, 0 for never.
 	startAfter int
 	probes     []Probe
@@ -70,7 +72,15 @@ type Server struct {
 
 // New is a fake that accepts the bearer key apiKey.
 func New(apiKey string) *Server {
-	return &Server{apiKey: apiKey, pods: map[string]*Pod{}, failures: map[string][]int{}}
+	return &Server{apiKey: apiKey, pods: map[string]*Pod{}, failures: map[string][]int{}, refusedDeletes: map[string]int{}}
+}
+
+// RefuseDeletes makes every DELETE of pod id answer code from now on (a provider that keeps
+// failing to release one allocation), while the pod stays; unlike FailNext it does not run out.
+func (s *Server) RefuseDeletes(id string, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusedDeletes[id] = code
 }
 
 // FailNext makes the next requests of a method answer with these status codes, one each.
@@ -94,6 +104,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pods, s.next, s.requests, s.failures, s.probes = map[string]*Pod{}, 0, nil, map[string][]int{}, nil
+	s.refusedDeletes = map[string]int{}
 }
 
 // SetStatus sets a pod's desiredStatus (RUNNING, EXITED, FAILED, ...).
@@ -187,6 +198,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case isPod && r.Method == http.MethodDelete:
 		if _, ok := s.pods[id]; !ok {
 			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		if code, refused := s.refusedDeletes[id]; refused {
+			http.Error(w, "injected failure: this pod is not released", code)
 			return
 		}
 		delete(s.pods, id)

@@ -65,3 +65,41 @@ func TestStartAfterGetsAndProxy(t *testing.T) {
 		t.Errorf("after Reset: %d, pods %+v", code, s.Pods())
 	}
 }
+
+// TestRefuseDeletes: a refused pod's DELETE answers the code every time and the pod stays;
+// other pods' DELETEs still release them; Reset forgets the refusal.
+func TestRefuseDeletes(t *testing.T) {
+	s := New("key")
+	do := func(method, path string) int {
+		t.Helper()
+		r := httptest.NewRequest(method, "http://api"+path, strings.NewReader(`{"name":"igw-gpu"}`))
+		r.Header.Set("Authorization", "Bearer key")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w.Code
+	}
+	for range 2 {
+		if code := do(http.MethodPost, "/pods"); code != http.StatusCreated {
+			t.Fatalf("create: %d", code)
+		}
+	}
+	s.RefuseDeletes("pod001", http.StatusServiceUnavailable)
+	for i := range 3 {
+		if code := do(http.MethodDelete, "/pods/pod001"); code != http.StatusServiceUnavailable {
+			t.Errorf("DELETE %d of the refused pod answered %d, want 503", i+1, code)
+		}
+	}
+	if code := do(http.MethodDelete, "/pods/pod002"); code != http.StatusNoContent {
+		t.Errorf("DELETE of another pod answered %d, want 204", code)
+	}
+	if pods := s.Pods(); len(pods) != 1 || pods[0].ID != "pod001" {
+		t.Errorf("pods %+v, want the refused pod001 only", pods)
+	}
+	s.Reset()
+	if code := do(http.MethodPost, "/pods"); code != http.StatusCreated {
+		t.Fatalf("create after Reset: %d", code)
+	}
+	if code := do(http.MethodDelete, "/pods/pod001"); code != http.StatusNoContent {
+		t.Errorf("DELETE after Reset answered %d, want 204", code)
+	}
+}
