@@ -28,8 +28,6 @@ export LOCAL_CLUSTER_INSTANCE="${LOCAL_CLUSTER_INSTANCE:-upgrade}"
 # shellcheck source=hack/lib/operator.sh
 source "${ROOT}/hack/lib/operator.sh"
 
-UPGRADE_CACHE="${UPGRADE_CACHE:-${HOME}/.cache/llm-infra-operator/upgrade}"
-PREVIOUS_REF="$(grep -v '^#' "${ROOT}/hack/upgrade/previous-ref" | grep -v '^[[:space:]]*$' | head -n1)"
 log() { echo "[olm] $*"; }
 # shellcheck source=hack/lib/upgrade-releases.sh
 source "${ROOT}/hack/lib/upgrade-releases.sh"

@@ -43,8 +43,6 @@ export LOCAL_CLUSTER_INSTANCE="${UPGRADE_INSTANCE}"
 # shellcheck source=hack/lib/operator.sh
 source "${ROOT}/hack/lib/operator.sh"
 
-UPGRADE_CACHE="${UPGRADE_CACHE:-${HOME}/.cache/llm-infra-operator/upgrade}"
-PREVIOUS_REF="$(grep -v '^#' "${ROOT}/hack/upgrade/previous-ref" | grep -v '^[[:space:]]*$' | head -n1)"
 log() { echo "[upgrade] $*"; }
 
 # The parts, by responsibility: the releases and the suite's hooks, then the suites.

@@ -4,8 +4,13 @@
 # install and start it or the working tree's (with_release runs an op:: function against
 # another tree's deploy/). Separate from the suites (hack/lib/upgrade-suites.sh), which call
 # these.
-# Sourced by hack/test-upgrade.sh after its settings (ROOT, UPGRADE_CACHE, PREVIOUS_REF, log) and
+# Sourced by hack/test-upgrade.sh and hack/test-olm.sh after their settings (ROOT, log) and
 # hack/lib/operator.sh (op::*, OP_ROOT, OP_OPERAND_IMAGE).
+
+# Where the previous release is built (outside the clone, shared by clones) and which commit it
+# is: the first line of hack/upgrade/previous-ref that is neither a comment nor blank.
+UPGRADE_CACHE="${UPGRADE_CACHE:-${HOME}/.cache/llm-infra-operator/upgrade}"
+PREVIOUS_REF="$(grep -v '^#' "${ROOT}/hack/upgrade/previous-ref" | grep -v '^[[:space:]]*$' | head -n1)"
 
 # previous_commit: the full commit of the previous release. A shallow clone may lack it: then it
 # is fetched from the clone's origin once (the ref is a full commit id, which a fetch can name).

@@ -4,9 +4,9 @@
 # cert-manager and the ServiceMonitor CRD, then TestSwitching), each on its own instance, and
 # how the suite's test binary runs against it. Separate from the releases and the hooks
 # (hack/lib/upgrade-releases.sh).
-# Sourced by hack/test-upgrade.sh after its settings (ROOT, PREVIOUS_REF, START, SUITE_RC, log),
+# Sourced by hack/test-upgrade.sh after its settings (ROOT, START, SUITE_RC, log),
 # hack/lib/operator.sh (op::*, proc::on_exit, instance::env, OP_*) and
-# hack/lib/upgrade-releases.sh.
+# hack/lib/upgrade-releases.sh (PREVIOUS_REF, previous_commit).
 
 # run_upgrade_test TEST RESULT_FILE: the suite's test TEST (test/upgrade, compiled to OP_BIN) against this
 # instance, with what it reads of the cluster and the hooks it calls back; its result in
