@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,9 +198,17 @@ func serveCatalog(ctx context.Context, t *testing.T, e env) []catalog.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The port must be free: otherwise the dial below would reach whatever holds it (an opm left
+	// by an earlier run) and the suite would test that catalog, not this one.
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+e.port, time.Second); err == nil {
+		_ = c.Close()
+		t.Fatalf("port %s is taken before opm starts: stop what listens there", e.port)
+	}
 	serve := exec.Command(e.opm, "serve", filepath.Join(dir, "configs"), "--port", e.port,
 		"--termination-log", filepath.Join(dir, "termination-log"), "--pprof-addr", "127.0.0.1:0")
 	serve.Stdout, serve.Stderr = log, log
+	// opm dies with this process, also when it is killed before its cleanup runs.
+	serve.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
