@@ -273,14 +273,7 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 
 		It("GP4. a namespace with a leased GPU is deleted: the GPU's copy of the provider's key releases the allocation after the namespace's Secrets went", func(ctx SpecContext) {
 			gone := agentsNamespacePrefix + "gpu-gone"
-			ensureRestrictedNamespace(ctx, gone)
-			ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: gone, Name: "runpod-credentials"},
-				Data: map[string][]byte{"api-key": []byte(providerKey)}})
-			createGPU(ctx, gone, "1h")
-			pod := runFakePod(ctx, fake, len(fake.Pods())+1)
-			waitGPU(ctx, gone, "ornith", "phase Ready", func(g Gomega, gpu *igwv1alpha1.GPU) {
-				g.Expect(gpu.Status.Phase).To(Equal(igwv1alpha1.GPUPhaseReady), gpuConditions(gpu))
-			})
+			pod := leaseGPU(ctx, fake, providerKey, gone)
 			kept, err := fw.kube.CoreV1().Secrets(gone).Get(ctx, inferencegatewayagents.ProviderKeySecretName("ornith"), metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred(), "the GPU's copy of the provider's key")
 			Expect(kept.Finalizers).To(ContainElement(inferencegatewayagents.ProviderKeyFinalizer))
@@ -291,18 +284,13 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 			// Issue 33's bound while the provider answers (the release is one DELETE; measured in
 			// CI on a busy 2-core machine: 11 s). A provider that does not answer holds the
 			// namespace until the GPU gives up (GPU_RELEASE_GIVE_UP, 10 minutes by default: GP5).
-			Eventually(ctx, func(g Gomega) {
-				_, err := fw.kube.CoreV1().Namespaces().Get(ctx, gone, metav1.GetOptions{})
-				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
-			}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+			waitNamespaceGone(ctx, gone, time.Minute)
 			took := time.Since(start).Round(time.Second)
 			AddReportEntry("namespace with a leased GPU deleted in", took.String())
 			fmt.Fprintf(GinkgoWriter, "namespace %s with a leased GPU deleted in %s\n", gone, took)
 			Expect(slices.ContainsFunc(fake.Pods(), func(p fakerunpod.Pod) bool { return p.ID == pod.ID })).To(BeFalse(),
 				"the allocation was released, not abandoned")
-			Expect(slices.ContainsFunc(fake.Requests(), func(r fakerunpod.Request) bool {
-				return r.Method == http.MethodDelete && r.Path == "/pods/"+pod.ID && r.Authorized
-			})).To(BeTrue(), "DELETE /pods/%s sent with the provider's key", pod.ID)
+			Expect(releaseSent(fake, pod.ID)).To(BeTrue(), "DELETE /pods/%s sent with the provider's key", pod.ID)
 		})
 
 		It("GP5. a namespace with a leased GPU whose provider refuses the release is deleted within the give-up bound: the allocation is abandoned with a Warning event naming it", func(ctx SpecContext) {
@@ -316,32 +304,20 @@ var _ = Describe("Agent, Orchestrator and GPU", Ordered, ContinueOnFailure, func
 					giveUp, inferencegatewayagents.GiveUpEnv, maxE2EGiveUp))
 			}
 			abandoned := agentsNamespacePrefix + "gpu-abandoned"
-			ensureRestrictedNamespace(ctx, abandoned)
-			ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: abandoned, Name: "runpod-credentials"},
-				Data: map[string][]byte{"api-key": []byte(providerKey)}})
-			createGPU(ctx, abandoned, "1h")
-			pod := runFakePod(ctx, fake, len(fake.Pods())+1)
-			waitGPU(ctx, abandoned, "ornith", "phase Ready", func(g Gomega, gpu *igwv1alpha1.GPU) {
-				g.Expect(gpu.Status.Phase).To(Equal(igwv1alpha1.GPUPhaseReady), gpuConditions(gpu))
-			})
+			pod := leaseGPU(ctx, fake, providerKey, abandoned)
 			fake.RefuseDeletes(pod.ID, http.StatusServiceUnavailable)
 			before := snapshotEvents(ctx)
 
 			By(fmt.Sprintf("deleting namespace %s while the provider refuses to release %s: it goes within %s + %s", abandoned, pod.ID, giveUp, giveUpMargin))
 			start := time.Now()
 			Expect(fw.kube.CoreV1().Namespaces().Delete(ctx, abandoned, metav1.DeleteOptions{})).To(Succeed())
-			Eventually(ctx, func(g Gomega) {
-				_, err := fw.kube.CoreV1().Namespaces().Get(ctx, abandoned, metav1.GetOptions{})
-				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
-			}).WithTimeout(giveUp + giveUpMargin).WithPolling(poll).Should(Succeed())
+			waitNamespaceGone(ctx, abandoned, giveUp+giveUpMargin)
 			took := time.Since(start).Round(time.Second)
 			measure("namespace with an unreleasable GPU deleted in", took)
 			Expect(took).To(BeNumerically(">=", giveUp), "the GPU's finalizer held the namespace until the give-up bound")
 			Expect(slices.ContainsFunc(fake.Pods(), func(p fakerunpod.Pod) bool { return p.ID == pod.ID })).To(BeTrue(),
 				"the allocation was abandoned at the provider, not released")
-			Expect(slices.ContainsFunc(fake.Requests(), func(r fakerunpod.Request) bool {
-				return r.Method == http.MethodDelete && r.Path == "/pods/"+pod.ID && r.Authorized
-			})).To(BeTrue(), "the release was tried: DELETE /pods/%s sent with the provider's key", pod.ID)
+			Expect(releaseSent(fake, pod.ID)).To(BeTrue(), "the release was tried: DELETE /pods/%s sent with the provider's key", pod.ID)
 
 			By("the operator's namespace holds the Warning event naming the GPU and the allocation (the GPU's own namespace refuses new events while it terminates)")
 			Eventually(ctx, func(g Gomega) {
@@ -424,6 +400,37 @@ func serveFakeRunPod(fake *fakerunpod.Server, apiURL, proxyURL string) *http.Ser
 		http.Error(w, "no such running pod, or not its token", http.StatusServiceUnavailable)
 	})
 	return serveOn(api.Host, mux)
+}
+
+// leaseGPU makes namespace ns with the provider's key and GPU "ornith" leased from the fake
+// provider, and waits until it is Ready; it returns the fake's pod of that allocation (GP4, GP5).
+func leaseGPU(ctx context.Context, fake *fakerunpod.Server, providerKey, ns string) fakerunpod.Pod {
+	GinkgoHelper()
+	ensureRestrictedNamespace(ctx, ns)
+	ensureObject(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "runpod-credentials"},
+		Data: map[string][]byte{"api-key": []byte(providerKey)}})
+	createGPU(ctx, ns, "1h")
+	pod := runFakePod(ctx, fake, len(fake.Pods())+1)
+	waitGPU(ctx, ns, "ornith", "phase Ready", func(g Gomega, gpu *igwv1alpha1.GPU) {
+		g.Expect(gpu.Status.Phase).To(Equal(igwv1alpha1.GPUPhaseReady), gpuConditions(gpu))
+	})
+	return pod
+}
+
+// waitNamespaceGone waits at most timeout until namespace ns no longer exists.
+func waitNamespaceGone(ctx context.Context, ns string, timeout time.Duration) {
+	GinkgoHelper()
+	Eventually(ctx, func(g Gomega) {
+		_, err := fw.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace still exists (%v)", err)
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+}
+
+// releaseSent says whether the fake provider was asked, with its key, to release pod id.
+func releaseSent(fake *fakerunpod.Server, id string) bool {
+	return slices.ContainsFunc(fake.Requests(), func(r fakerunpod.Request) bool {
+		return r.Method == http.MethodDelete && r.Path == "/pods/"+id && r.Authorized
+	})
 }
 
 // runFakePod waits until the fake holds want pods and sets the newest one RUNNING, as RunPod
