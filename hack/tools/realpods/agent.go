@@ -221,9 +221,15 @@ func runAgent(args []string) error {
 		Backoff:     backoff.Policy{Initial: o.backoffInitial, Max: o.backoffMax, Reset: backoff.Default.Reset},
 		Allocatable: allocatable, Client: client,
 		Secrets: secInf.Lister(), ConfigMaps: cmInf.Lister(), Services: svcInf.Lister(),
-		PVCs: pvcInf.Lister(), PVs: pvInf.Lister(), Log: logger,
+		PVCs: pvcInf.Lister(), PVs: pvInf.Lister(), Pods: podInf.Lister(), Log: logger,
 	})
 	defer rt.Shutdown(5 * time.Second)
+	// The sweep ends before Shutdown (defers run last first), so that it starts no stop of its own
+	// while Shutdown stops every pod.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	go func() { defer close(swept); rt.SweepOrphans(sweepCtx) }()
+	defer func() { stopSweep(); <-swept }()
 
 	eb := record.NewBroadcaster()
 	eb.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})

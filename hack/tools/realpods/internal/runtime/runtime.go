@@ -53,7 +53,9 @@ type Config struct {
 	Services    corev1listers.ServiceLister
 	PVCs        corev1listers.PersistentVolumeClaimLister
 	PVs         corev1listers.PersistentVolumeLister
-	Log         *log.Logger
+	// Pods is the cache of every pod of the cluster: the orphan sweep's view of the API.
+	Pods corev1listers.PodLister
+	Log  *log.Logger
 }
 
 // Runtime holds every pod of the agent's nodes.
@@ -63,6 +65,8 @@ type Runtime struct {
 	mu     sync.Mutex
 	pods   map[types.UID]*Pod
 	notify map[string]func(*corev1.Pod) // by node name
+	// absent holds the pods the last orphan sweep did not find in the API.
+	absent map[types.UID]bool
 }
 
 // New makes the runtime.
