@@ -82,7 +82,7 @@ generate-dashboards: ## Regenerate the batch gateway's and the async processor's
 	hack/generate-dashboards.sh
 
 .PHONY: verify
-verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with go.mod.
+verify: ## gofmt, go vet, generated code up to date, operand-git-ref agrees with go.mod, the tools modules on one version of each shared dependency.
 	hack/verify.sh
 
 .PHONY: run

@@ -4,7 +4,7 @@
 # measure what the users' operands see (test/upgrade).
 #
 #   1. The previous release is built from its commit (`git archive` into a cache outside the
-#      clone, keyed by the commit: UPGRADE_CACHE [~/.cache/llm-infra-operator/upgrade]), once.
+#      clone, keyed by the commit: UPGRADE_CACHE [${XDG_CACHE_HOME:-$HOME/.cache}/llm-infra-operator/upgrade]), once.
 #   2. A local cluster of its own (instance `upgrade`, ports 25xxx, hack/lib/instance.sh), the
 #      previous release's deploy/ installed and its operator started.
 #   3. The suite (test/upgrade) creates LeaderWorkerSetOperator `cluster`, LLMBatchGateways,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make verify: formatting, vet, generated files up to date, and operand-git-ref in agreement
-# with go.mod's sigs.k8s.io/lws and the lws pin of hack/operands/sources.tsv. Fails with a message that says how to fix each problem.
+# with go.mod's sigs.k8s.io/lws and the lws pin of hack/operands/sources.tsv, the tools modules on
+# one version of each shared dependency. Fails with a message that says how to fix each problem.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -32,6 +33,9 @@ pinned=$(awk -F'\t' '$1 == "lws" {print $3}' hack/operands/sources.tsv)
 if [[ "${ref}" != "${pinned}" ]]; then
   echo "operand-git-ref says ${ref} but hack/operands/sources.tsv pins lws at ${pinned}: make them agree"; failed=1
 fi
+
+echo "== the tools modules require one version of each shared dependency"
+hack/verify-tools-aligned.sh || failed=1
 
 # vendor/ against go.mod needs no step of its own: with -mod=vendor every go command above
 # fails when vendor/modules.txt disagrees with go.mod.

@@ -9,7 +9,7 @@
 
 # Where the previous release is built (outside the clone, shared by clones) and which commit it
 # is: the first line of hack/upgrade/previous-ref that is neither a comment nor blank.
-UPGRADE_CACHE="${UPGRADE_CACHE:-${HOME}/.cache/llm-infra-operator/upgrade}"
+UPGRADE_CACHE="${UPGRADE_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/llm-infra-operator/upgrade}"
 PREVIOUS_REF="$(grep -v '^#' "${ROOT}/hack/upgrade/previous-ref" | grep -v '^[[:space:]]*$' | head -n1)"
 
 # previous_commit: the full commit of the previous release. A shallow clone may lack it: then it
