@@ -53,7 +53,7 @@ func GoldenAgentCardServer(tb testing.TB) *httptest.Server {
 type InferenceGatewayCRDSet map[string]*crdtest.CRD
 
 // InferenceGatewayCRDs loads upstream's CRDs (hack/tools/igwrender).
-func InferenceGatewayCRDs(tb testing.TB) InferenceGatewayCRDSet {
+func InferenceGatewayCRDs(tb TB) InferenceGatewayCRDSet {
 	tb.Helper()
 	set := InferenceGatewayCRDSet{}
 	for kind, plural := range map[string]string{"Gateway": "gateways", "Agent": "agents", "Orchestrator": "orchestrators", "MCP": "mcps", "GPU": "gpus"} {

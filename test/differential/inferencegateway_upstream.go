@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"testing"
 	"time"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -39,7 +38,7 @@ type InferenceGatewayUpstream struct{ tool *toolProcess }
 // and starts upstream's
 // reconcilers; every *.svc.cluster.local address they dial reaches cardAddress (host:port; ""
 // for none). It stops when the test ends.
-func StartInferenceGatewayUpstream(tb testing.TB, cardAddress string) *InferenceGatewayUpstream {
+func StartInferenceGatewayUpstream(tb TB, cardAddress string) *InferenceGatewayUpstream {
 	tb.Helper()
 	return StartInferenceGatewayUpstreamWith(tb, UpstreamOptions{CardAddress: cardAddress})
 }
@@ -59,7 +58,7 @@ type UpstreamOptions struct {
 // StartInferenceGatewayUpstreamWith is StartInferenceGatewayUpstream with GPUs too: upstream's
 // GPUReconciler leases from opts.RunPodAPI, probes through opts.RunPodProxy, and its clock stands
 // at GPUClock.
-func StartInferenceGatewayUpstreamWith(tb testing.TB, opts UpstreamOptions) *InferenceGatewayUpstream {
+func StartInferenceGatewayUpstreamWith(tb TB, opts UpstreamOptions) *InferenceGatewayUpstream {
 	tb.Helper()
 	binary := os.Getenv(InferenceGatewayRenderEnv)
 	if binary == "" {
@@ -97,7 +96,7 @@ type toolProcess struct {
 }
 
 // startTool starts binary with args; it stops when the test ends.
-func startTool(tb testing.TB, name, binary string, args ...string) *toolProcess {
+func startTool(tb TB, name, binary string, args ...string) *toolProcess {
 	tb.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Stderr = os.Stderr

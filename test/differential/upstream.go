@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -54,6 +53,16 @@ func UpstreamCRDPath() string {
 	return filepath.Join(upstreamRenderDir(), "third_party", "llm-d-batch-gateway-operator", "batch.llm-d.ai_llmbatchgateways.yaml")
 }
 
+// TB is what starting a renderer needs of a test: a testing.TB, or Ginkgo's GinkgoT() (the
+// operands' suite renders upstream's objects for the switch under load), which cannot be one
+// (testing.TB has an unexported method).
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // Upstream is upstream's renderer of LLMBatchGateways (hack/tools/upstreamrender): the
 // upstream operator's values mapping and Helm over the charts of the pinned commits, built from
 // their sources, running as a process that answers one CR at a time.
@@ -64,8 +73,35 @@ type Upstream struct {
 }
 
 // StartUpstream starts upstream's renderer: the binary UPSTREAM_RENDER names, or the one built
-// from hack/tools/upstreamrender (UpstreamRenderBinary); it stops when the test ends.
-func StartUpstream(tb testing.TB) *Upstream {
+// from hack/tools/upstreamrender (UpstreamRenderBinary); it stops when the test ends. Its images
+// are the renderer's placeholders (registry.example/..., test/golden/README.md).
+func StartUpstream(tb TB) *Upstream {
+	tb.Helper()
+	return StartUpstreamWith(tb, UpstreamImages{})
+}
+
+// UpstreamImages are the images upstream's operator renders, which it takes from its own
+// Deployment's environment (LLM_D_BATCH_GATEWAY_APISERVER_IMAGE, ..._PROCESSOR_IMAGE,
+// ..._GC_IMAGE, LLM_D_ASYNC_IMAGE); an empty one keeps the renderer's placeholder.
+type UpstreamImages struct {
+	APIServer, Processor, GC, Async string
+}
+
+// args are upstream-render's flags for the images set.
+func (i UpstreamImages) args() []string {
+	var out []string
+	for _, f := range []struct{ flag, image string }{
+		{"-apiserver-image", i.APIServer}, {"-processor-image", i.Processor}, {"-gc-image", i.GC}, {"-async-image", i.Async},
+	} {
+		if f.image != "" {
+			out = append(out, f.flag, f.image)
+		}
+	}
+	return out
+}
+
+// StartUpstreamWith is StartUpstream rendering images.
+func StartUpstreamWith(tb TB, images UpstreamImages) *Upstream {
 	tb.Helper()
 	dir := upstreamRenderDir()
 	binary := os.Getenv(UpstreamRenderEnv)
@@ -76,7 +112,8 @@ func StartUpstream(tb testing.TB) *Upstream {
 		}
 	}
 	charts := filepath.Join(dir, "third_party", "charts")
-	cmd := exec.Command(binary, "-batch-chart", filepath.Join(charts, "batch-gateway"), "-async-chart", filepath.Join(charts, "async-processor"))
+	args := append([]string{"-batch-chart", filepath.Join(charts, "batch-gateway"), "-async-chart", filepath.Join(charts, "async-processor")}, images.args()...)
+	cmd := exec.Command(binary, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

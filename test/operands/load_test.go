@@ -339,10 +339,15 @@ func runningOperator(op *live.Operator) *live.Proc {
 	return &live.Proc{Pid: pid, Ticks: ticks, Started: started}
 }
 
+// operandPods selects the pods of a stack's namespace that the faults are measured on: every one
+// but the simulator's (the samples' vllm-sim), so the operator's, and before a switch
+// upstream's, which carry none of its labels.
+const operandPods = "app!=vllm-sim"
+
 // podState is each operand pod's restarts, by pod UID: a pod replaced or a container restarted
 // shows as a difference.
 func podState(ctx context.Context, ns string) map[types.UID]int32 {
-	pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/part-of"})
+	pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: operandPods})
 	Expect(err).NotTo(HaveOccurred())
 	out := map[types.UID]int32{}
 	for _, p := range pods.Items {
@@ -397,7 +402,7 @@ func waitDeploymentsRolled(ctx context.Context, ns string, names ...string) {
 			g.Expect([]int32{d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas}).
 				To(HaveEach(want), "%s: replicas, updated, ready, available", name)
 		}
-		pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/part-of"})
+		pods, err := fw.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: operandPods})
 		g.Expect(err).NotTo(HaveOccurred())
 		for _, p := range pods.Items {
 			g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is terminating", p.Name)
@@ -425,6 +430,9 @@ type stack struct {
 	// and async.
 	mcpGateway, mcpServer string
 	asyncNS, asyncAPI     string
+	// upstream: what the upstream operators made for the CRs (deployUpstreamStack); empty when
+	// this operator made the stack.
+	upstream []upstreamObject
 }
 
 // serving is what the load sends.
@@ -846,6 +854,9 @@ const (
 	// previousRelease: hack/upgrade/previous-ref's, which makes the stack; operatorUpgraded
 	// replaces it.
 	previousRelease
+	// upstreamOperators: none of this project's; the stack is what the upstream operators make
+	// (deployUpstreamStack), which switchedFromUpstream hands to this operator.
+	upstreamOperators
 )
 
 // servingUnderFaults runs the load against a fresh stack made by the operator of from, and
@@ -859,6 +870,9 @@ func servingUnderFaults(ctx context.Context, ns string, from release, what servi
 		// The previous release first: the stack is made by its operator, as a user's was.
 		withPreviousRelease(ctx)
 		s = deployStack(ctx, namespace(ctx, ns), what)
+	case upstreamOperators:
+		Expect(what).To(Equal(servingChatAndSync), "the switch from upstream serves chat completions and sync batches")
+		s = deployUpstreamStack(ctx, namespace(ctx, ns))
 	default:
 		s = deployStack(ctx, namespace(ctx, ns), what)
 		withShortLease()
@@ -981,5 +995,11 @@ var _ = Describe("Serving under faults on real pods", Ordered, Label("faults"), 
 
 	It("loses none while the batch gateway's Redis or PostgreSQL restarts", Label("backing"), func(ctx SpecContext) {
 		servingUnderFaults(ctx, "operands-load-backing", workingTree, servingChatAndSync, backingServiceRestarted("redis"), backingServiceRestarted("postgresql"))
+	})
+
+	// The Gateway and the sync LLMBatchGateway served by what the upstream operators made for
+	// them (switching_load_test.go), then this operator started: adopted and rolled.
+	It("loses no chat completion or batch while this operator takes over the Gateway and the LLMBatchGateway from the upstream operators' objects", Label("switching"), func(ctx SpecContext) {
+		servingUnderFaults(ctx, "operands-load-switching", upstreamOperators, servingChatAndSync, switchedFromUpstream)
 	})
 })

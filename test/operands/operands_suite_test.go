@@ -10,6 +10,7 @@
 //	hack/test-operands-local.sh                                               (make test-operands-local)
 //	... -ginkgo.label-filter=short: one batch, one chat completion, one MCP tool list, a LeaderWorkerSet answering, an Agent's card, serving under an operator SIGKILL and a rollout (make ci)
 //	... -ginkgo.focus=LeaderWorkerSet: the LeaderWorkerSet controller's specs (LeaderWorkerSet, DisaggregatedSet, certificates)
+//	... -ginkgo.label-filter=switching: serving while the operator takes over the upstream operators' objects
 //
 // Environment:
 //
