@@ -34,7 +34,9 @@ required() {
 }
 
 all=""
-for gomod in */go.mod; do
+# The tools modules, and upstream's renderers (test/differential), whose go.mod is upstream's
+# with the versions they share raised to these.
+for gomod in */go.mod */third_party/*/go.mod; do
   module="${gomod%/go.mod}"
   own "${module}" && continue
   all+="$(required "${module}")"$'\n'
@@ -62,4 +64,4 @@ if [[ -n "${disagreements}" ]]; then
   echo "or, if a module must keep its own versions, add it with its reason to OWN_VERSIONS in ${BASH_SOURCE[0]#"${ROOT}/"}"
   exit 1
 fi
-echo "the tools modules agree on every shared dependency ($(ls -d */go.mod | wc -l) modules, ${#OWN_VERSIONS[@]} with versions of their own)"
+echo "the tools modules agree on every shared dependency ($(ls -d */go.mod */third_party/*/go.mod | wc -l) modules, ${#OWN_VERSIONS[@]} with versions of their own)"

@@ -213,8 +213,10 @@ func CachedToolBinary(dir, pkg, name string) (string, error) {
 	tmp := fmt.Sprintf("%s.tmp.%d", binary, os.Getpid())
 	build := exec.Command("go", "build", "-o", tmp, pkg)
 	build.Dir = dir
-	// Its own module, with upstream's go.mod: not the operator's vendor directory.
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	// Its own module, with upstream's go.mod: not the operator's vendor directory. -trimpath and no
+	// cgo as the tools modules are built (hack/build-cluster-binaries.sh): the build cache keys a
+	// package by both, so only then do the dependencies they share compile once.
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "GOWORK=off", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		_ = os.Remove(tmp)
 		return "", fmt.Errorf("building %s in %s: %v\n%s", pkg, dir, err, out)
