@@ -144,6 +144,29 @@ func createUpstreamLWSObjects(ctx context.Context, owner types.UID) {
 	GinkgoWriter.Printf("openshift/lws-operator's %d objects: not served here %v; there already, upstream's put in their place %v\n", len(objs), absent, replaced)
 }
 
+// upstreamControllerRuns: each replica of upstream's controller Deployment is available and a
+// process of the built LWS controller (lws-manager) on this machine, its image's entrypoint
+// mapped by the real-pod agent's image table.
+func upstreamControllerRuns(ctx context.Context) {
+	d, err := fw.kube.AppsV1().Deployments(switching.LWSUpstreamNamespace).Get(ctx, switching.LWSControllerName, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(d.Status.AvailableReplicas).To(Equal(*d.Spec.Replicas), "upstream's controller: available replicas")
+	pods, err := fw.kube.CoreV1().Pods(switching.LWSUpstreamNamespace).List(ctx, metav1.ListOptions{LabelSelector: "control-plane=controller-manager"})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(pods.Items).To(HaveLen(int(*d.Spec.Replicas)))
+	for _, p := range pods.Items {
+		Expect(p.Spec.Containers[0].Image).To(Equal("registry.k8s.io/lws/lws:main"), "pod %s", p.Name)
+		var programs []string
+		for _, proc := range podProcesses(p.Name) {
+			exe, err := os.Readlink(filepath.Join("/proc", fmt.Sprint(proc.pid), "exe"))
+			if err == nil {
+				programs = append(programs, filepath.Base(exe))
+			}
+		}
+		Expect(programs).To(ContainElement("lws-manager"), "the programs of upstream's controller pod %s on this machine", p.Name)
+	}
+}
+
 // statefulSetUIDs are the UIDs of the user's LeaderWorkerSet's StatefulSets, by name.
 func statefulSetUIDs(ctx context.Context, ns string) map[string]types.UID {
 	sts, err := fw.kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: lwsNameLabel + "=" + lwsName})
@@ -185,6 +208,7 @@ func deployUnderLWSOperator(ctx context.Context, ns string) *stack {
 
 	By("waiting until upstream's LeaderWorkerSet controller is Ready")
 	waitDeploymentsRolled(ctx, switching.LWSUpstreamNamespace, switching.LWSControllerName)
+	upstreamControllerRuns(ctx)
 
 	objs, err := render("leaderworkerset.yaml", map[string]string{"NAMESPACE": ns})
 	Expect(err).NotTo(HaveOccurred())
@@ -237,6 +261,8 @@ var switchedFromLWSOperator = fault{phase: "LWS controller switched from openshi
 	waitServedAtGeneration(ctx, s.lws.cr, "", "Available")
 	waitDeploymentsRolled(ctx, opNS, switching.LWSControllerName)
 	served := time.Since(started)
+	// Untouched until step 4: both controllers served until then.
+	upstreamControllerRuns(ctx)
 	By("step 4: the old controller and its namespace deleted")
 	step4 := time.Now()
 	Expect(switching.DeleteLWSUpstream(ctx, fw.kube, poll, readyTimeout)).To(Succeed())
