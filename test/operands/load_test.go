@@ -870,6 +870,30 @@ const (
 	upstreamLWSOperator
 )
 
+// loadOps are the ops the load starts in turn for what it serves.
+func loadOps(s *stack, what serving) []load.Op {
+	// Through a Service: its chat completions alone. Else, in each batchEvery ops: a sync batch,
+	// with MCP and async an MCP tool list, an async batch and an MCP tool call spread over the
+	// cycle, chat completions (plain, streamed) between.
+	if what == servingChatThroughService {
+		return []load.Op{simChatOp(s.chat)}
+	}
+	ops := []load.Op{batchOp(s.api, "batch")}
+	for i := 1; i < batchEvery; i++ {
+		switch {
+		case what == servingMCPAndAsync && i == batchEvery/4:
+			ops = append(ops, mcpToolsOp(s.mcpGateway))
+		case what == servingMCPAndAsync && i == batchEvery/2:
+			ops = append(ops, batchOp(s.asyncAPI, "batch async"))
+		case what == servingMCPAndAsync && i == 3*batchEvery/4:
+			ops = append(ops, mcpCallOp(s.mcpServer))
+		default:
+			ops = append(ops, chatOp(s.gateway, i%2 == 0))
+		}
+	}
+	return ops
+}
+
 // servingUnderFaults runs the load against a fresh stack made by the operator of from, and
 // injects the faults in turn, each in its own phase after a quiet one; then a last quiet phase,
 // and every accepted batch waited for. Every phase must have accepted batches and completed them
@@ -891,24 +915,7 @@ func servingUnderFaults(ctx context.Context, ns string, from release, what servi
 		s = deployStack(ctx, namespace(ctx, ns), what)
 		withShortLease()
 	}
-	// In each batchEvery ops: a sync batch, with MCP and async an MCP tool list, an async batch
-	// and an MCP tool call spread over the cycle, chat completions (plain, streamed) between.
-	ops := []load.Op{batchOp(s.api, "batch")}
-	if what == servingChatThroughService {
-		ops = []load.Op{simChatOp(s.chat)}
-	}
-	for i := 1; i < batchEvery && what != servingChatThroughService; i++ {
-		switch {
-		case what == servingMCPAndAsync && i == batchEvery/4:
-			ops = append(ops, mcpToolsOp(s.mcpGateway))
-		case what == servingMCPAndAsync && i == batchEvery/2:
-			ops = append(ops, batchOp(s.asyncAPI, "batch async"))
-		case what == servingMCPAndAsync && i == 3*batchEvery/4:
-			ops = append(ops, mcpCallOp(s.mcpServer))
-		default:
-			ops = append(ops, chatOp(s.gateway, i%2 == 0))
-		}
-	}
+	ops := loadOps(s, what)
 	rec := load.NewRecorder(phaseQuiet)
 	stop := make(chan struct{})
 	done := make(chan int, 1)
