@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,14 +46,19 @@ import (
 //   - an object of the testdata whose kind the cluster does not serve is not made, and only
 //     lwsKindsMaybeAbsent may be: the operands' cluster installs no Prometheus operator CRDs
 //     (make test-switching installs them, as upstream's reconciler stops at a failed apply);
-//   - an object that exists already (the LWS CRDs and webhook configurations this operator made
-//     for another spec and kept at its CR's deletion, the ClusterRoles and bindings deploy/
-//     installs) is replaced by upstream's content, its UID kept: on a cluster that switches,
-//     upstream's objects were there first.
+//   - an object that exists already, only one of lwsThereAlready, is replaced by upstream's
+//     content, its UID kept: on a cluster that switches, upstream's objects were there first.
 
 // lwsKindsMaybeAbsent are kinds of upstream's objects the operands' cluster may not serve: the
 // ServiceMonitor (monitoring.coreos.com, which this suite's cluster does not install).
 var lwsKindsMaybeAbsent = []string{"ServiceMonitor"}
+
+// lwsThereAlready are upstream's objects that may exist before the spec makes them: the three
+// CRDs, which this operator installed for another spec's LeaderWorkerSetOperator and keeps at its
+// deletion (with users' LeaderWorkerSets), and the ClusterRoles and binding deploy/ installs
+// (docs/rbac.md).
+var lwsThereAlready = append(slices.Clone(switching.LWSCRDs),
+	"lws-manager-role", "lws-metrics-reader", "lws-manager-rolebinding")
 
 // userLWS is the user's LeaderWorkerSet as it was made under upstream's controller: its UID and
 // its StatefulSets' (by name), which the switch must keep.
@@ -126,6 +132,7 @@ func createUpstreamLWSObjects(ctx context.Context, owner types.UID) {
 		ri := resource(u, u.GetNamespace())
 		_, err := ri.Create(ctx, u, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
+			Expect(lwsThereAlready).To(ContainElement(u.GetName()), "upstream's %s %s is there already", u.GetKind(), u.GetName())
 			live, getErr := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
 			Expect(getErr).NotTo(HaveOccurred())
 			u.SetResourceVersion(live.GetResourceVersion())
