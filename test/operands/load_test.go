@@ -433,6 +433,10 @@ type stack struct {
 	// upstream: what the upstream operators made for the CRs (deployUpstreamStack); empty when
 	// this operator made the stack.
 	upstream []upstreamObject
+	// chat: a Service answering chat completions itself (servingChatThroughService), and lws
+	// the user's LeaderWorkerSet behind it (deployUnderLWSOperator); empty otherwise.
+	chat string
+	lws  *userLWS
 }
 
 // serving is what the load sends.
@@ -443,6 +447,9 @@ const (
 	servingChatAndSync serving = iota
 	// servingMCPAndAsync: those, MCP tool lists and calls, and async batches.
 	servingMCPAndAsync
+	// servingChatThroughService: chat completions only, through the Service of the user's
+	// LeaderWorkerSet (no Gateway, no batches).
+	servingChatThroughService
 )
 
 // mcpEchoTool is the sample MCP server's echo tool as the gateway names it (mcp_<tool>).
@@ -857,7 +864,35 @@ const (
 	// upstreamOperators: none of this project's; the stack is what the upstream operators make
 	// (deployUpstreamStack), which switchedFromUpstream hands to this operator.
 	upstreamOperators
+	// upstreamLWSOperator: none of this project's; the LeaderWorkerSet controller is the one
+	// openshift/lws-operator made (deployUnderLWSOperator), which switchedFromLWSOperator
+	// replaces by this operator's.
+	upstreamLWSOperator
 )
+
+// loadOps are the ops the load starts in turn for what it serves.
+func loadOps(s *stack, what serving) []load.Op {
+	// Through a Service: its chat completions alone. Else, in each batchEvery ops: a sync batch,
+	// with MCP and async an MCP tool list, an async batch and an MCP tool call spread over the
+	// cycle, chat completions (plain, streamed) between.
+	if what == servingChatThroughService {
+		return []load.Op{simChatOp(s.chat)}
+	}
+	ops := []load.Op{batchOp(s.api, "batch")}
+	for i := 1; i < batchEvery; i++ {
+		switch {
+		case what == servingMCPAndAsync && i == batchEvery/4:
+			ops = append(ops, mcpToolsOp(s.mcpGateway))
+		case what == servingMCPAndAsync && i == batchEvery/2:
+			ops = append(ops, batchOp(s.asyncAPI, "batch async"))
+		case what == servingMCPAndAsync && i == 3*batchEvery/4:
+			ops = append(ops, mcpCallOp(s.mcpServer))
+		default:
+			ops = append(ops, chatOp(s.gateway, i%2 == 0))
+		}
+	}
+	return ops
+}
 
 // servingUnderFaults runs the load against a fresh stack made by the operator of from, and
 // injects the faults in turn, each in its own phase after a quiet one; then a last quiet phase,
@@ -873,25 +908,14 @@ func servingUnderFaults(ctx context.Context, ns string, from release, what servi
 	case upstreamOperators:
 		Expect(what).To(Equal(servingChatAndSync), "the switch from upstream serves chat completions and sync batches")
 		s = deployUpstreamStack(ctx, namespace(ctx, ns))
+	case upstreamLWSOperator:
+		Expect(what).To(Equal(servingChatThroughService), "the switch from openshift/lws-operator serves chat completions through the LeaderWorkerSet's Service")
+		s = deployUnderLWSOperator(ctx, namespace(ctx, ns))
 	default:
 		s = deployStack(ctx, namespace(ctx, ns), what)
 		withShortLease()
 	}
-	// In each batchEvery ops: a sync batch, with MCP and async an MCP tool list, an async batch
-	// and an MCP tool call spread over the cycle, chat completions (plain, streamed) between.
-	ops := []load.Op{batchOp(s.api, "batch")}
-	for i := 1; i < batchEvery; i++ {
-		switch {
-		case what == servingMCPAndAsync && i == batchEvery/4:
-			ops = append(ops, mcpToolsOp(s.mcpGateway))
-		case what == servingMCPAndAsync && i == batchEvery/2:
-			ops = append(ops, batchOp(s.asyncAPI, "batch async"))
-		case what == servingMCPAndAsync && i == 3*batchEvery/4:
-			ops = append(ops, mcpCallOp(s.mcpServer))
-		default:
-			ops = append(ops, chatOp(s.gateway, i%2 == 0))
-		}
-	}
+	ops := loadOps(s, what)
 	rec := load.NewRecorder(phaseQuiet)
 	stop := make(chan struct{})
 	done := make(chan int, 1)
@@ -959,7 +983,9 @@ func servingUnderFaults(ctx context.Context, ns string, from release, what servi
 		}
 	}
 	for _, p := range reports {
-		Expect(p.Accepted).To(BeNumerically(">", 0), "phase %q accepted no batch", p.Phase)
+		if what != servingChatThroughService {
+			Expect(p.Accepted).To(BeNumerically(">", 0), "phase %q accepted no batch", p.Phase)
+		}
 		Expect(p.Completed).To(Equal(p.Accepted), "phase %q: accepted batches lost: %v", p.Phase, p.Lost)
 		Expect(p.Failed-raced[p.Phase]-whileDown[p.Phase]).To(BeZero(), "phase %q: failed requests: %v", p.Phase, p.Errors)
 		if whileDown[p.Phase] > 0 {
@@ -1001,5 +1027,11 @@ var _ = Describe("Serving under faults on real pods", Ordered, Label("faults"), 
 	// them (switching_load_test.go), then this operator started: adopted and rolled.
 	It("loses no chat completion or batch while this operator takes over the Gateway and the LLMBatchGateway from the upstream operators' objects", Label("switching"), func(ctx SpecContext) {
 		servingUnderFaults(ctx, "operands-load-switching", upstreamOperators, servingChatAndSync, switchedFromUpstream)
+	})
+
+	// A user's LeaderWorkerSet served under the controller openshift/lws-operator made, then the
+	// README's switch to this operator's (switching_lws_load_test.go).
+	It("loses no chat completion through a LeaderWorkerSet's Service while its controller is switched from openshift/lws-operator's to this operator's", Label("switching"), func(ctx SpecContext) {
+		servingUnderFaults(ctx, "operands-load-switching-lws", upstreamLWSOperator, servingChatThroughService, switchedFromLWSOperator)
 	})
 })

@@ -61,17 +61,7 @@ const switchedLabel, switchedValue = "app.kubernetes.io/managed-by", "llm-infra-
 // Secrets and simulator, the Gateway and the LLMBatchGateway, and, owned by each, what upstream
 // renders for it. Returns once upstream's pods serve a chat completion and a batch.
 func deployUpstreamStack(ctx context.Context, ns string) *stack {
-	By("stopping the operator: the upstream operators' objects serve until it starts")
-	op := localOperator(os.Getenv("OPERATOR_ARGS"))
-	DeferCleanup(func() {
-		By("the operator with its usual arguments again")
-		restore := localOperator(os.Getenv("OPERATOR_ARGS"))
-		Expect(restore.Stop()).To(Succeed())
-		_, err := restore.Start()
-		Expect(err).NotTo(HaveOccurred())
-	})
-	Expect(op.Stop()).To(Succeed())
-
+	stopOperatorForSpec()
 	s := &stack{ns: ns}
 	batchObjs, batchCR := batchSample(ns)
 	for _, o := range batchObjs {
@@ -118,6 +108,20 @@ func deployUpstreamStack(ctx context.Context, ns string) *stack {
 		Expect(o.obj.GetLabels()).NotTo(HaveKeyWithValue(switchedLabel, switchedValue), o.key())
 	}
 	return s
+}
+
+// stopOperatorForSpec stops the operator, which is started again with its usual arguments
+// after the spec: the upstream operators' objects serve until the spec starts it.
+func stopOperatorForSpec() {
+	By("stopping the operator: the upstream operators' objects serve until it starts")
+	DeferCleanup(func() {
+		By("the operator with its usual arguments again")
+		restore := localOperator(os.Getenv("OPERATOR_ARGS"))
+		Expect(restore.Stop()).To(Succeed())
+		_, err := restore.Start()
+		Expect(err).NotTo(HaveOccurred())
+	})
+	Expect(localOperator(os.Getenv("OPERATOR_ARGS")).Stop()).To(Succeed())
 }
 
 // createSampleCR creates a sample's CR (this operator's CRD, the same group, version and

@@ -7,33 +7,32 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/llm-infra/llm-infra-operator/test/internal/switching"
 )
 
-// The switch from openshift/lws-operator, as README.md's section says it.
+// The switch from openshift/lws-operator, as README.md's section says it (test/internal/switching,
+// shared with the switch under load of test/operands).
 const (
-	lwsReadmeSection     = "Switching from openshift/lws-operator"
-	lwsUpstreamNamespace = "openshift-lws-operator"
-	lwsControllerName    = "lws-controller-manager"
-	lwsWebhookService    = "lws-webhook-service"
-	lwsCRDName           = "leaderworkersets.leaderworkerset.x-k8s.io"
+	lwsReadmeSection     = switching.LWSReadmeSection
+	lwsUpstreamNamespace = switching.LWSUpstreamNamespace
+	lwsControllerName    = switching.LWSControllerName
+	lwsWebhookService    = switching.LWSWebhookService
+	lwsCRDName           = switching.LWSCRDName
 	// namespaceGoneTimeout: step 4's namespace deletion, on a busy machine.
 	namespaceGoneTimeout = 5 * time.Minute
 )
 
-// lwsCRDs are the CRDs openshift/lws-operator installs and this operator adopts; step 1 detaches
-// them all from the CR.
-var lwsCRDs = []string{lwsCRDName, "disaggregatedsets.disaggregatedset.x-k8s.io", "disaggregatedsetrolescalers.disaggregatedset.x-k8s.io"}
+var lwsCRDs = switching.LWSCRDs
 
 var (
-	crdGVR               = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	crdGVR               = switching.CRDs
 	mutatingWebhooksGVR  = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
 	validatingWebhookGVR = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
 	clusterRoleBindings  = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}
@@ -46,7 +45,7 @@ var (
 // the start), step 4 once the CR is Available.
 var lwsSwitchCase = switchCase{
 	operator:    "lws-operator",
-	dir:         "testdata/switching/lws-operator",
+	dir:         "../../" + switching.LWSOperatorTestdata,
 	kind:        lwsKind,
 	namespace:   lwsUpstreamNamespace,
 	before:      detachLWSCRD,
@@ -63,13 +62,7 @@ func detachLWSCRD(ctx context.Context, e *env) error {
 	if err := lwsTimeline.watch(ctx, e); err != nil {
 		return err
 	}
-	patch := []byte(`[{"op":"remove","path":"/metadata/ownerReferences"}]`)
-	for _, name := range lwsCRDs {
-		if _, err := e.dyn.Resource(crdGVR).Patch(ctx, name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("step 1, CRD %s: %w", name, err)
-		}
-	}
-	return nil
+	return switching.DetachLWSCRDs(ctx, e.dyn)
 }
 
 // lwsSwitch is what the switch from openshift/lws-operator came to, for the result file.
@@ -118,19 +111,8 @@ func lwsAfterSwitch(ctx context.Context, t *testing.T, e *env, objects []upstrea
 
 	// Step 4.
 	start := time.Now()
-	background := metav1.DeletePropagationBackground
-	if err := e.kube.AppsV1().Deployments(lwsUpstreamNamespace).Delete(ctx, lwsControllerName, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
-		t.Errorf("step 4, delete the old controller: %v", err)
-	}
-	if err := e.kube.CoreV1().Namespaces().Delete(ctx, lwsUpstreamNamespace, metav1.DeleteOptions{}); err != nil {
-		t.Errorf("step 4, delete namespace %s: %v", lwsUpstreamNamespace, err)
-	}
-	err := wait.PollUntilContextTimeout(ctx, poll, namespaceGoneTimeout, true, func(ctx context.Context) (bool, error) {
-		_, err := e.kube.CoreV1().Namespaces().Get(ctx, lwsUpstreamNamespace, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
-	if err != nil {
-		t.Errorf("step 4: namespace %s not gone within %s", lwsUpstreamNamespace, namespaceGoneTimeout)
+	if err := switching.DeleteLWSUpstream(ctx, e.kube, poll, namespaceGoneTimeout); err != nil {
+		t.Error(err)
 	}
 	res.SecondsStep4 = time.Since(start).Seconds()
 	t.Logf("LeaderWorkerSet switch, step 4: the old controller and namespace gone in %.0fs", res.SecondsStep4)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,6 +29,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/llm-infra/llm-infra-operator/test/internal/live"
+	"github.com/llm-infra/llm-infra-operator/test/internal/switching"
 )
 
 // switchCase is one custom resource and the objects an upstream operator made for it.
@@ -340,35 +339,13 @@ func resourceOf(e *env, mapper meta.RESTMapper, u *unstructured.Unstructured, ns
 // owned by the CR of that UID, as the upstream operator made them: CRDs first, so that the
 // upstream operator's own kinds exist before anything else.
 func createUpstreamObjects(ctx context.Context, e *env, mapper meta.RESTMapper, c switchCase, ns string, owner types.UID) ([]upstreamObject, error) {
-	f, err := os.Open(filepath.Join(c.dir, "objects.yaml"))
+	objs, err := switching.ReadObjects(filepath.Join(c.dir, "objects.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		u := &unstructured.Unstructured{}
-		if err := decoder.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, err
-		}
-		if len(u.Object) != 0 {
-			objs = append(objs, u)
-		}
-	}
-	sort.SliceStable(objs, func(i, j int) bool {
-		return objs[i].GetKind() == "CustomResourceDefinition" && objs[j].GetKind() != "CustomResourceDefinition"
-	})
 	var out []upstreamObject
 	for _, u := range objs {
-		refs := u.GetOwnerReferences()
-		for i := range refs {
-			refs[i].UID = owner
-		}
-		u.SetOwnerReferences(refs)
+		switching.OwnedBy(u, owner)
 		ri, err := resourceOf(e, mapper, u, ns)
 		if err != nil {
 			return nil, err
