@@ -110,7 +110,7 @@ var notBundled = map[objectKey]string{
 	// operator-registry v1.61.0 pkg/lib/bundle/supported_resources.go and OLM v0.38.0
 	// pkg/controller/operators/catalog/supportedresources.go list no admission policy kinds; an
 	// InstallPlan with one fails (StepStatusUnsupportedResource).
-	{"ValidatingAdmissionPolicy", "", secretsPolicyName}: secretsPolicyNotBundled,
+	{"ValidatingAdmissionPolicy", "", secretsPolicyName}:        secretsPolicyNotBundled,
 	{"ValidatingAdmissionPolicyBinding", "", secretsPolicyName}: secretsPolicyNotBundled,
 }
 
