@@ -159,6 +159,10 @@ func TestSecretsPolicyVerdicts(t *testing.T) {
 	otherLabel := secret("user-ns", map[string]string{engine.ManagedByLabel: "someone-else"}, corev1.SecretTypeOpaque)
 	token := secret("kube-system", labels, corev1.SecretTypeServiceAccountToken)
 	tls := secret(namespace, labels, corev1.SecretTypeTLS)
+	// An earlier release's CA Secret in the operator's namespace: no label.
+	earlierCA := secret(namespace, nil, corev1.SecretTypeTLS)
+	ownToken := secret(namespace, nil, corev1.SecretTypeServiceAccountToken)
+	ownTokenLabelled := secret(namespace, labels, corev1.SecretTypeServiceAccountToken)
 	cases := []secretsPolicyCase{
 		{name: "create a labelled Opaque Secret", op: admission.Create, object: opaque},
 		{name: "create a labelled TLS Secret (the LWS operand's certificates)", op: admission.Create, object: tls},
@@ -171,6 +175,11 @@ func TestSecretsPolicyVerdicts(t *testing.T) {
 		{name: "update a labelled Secret, taking the label off", op: admission.Update, object: users, old: opaque, refused: "without the label"},
 		{name: "update a service-account-token Secret", op: admission.Update, object: token, old: token, refused: "kubernetes.io/service-account-token"},
 		{name: "delete someone else's Secret", op: admission.Delete, old: users, refused: "does not carry the label"},
+		{name: "update an earlier release's CA Secret in the operator's namespace, labelling it", op: admission.Update, object: tls, old: earlierCA},
+		{name: "update an earlier release's CA Secret in the operator's namespace without labelling it", op: admission.Update, object: earlierCA, old: earlierCA, refused: "without the label"},
+		{name: "delete an unlabelled Secret in the operator's namespace", op: admission.Delete, old: earlierCA, refused: "does not carry the label"},
+		{name: "label an unlabelled service-account-token Secret in the operator's namespace", op: admission.Update, object: ownTokenLabelled, old: ownToken, refused: "kubernetes.io/service-account-token"},
+		{name: "a ServiceAccount of the operator's name in another namespace labels an unlabelled Secret of the operator's namespace", op: admission.Update, username: "system:serviceaccount:user-ns:" + serviceAccount, object: tls, old: earlierCA, refused: "does not carry the label"},
 		{name: "delete a labelled service-account-token Secret", op: admission.Delete, old: token, refused: "kubernetes.io/service-account-token"},
 		{name: "another subject creates an unlabelled Secret", op: admission.Create, username: "kube:admin", object: users},
 		{name: "another ServiceAccount of the operator's namespace creates a service-account-token Secret", op: admission.Create, username: "system:serviceaccount:" + namespace + ":lws-controller-manager", object: token},
