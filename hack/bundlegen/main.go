@@ -107,7 +107,20 @@ var notBundled = map[objectKey]string{
 		"(RoleBinding kube-system/authentication-reader-for-authenticated-users), which is all this grants",
 	{"ClusterRole", "", "system:auth-delegator"}: "Kubernetes' own ClusterRole; it grants create on tokenreviews and subjectaccessreviews, " +
 		"which the operator's ClusterRole grants too, so clusterPermissions carry them",
+	// operator-registry v1.61.0 pkg/lib/bundle/supported_resources.go and OLM v0.38.0
+	// pkg/controller/operators/catalog/supportedresources.go list no admission policy kinds; an
+	// InstallPlan with one fails (StepStatusUnsupportedResource).
+	{"ValidatingAdmissionPolicy", "", secretsPolicyName}:        secretsPolicyNotBundled,
+	{"ValidatingAdmissionPolicyBinding", "", secretsPolicyName}: secretsPolicyNotBundled,
 }
+
+// secretsPolicyName names deploy/15_secrets-policy.yaml's policy and its binding.
+const secretsPolicyName = "llm-infra-operator-secrets"
+
+// secretsPolicyNotBundled is why the policy and its binding are left out of the bundle.
+const secretsPolicyNotBundled = "OLM cannot install a ValidatingAdmissionPolicy or its binding from a bundle. " +
+	"The policy only refuses the operator's own Secret writes that it never makes (docs/rbac.md), so the operator works without it; " +
+	"an administrator of an OLM install applies deploy/15_secrets-policy.yaml as it is (it matches the operator's ServiceAccount in any namespace)"
 
 type options struct {
 	root, base, icon, deployDir, examplesDir string

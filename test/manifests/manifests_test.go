@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -272,6 +273,10 @@ func newObject(kind string) (interface{}, bool) {
 		return &prometheusRule{}, true
 	case "CustomResourceDefinition":
 		return &apiextensionsv1.CustomResourceDefinition{}, true
+	case "ValidatingAdmissionPolicy":
+		return &admissionregistrationv1.ValidatingAdmissionPolicy{}, true
+	case "ValidatingAdmissionPolicyBinding":
+		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, true
 	}
 	// The operator's own kinds: every registered one, typed by the generated clientset's scheme.
 	for _, r := range operands.All() {
@@ -315,6 +320,11 @@ func TestDeployFiles(t *testing.T) {
 			cluster("ClusterRole", "lws-metrics-reader"),
 			namespaced("Role", "lws-leader-election-role"),
 			namespaced("RoleBinding", "lws-leader-election-rolebinding"),
+		},
+		// The admission policy on the operator's Secret writes (secretspolicy_test.go).
+		"15_secrets-policy.yaml": {
+			cluster("ValidatingAdmissionPolicy", secretsPolicyName),
+			cluster("ValidatingAdmissionPolicyBinding", secretsPolicyName),
 		},
 		"11_metrics-service.yaml": {namespaced("Service", "llm-infra-operator-metrics")},
 		"12_prometheus-rbac.yaml": {

@@ -71,7 +71,7 @@ func (c OperatorCA) Ensure(ctx context.Context) (*IssuedCA, error) {
 		Namespace: c.Namespace, Name: c.SignerSecret,
 		Validity: OperatorCAValidity, Refresh: OperatorCARefresh,
 		Owner: c.Owner, AdditionalAnnotations: annotations,
-		Lister: c.Secrets, Client: c.SecretClient, EventRecorder: c.Recorder,
+		Lister: c.Secrets, Client: labellingSecrets{c.SecretClient}, EventRecorder: c.Recorder,
 	}.EnsureSigningCertKeyPair(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("signing CA Secret %s: %w", cache.NewObjectName(c.Namespace, c.SignerSecret).String(), err)
@@ -108,7 +108,7 @@ func (c OperatorCA) EnsureServingCertificate(ctx context.Context, ca *IssuedCA, 
 		Validity: OperatorServingCertValidity, Refresh: OperatorServingCertRefresh,
 		Owner: c.Owner, AdditionalAnnotations: certrotation.AdditionalAnnotations{Description: c.Description},
 		CertCreator: &certrotation.ServingRotation{Hostnames: func() []string { return hostnames }},
-		Lister:      c.Secrets, Client: c.SecretClient, EventRecorder: c.Recorder,
+		Lister:      c.Secrets, Client: labellingSecrets{c.SecretClient}, EventRecorder: c.Recorder,
 	}.EnsureTargetCertKeyPair(ctx, ca.Signer, ca.bundleCerts)
 	if err != nil {
 		return nil, fmt.Errorf("serving certificate Secret %s: %w", cache.NewObjectName(c.Namespace, secretName).String(), err)
@@ -117,6 +117,37 @@ func (c OperatorCA) EnsureServingCertificate(ctx context.Context, ca *IssuedCA, 
 		return nil, fmt.Errorf("serving certificate Secret %s changed while it was written; retrying", cache.NewObjectName(c.Namespace, secretName).String())
 	}
 	return secret, nil
+}
+
+// labellingSecrets puts the operator's managed-by label on every Secret certrotation creates or
+// updates through it. certrotation labels what it writes only with its own
+// (auth.openshift.io/managed-certificate-type), and the ValidatingAdmissionPolicy installed with
+// the operator (deploy/15_secrets-policy.yaml) refuses the operator's ServiceAccount any Secret
+// without the managed-by label: without it the operator's CA could not be created at all.
+type labellingSecrets struct{ corev1client.SecretsGetter }
+
+func (l labellingSecrets) Secrets(namespace string) corev1client.SecretInterface {
+	return labellingSecretInterface{l.SecretsGetter.Secrets(namespace)}
+}
+
+type labellingSecretInterface struct{ corev1client.SecretInterface }
+
+func (l labellingSecretInterface) Create(ctx context.Context, secret *corev1.Secret, opts metav1.CreateOptions) (*corev1.Secret, error) {
+	return l.SecretInterface.Create(ctx, withManagedByLabel(secret), opts)
+}
+
+func (l labellingSecretInterface) Update(ctx context.Context, secret *corev1.Secret, opts metav1.UpdateOptions) (*corev1.Secret, error) {
+	return l.SecretInterface.Update(ctx, withManagedByLabel(secret), opts)
+}
+
+// withManagedByLabel is a copy of the Secret with the operator's managed-by label.
+func withManagedByLabel(secret *corev1.Secret) *corev1.Secret {
+	labelled := secret.DeepCopy()
+	if labelled.Labels == nil {
+		labelled.Labels = map[string]string{}
+	}
+	labelled.Labels[engine.ManagedByLabel] = engine.ManagedByValue
+	return labelled
 }
 
 // CertificateSignedBy says whether the TLS Secret's certificate (tls.crt, its first
