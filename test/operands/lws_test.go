@@ -101,6 +101,27 @@ func podReady(p *corev1.Pod) bool {
 // waitLWSReady waits until the LeaderWorkerSet is Available with every group ready and updated,
 // and each of its lwsGroups*lwsSize pods Ready and of one revision, other than oldRevision
 // (after a template change, whose status and pods the controller updates a moment later).
+// createLeaderWorkerSet renders the suite's LeaderWorkerSet and its leaders' Service into ns,
+// applies the Service and creates the LeaderWorkerSet through the webhooks that serve it (through
+// names them, for the log). A controller is Ready before the API server trusts its webhook's
+// certificate (the CA is injected into the webhook configurations when issued): until then,
+// admission fails, so the create is retried.
+func createLeaderWorkerSet(ctx context.Context, ns, through string) *unstructured.Unstructured {
+	objs, err := render("leaderworkerset.yaml", map[string]string{"NAMESPACE": ns})
+	Expect(err).NotTo(HaveOccurred())
+	lws := byKind(objs, "LeaderWorkerSet", lwsName)
+	apply(ctx, ns, byKind(objs, "Service", lwsLeadersService))
+	By("creating LeaderWorkerSet " + ns + "/" + lwsName + " through " + through)
+	Eventually(func() error {
+		_, err := resource(lws, ns).Create(ctx, lws.DeepCopy(), metav1.CreateOptions{FieldManager: fieldManager})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+	return lws
+}
+
 func waitLWSReady(ctx context.Context, lws *unstructured.Unstructured, ns, oldRevision string) map[string]corev1.Pod {
 	By(fmt.Sprintf("waiting for LeaderWorkerSet %s/%s: %d groups of %d Ready", ns, lws.GetName(), lwsGroups, lwsSize))
 	var pods map[string]corev1.Pod
@@ -206,24 +227,11 @@ var _ = Describe("LeaderWorkerSet controller on real pods", Ordered, ContinueOnF
 
 func leaderWorkerSetSpecs() {
 	var ns string
-	var lws, svc *unstructured.Unstructured
+	var lws *unstructured.Unstructured
 
 	BeforeAll(func(ctx SpecContext) {
 		ns = namespace(ctx, "operands-lws")
-		objs, err := render("leaderworkerset.yaml", map[string]string{"NAMESPACE": ns})
-		Expect(err).NotTo(HaveOccurred())
-		lws, svc = byKind(objs, "LeaderWorkerSet", lwsName), byKind(objs, "Service", lwsLeadersService)
-		apply(ctx, ns, svc)
-		// The controller is Ready before the API server trusts its webhook's certificate (the CA
-		// is injected into the webhook configurations when issued): until then, admission fails.
-		By("creating LeaderWorkerSet " + ns + "/" + lwsName + " through the controller's webhooks")
-		Eventually(func() error {
-			_, err := resource(lws, ns).Create(ctx, lws.DeepCopy(), metav1.CreateOptions{FieldManager: fieldManager})
-			if apierrors.IsAlreadyExists(err) {
-				return nil
-			}
-			return err
-		}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+		lws = createLeaderWorkerSet(ctx, ns, "the controller's webhooks")
 	})
 
 	It("answers: 2 groups of 2 Ready on the real controller, each process with LWS's env, each worker reaching its leader at LWS_LEADER_ADDRESS, a chat completion through its Service", Label("short"), func(ctx SpecContext) {

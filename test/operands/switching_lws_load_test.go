@@ -219,20 +219,9 @@ func deployUnderLWSOperator(ctx context.Context, ns string) *stack {
 	waitDeploymentsRolled(ctx, switching.LWSUpstreamNamespace, switching.LWSControllerName)
 	upstreamControllerRuns(ctx)
 
-	objs, err := render("leaderworkerset.yaml", map[string]string{"NAMESPACE": ns})
-	Expect(err).NotTo(HaveOccurred())
-	lws, svc := byKind(objs, "LeaderWorkerSet", lwsName), byKind(objs, "Service", lwsLeadersService)
-	apply(ctx, ns, svc)
 	// Admission goes through upstream's webhooks, trusted once cert-manager's CA injector filled
 	// their CA bundle from upstream's Certificate.
-	By("creating the user's LeaderWorkerSet " + ns + "/" + lwsName + " through upstream's webhooks")
-	Eventually(func() error {
-		_, err := resource(lws, ns).Create(ctx, lws.DeepCopy(), metav1.CreateOptions{FieldManager: fieldManager})
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
-		return err
-	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+	lws := createLeaderWorkerSet(ctx, ns, "upstream's webhooks (the user's)")
 	pods := waitLWSReady(ctx, lws, ns, "")
 	for _, p := range pods {
 		Expect(processEnv(p.Name)).To(HaveKeyWithValue("LWS_GROUP_SIZE", fmt.Sprint(lwsSize)), "pod %s: upstream's pod webhook", p.Name)
