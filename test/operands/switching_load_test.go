@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/llm-infra/llm-infra-operator/pkg/apis/crdtest"
+	"github.com/llm-infra/llm-infra-operator/pkg/operator/engine"
 	"github.com/llm-infra/llm-infra-operator/pkg/operator/operands/batchgateway"
 	"github.com/llm-infra/llm-infra-operator/test/differential"
 )
@@ -51,10 +52,6 @@ type upstreamObject struct {
 }
 
 func (o upstreamObject) key() string { return o.obj.GetKind() + " " + o.obj.GetName() }
-
-// switchedLabel is the label this operator puts on every object it manages, adopted ones
-// included (docs/differences-from-upstream.md): upstream's objects have another value or none.
-const switchedLabel, switchedValue = "app.kubernetes.io/managed-by", "llm-infra-operator"
 
 // deployUpstreamStack stops the operator (started again with its usual arguments after the
 // spec) and makes the load stack in ns as the upstream operators would have: the samples'
@@ -105,7 +102,7 @@ func deployUpstreamStack(ctx context.Context, ns string) *stack {
 	runBatch(ctx, batchClient{url: s.api}, 1, "upstream")
 	// Nothing of this operator's served that: no object of the namespace is its yet.
 	for _, o := range s.upstream {
-		Expect(o.obj.GetLabels()).NotTo(HaveKeyWithValue(switchedLabel, switchedValue), o.key())
+		Expect(o.obj.GetLabels()).NotTo(HaveKeyWithValue(engine.ManagedByLabel, engine.ManagedByValue), o.key())
 	}
 	return s
 }
@@ -270,7 +267,7 @@ var switchedFromUpstream = fault{phase: "switched from the upstream operators' o
 		live, err := resource(o.obj, s.ns).Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred(), "upstream's %s is gone", o.key())
 		Expect(live.GetUID()).To(Equal(o.uid), "upstream's %s was deleted and made anew", o.key())
-		Expect(live.GetLabels()).To(HaveKeyWithValue(switchedLabel, switchedValue), "upstream's %s is not managed by this operator", o.key())
+		Expect(live.GetLabels()).To(HaveKeyWithValue(engine.ManagedByLabel, engine.ManagedByValue), "upstream's %s is not managed by this operator", o.key())
 	}
 	// Rolled once: upstream's ReplicaSet and this operator's.
 	Expect(replicaSetsOf(ctx, s.ns, names)).To(HaveEach(2), "ReplicaSets of upstream's Deployments after the switch")
