@@ -557,13 +557,17 @@ func withShortLease() {
 	Expect(op.Stop()).To(Succeed())
 	_, err := op.Start()
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		By("restarting the operator with its usual lease")
-		restore := localOperator(os.Getenv("OPERATOR_ARGS"))
-		Expect(restore.Stop()).To(Succeed())
-		_, err := restore.Start()
-		Expect(err).NotTo(HaveOccurred())
-	})
+	DeferCleanup(func() { restartWithUsualArgs("restarting the operator with its usual lease") })
+}
+
+// restartWithUsualArgs stops whichever operator runs and starts the suite's own, with its usual
+// arguments (OPERATOR_ARGS): what a spec that replaced the operator leaves behind (said by step).
+func restartWithUsualArgs(step string) {
+	By(step)
+	restore := localOperator(os.Getenv("OPERATOR_ARGS"))
+	Expect(restore.Stop()).To(Succeed())
+	_, err := restore.Start()
+	Expect(err).NotTo(HaveOccurred())
 }
 
 // waitLeaseTaken waits until a process took the operator's lease after since.
@@ -669,10 +673,7 @@ func withPreviousRelease(ctx context.Context) {
 	DeferCleanup(func(ctx context.Context) {
 		By("the working tree's deploy/ and operator again, with its usual lease")
 		upgradeHook(ctx, "install-current")
-		restore := localOperator(os.Getenv("OPERATOR_ARGS"))
-		Expect(restore.Stop()).To(Succeed())
-		_, err := restore.Start()
-		Expect(err).NotTo(HaveOccurred())
+		restartWithUsualArgs("starting the working tree's operator")
 	})
 	upgradeHook(ctx, "install-previous")
 	upgradeHook(ctx, "start-previous")

@@ -111,13 +111,7 @@ func deployUpstreamStack(ctx context.Context, ns string) *stack {
 // after the spec: the upstream operators' objects serve until the spec starts it.
 func stopOperatorForSpec() {
 	By("stopping the operator: the upstream operators' objects serve until it starts")
-	DeferCleanup(func() {
-		By("the operator with its usual arguments again")
-		restore := localOperator(os.Getenv("OPERATOR_ARGS"))
-		Expect(restore.Stop()).To(Succeed())
-		_, err := restore.Start()
-		Expect(err).NotTo(HaveOccurred())
-	})
+	DeferCleanup(func() { restartWithUsualArgs("the operator with its usual arguments again") })
 	Expect(localOperator(os.Getenv("OPERATOR_ARGS")).Stop()).To(Succeed())
 }
 
